@@ -1,0 +1,16 @@
+//! airtcp-core: a deterministic packet-level simulator of TCP over wireless,
+//! satellite and lossy paths. No Python here; `airtcp-py` wraps it.
+//!
+//! Layers: [`sim`] (time, events, random streams), [`net`] (packets,
+//! queues, channels, links, routing), [`tcp`] (sans-I/O endpoints and their
+//! pluggable parts), [`agents`] (middleboxes), [`app`], [`metrics`],
+//! [`scenario`] (TOML files to a [`world::World`]).
+
+pub mod agents;
+pub mod app;
+pub mod metrics;
+pub mod net;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod world;

@@ -1,0 +1,7 @@
+//! The network: packets, queues, channel impairments, links and routing.
+
+pub mod channel;
+pub mod link;
+pub mod packet;
+pub mod queue;
+pub mod topology;

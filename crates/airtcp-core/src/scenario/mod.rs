@@ -1,0 +1,168 @@
+//! Scenario files: TOML in, a validated [`Scenario`] out, and from it a
+//! [`World`] for any seed. Every user mistake becomes one
+//! [`ScenarioError`] line: file, line, field, problem.
+
+pub mod build;
+pub mod schema;
+pub mod units;
+
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+
+use crate::metrics::RunResult;
+use crate::sim::TimeNs;
+use crate::world::World;
+
+pub use schema::ScenarioFile;
+
+/// A mistake in a scenario, located in its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: Option<usize>,
+    /// Dotted path of the offending field, e.g. "flow[0].tcp.variant".
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        if !self.field.is_empty() {
+            write!(f, ": {}", self.field)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A parsed and validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub file: ScenarioFile,
+    pub source_name: String,
+    text: String,
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Make serde_path_to_error's path read like the file: "flow[0].tcp.mss".
+fn tidy_path(path: &str) -> String {
+    let p = if path == "." { "" } else { path };
+    // serde_path_to_error writes sequence indices as ".0"; show "[0]".
+    let mut out = String::with_capacity(p.len());
+    for (i, part) in p.split('.').enumerate() {
+        if part.chars().all(|c| c.is_ascii_digit()) && !part.is_empty() {
+            out.push_str(&format!("[{part}]"));
+        } else {
+            if i > 0 && !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+/// One line of a toml error message (they can span several lines).
+fn first_line(msg: &str) -> String {
+    msg.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Scenario {
+    /// Parse and validate a scenario held in `text`; `source_name` names it
+    /// in errors (a path, or "<dict>").
+    pub fn from_toml_str(text: &str, source_name: &str) -> Result<Self, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = tidy_path(&e.path().to_string());
+            let inner = e.into_inner();
+            ScenarioError {
+                file: source_name.to_string(),
+                line: inner.span().map(|s| line_of(text, s.start)),
+                field,
+                message: first_line(inner.message()),
+            }
+        })?;
+        let sc = Scenario {
+            file,
+            source_name: source_name.to_string(),
+            text: text.to_string(),
+        };
+        // Building once validates names, routes and parameters.
+        sc.build(None)?;
+        Ok(sc)
+    }
+
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, ScenarioError> {
+        let p = path.as_ref();
+        let text = std::fs::read_to_string(p).map_err(|e| ScenarioError {
+            file: p.display().to_string(),
+            line: None,
+            field: String::new(),
+            message: format!("cannot read file: {e}"),
+        })?;
+        Self::from_toml_str(&text, &p.display().to_string())
+    }
+
+    pub fn default_seed(&self) -> u64 {
+        self.file.simulation.seed
+    }
+
+    pub fn duration_ns(&self) -> TimeNs {
+        self.file.simulation.duration.get_ref().0
+    }
+
+    /// An error located at `span` in the file.
+    pub(crate) fn error_at(
+        &self,
+        span: Option<Range<usize>>,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        ScenarioError {
+            file: self.source_name.clone(),
+            line: span.map(|s| line_of(&self.text, s.start)),
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Build a world for `seed` (None: the file's seed).
+    pub fn build(&self, seed: Option<u64>) -> Result<World, ScenarioError> {
+        build::build_world(self, seed.unwrap_or(self.default_seed()))
+    }
+
+    /// Build and run to the end.
+    pub fn run(&self, seed: Option<u64>) -> Result<RunResult, ScenarioError> {
+        Ok(self.build(seed)?.run(|_| true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy_paths() {
+        assert_eq!(tidy_path("flow.0.tcp.variant"), "flow[0].tcp.variant");
+        assert_eq!(tidy_path("."), "");
+        assert_eq!(tidy_path("link.12.a_to_b.error"), "link[12].a_to_b.error");
+    }
+}

@@ -1,0 +1,33 @@
+//! Loss classification: *why* was a segment lost. A classifier sees every
+//! ACK and is asked, at each loss the sender detects (three duplicate ACKs or
+//! a timeout), whether to treat it as congestion (reduce the window) or as a
+//! non-congestion (e.g. wireless) loss (retransmit only).
+
+pub mod always_congestion;
+
+use crate::net::packet::Packet;
+use crate::sim::TimeNs;
+
+pub use always_congestion::AlwaysCongestion;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossCause {
+    Congestion,
+    /// Corruption or another loss that says nothing about congestion.
+    NonCongestion,
+}
+
+/// How the sender detected the loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossDetection {
+    DuplicateAcks,
+    Timeout,
+}
+
+pub trait LossClassifier: Send {
+    fn name(&self) -> &'static str;
+    /// Observe an arriving ACK (marks, RTT) before it is processed.
+    fn on_ack(&mut self, _now_ns: TimeNs, _ack: &Packet, _latest_rtt_ns: Option<TimeNs>) {}
+    /// Classify a loss of the segment starting at `seq`.
+    fn classify(&mut self, now_ns: TimeNs, seq: u64, how: LossDetection) -> LossCause;
+}

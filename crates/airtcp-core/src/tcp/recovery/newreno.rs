@@ -1,0 +1,79 @@
+//! NewReno, RFC 6582: stay in fast recovery until everything outstanding at
+//! its start (`recover`) is acknowledged, retransmitting one segment per
+//! partial ACK.
+
+use super::reno::{enter_fast_recovery, inflate};
+use super::{LossRecovery, NewAckOutcome};
+use crate::net::packet::Packet;
+use crate::sim::TimeNs;
+use crate::tcp::sender::{SenderCore, TraceEvent};
+
+#[derive(Clone, Debug, Default)]
+pub struct NewRenoRecovery {
+    partial_acks: u32,
+}
+
+impl LossRecovery for NewRenoRecovery {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn on_duplicate_ack(&mut self, core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        if core.in_recovery {
+            // RFC 6582 §3.2 step 4.
+            inflate(core);
+        } else if core.dupacks == core.cfg.dupthresh {
+            // Step 2: only if the cumulative ACK covers more than `recover`
+            // (step 1 "A" otherwise: no fast retransmit).
+            if core.recover.map_or(true, |r| core.snd_una > r) {
+                self.partial_acks = 0;
+                enter_fast_recovery(core, now_ns, out);
+            }
+        }
+    }
+
+    fn on_new_ack(
+        &mut self,
+        core: &mut SenderCore,
+        acked: u64,
+        now_ns: TimeNs,
+        out: &mut Vec<Packet>,
+    ) -> NewAckOutcome {
+        if !core.in_recovery {
+            return NewAckOutcome::default();
+        }
+        let recover = core.recover.expect("set when recovery began");
+        if core.snd_una >= recover {
+            // Step 3, full acknowledgment: option (1),
+            // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+            core.w.cwnd = core
+                .w
+                .ssthresh
+                .min(core.flight_size().max(core.mss) + core.mss);
+            core.in_recovery = false;
+            if core.cfg.trace {
+                core.trace
+                    .push((now_ns, TraceEvent::RecoveryExit { ack: core.snd_una }));
+            }
+            NewAckOutcome::default()
+        } else {
+            // Step 3, partial acknowledgment: retransmit the first
+            // unacknowledged segment, deflate by the amount acknowledged and
+            // add back one SMSS if at least one SMSS was acknowledged.
+            core.retransmit_first(now_ns, out);
+            core.w.cwnd = core.w.cwnd.saturating_sub(acked);
+            if acked >= core.mss {
+                core.w.cwnd += core.mss;
+            }
+            self.partial_acks += 1;
+            // Reset the retransmission timer on the first partial ACK only.
+            NewAckOutcome {
+                restart_timer: self.partial_acks == 1,
+            }
+        }
+    }
+
+    fn on_timeout(&mut self) {
+        self.partial_acks = 0;
+    }
+}

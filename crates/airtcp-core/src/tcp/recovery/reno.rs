@@ -1,0 +1,63 @@
+//! Reno fast retransmit and fast recovery, RFC 5681 §3.2: on the third
+//! duplicate ACK retransmit and set cwnd = ssthresh + 3 SMSS; inflate by one
+//! SMSS per further duplicate ACK; deflate to ssthresh on the first ACK of
+//! new data, even a partial one. `recover` is set at each fast retransmit
+//! and timeout; duplicate ACKs for data sent before it do not start another
+//! fast retransmit (RFC 6582 §4's guard, as ns-2's Reno with bugFix_).
+
+use super::{LossRecovery, NewAckOutcome};
+use crate::net::packet::Packet;
+use crate::sim::TimeNs;
+use crate::tcp::sender::SenderCore;
+
+#[derive(Clone, Debug, Default)]
+pub struct RenoRecovery;
+
+/// RFC 5681 §3.2 steps 2–4, shared with NewReno (RFC 6582 §3.2 steps 2–4).
+pub(crate) fn enter_fast_recovery(core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
+    core.begin_fast_retransmit(now_ns, out);
+    // Step 3: cwnd = ssthresh + 3 * SMSS ("inflates" by the segments that
+    // have left the network).
+    core.w.cwnd = core.w.ssthresh + core.cfg.dupthresh as u64 * core.mss;
+    core.trace_window(now_ns);
+}
+
+/// RFC 5681 §3.2 step 4: each further duplicate ACK inflates cwnd by SMSS.
+pub(crate) fn inflate(core: &mut SenderCore) {
+    core.w.cwnd += core.mss;
+}
+
+impl LossRecovery for RenoRecovery {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+
+    fn on_duplicate_ack(&mut self, core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        if core.in_recovery {
+            inflate(core);
+        } else if core.dupacks == core.cfg.dupthresh
+            && core.recover.map_or(true, |r| core.snd_una > r)
+        {
+            // The `recover` guard of RFC 6582 §4, which ns-2's Reno also
+            // applies (bugFix_): duplicate ACKs for data sent before a
+            // timeout must not trigger a second reduction and a burst.
+            enter_fast_recovery(core, now_ns, out);
+        }
+    }
+
+    fn on_new_ack(
+        &mut self,
+        core: &mut SenderCore,
+        _acked: u64,
+        now_ns: TimeNs,
+        _out: &mut Vec<Packet>,
+    ) -> NewAckOutcome {
+        if core.in_recovery {
+            // Step 6: deflate and leave fast recovery.
+            core.w.cwnd = core.w.ssthresh;
+            core.in_recovery = false;
+            core.trace_window(now_ns);
+        }
+        NewAckOutcome::default()
+    }
+}

@@ -1,0 +1,68 @@
+//! SACK-based loss recovery, RFC 6675 §5 (blocks per RFC 2018). Entry on the
+//! DupThresh-th duplicate ACK or when IsLost(HighACK + 1); during recovery
+//! cwnd stays at ssthresh and transmissions follow pipe and NextSeg (sent
+//! by `SenderCore::send_pending`).
+
+use super::{LossRecovery, NewAckOutcome};
+use crate::net::packet::Packet;
+use crate::sim::TimeNs;
+use crate::tcp::classify::LossCause;
+use crate::tcp::sender::{SenderCore, TraceEvent};
+
+#[derive(Clone, Debug, Default)]
+pub struct SackRecovery;
+
+impl LossRecovery for SackRecovery {
+    fn name(&self) -> &'static str {
+        "sack"
+    }
+
+    fn uses_sack_scoreboard(&self) -> bool {
+        true
+    }
+
+    fn on_duplicate_ack(&mut self, core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        core.sb.update_loss_marks(core.cfg.dupthresh, core.mss);
+        if core.in_recovery {
+            return;
+        }
+        // RFC 6675 §5 steps (2)/(3), and the "no previous loss event or the
+        // cumulative ACK is beyond RecoveryPoint" condition.
+        let beyond_recovery_point = core.recover.map_or(true, |r| core.snd_una > r);
+        if (core.dupacks >= core.cfg.dupthresh || core.sb.first_is_lost()) && beyond_recovery_point
+        {
+            // Step (4): RecoveryPoint = HighData; ssthresh = cwnd =
+            // FlightSize / 2 (RFC 5681 (4)); retransmit HighACK + 1.
+            let before = core.w.cwnd;
+            core.high_rxt = core.snd_una;
+            let cause = core.begin_fast_retransmit(now_ns, out);
+            core.w.cwnd = match cause {
+                LossCause::Congestion => core.w.ssthresh,
+                LossCause::NonCongestion => before,
+            };
+            core.trace_window(now_ns);
+        }
+    }
+
+    fn on_new_ack(
+        &mut self,
+        core: &mut SenderCore,
+        _acked: u64,
+        now_ns: TimeNs,
+        _out: &mut Vec<Packet>,
+    ) -> NewAckOutcome {
+        if core.in_recovery {
+            if core.recover.is_some_and(|r| core.snd_una >= r) {
+                // §5 (A): an ACK beyond RecoveryPoint ends recovery.
+                core.in_recovery = false;
+                if core.cfg.trace {
+                    core.trace
+                        .push((now_ns, TraceEvent::RecoveryExit { ack: core.snd_una }));
+                }
+            } else {
+                core.sb.update_loss_marks(core.cfg.dupthresh, core.mss);
+            }
+        }
+        NewAckOutcome::default()
+    }
+}

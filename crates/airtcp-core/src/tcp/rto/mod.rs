@@ -1,0 +1,38 @@
+//! Timeout response: *what to do after a retransmission timeout*. Standard
+//! TCP here; Eifel (RFC 3522/4015), F-RTO (RFC 5682) and DCLOR plug into the
+//! same slot.
+
+pub mod standard;
+
+use crate::net::packet::Packet;
+use crate::sim::TimeNs;
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::sender::SenderCore;
+
+pub use standard::StandardTimeout;
+
+pub trait TimeoutResponse: Send {
+    fn name(&self) -> &'static str;
+
+    /// The retransmission timer expired with data outstanding.
+    fn on_timeout(
+        &mut self,
+        core: &mut SenderCore,
+        recovery: &mut dyn LossRecovery,
+        now_ns: TimeNs,
+        out: &mut Vec<Packet>,
+    );
+
+    /// Offered every ACK before the standard processing; return true when
+    /// the response consumed it (e.g. while probing after a timeout).
+    fn on_ack(
+        &mut self,
+        _core: &mut SenderCore,
+        _recovery: &mut dyn LossRecovery,
+        _ack: &Packet,
+        _now_ns: TimeNs,
+        _out: &mut Vec<Packet>,
+    ) -> bool {
+        false
+    }
+}

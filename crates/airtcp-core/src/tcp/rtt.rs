@@ -1,0 +1,224 @@
+//! Round-trip time estimation and the retransmission timeout, RFC 6298.
+
+use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
+
+/// RTO parameters. Defaults are RFC 6298's; ns-2-era studies used other
+/// values (e.g. min RTO 200 ms, 100 ms or 500 ms ticks), hence all are
+/// configurable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RtoConfig {
+    /// RFC 6298 (2.1): RTO before any sample, 1 s.
+    pub initial_rto_ns: TimeNs,
+    /// RFC 6298 (2.4): RTO is rounded up to at least 1 s.
+    pub min_rto_ns: TimeNs,
+    /// RFC 6298 (2.5): a maximum of at least 60 s may be placed on RTO.
+    pub max_rto_ns: TimeNs,
+    /// RFC 6298 (2.2)/(2.3): clock granularity G in RTO = SRTT + max(G, K*RTTVAR).
+    pub clock_granularity_ns: TimeNs,
+}
+
+impl Default for RtoConfig {
+    fn default() -> Self {
+        Self {
+            initial_rto_ns: NS_PER_S,
+            min_rto_ns: NS_PER_S,
+            max_rto_ns: 60 * NS_PER_S,
+            clock_granularity_ns: NS_PER_MS,
+        }
+    }
+}
+
+/// RFC 6298 §2: alpha = 1/8, beta = 1/4, K = 4.
+const ALPHA: f64 = 1.0 / 8.0;
+const BETA: f64 = 1.0 / 4.0;
+const K: f64 = 4.0;
+
+/// SRTT, RTTVAR and RTO with exponential backoff.
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    pub cfg: RtoConfig,
+    srtt_ns: Option<f64>,
+    rttvar_ns: f64,
+    /// RTO before backoff.
+    base_rto_ns: TimeNs,
+    /// Number of consecutive backoffs (RFC 6298 (5.5)).
+    backoff_count: u32,
+    /// Smallest sample seen (used by RTT-threshold classifiers and Westwood).
+    min_rtt_ns: Option<TimeNs>,
+    latest_rtt_ns: Option<TimeNs>,
+    pub samples: u64,
+    pub sample_sum_ns: u128,
+}
+
+impl RttEstimator {
+    pub fn new(cfg: RtoConfig) -> Self {
+        Self {
+            cfg,
+            srtt_ns: None,
+            rttvar_ns: 0.0,
+            base_rto_ns: cfg.initial_rto_ns,
+            backoff_count: 0,
+            min_rtt_ns: None,
+            latest_rtt_ns: None,
+            samples: 0,
+            sample_sum_ns: 0,
+        }
+    }
+
+    /// Take one RTT measurement R (RFC 6298 (2.2) for the first, (2.3)
+    /// after), recompute RTO, clamp it to [min, max] (2.4, 2.5), and clear
+    /// the backoff, since a fresh sample ends it (5.7's "recompute").
+    pub fn on_sample(&mut self, r_ns: TimeNs) {
+        let r = r_ns as f64;
+        match self.srtt_ns {
+            None => {
+                self.srtt_ns = Some(r);
+                self.rttvar_ns = r / 2.0;
+            }
+            Some(srtt) => {
+                // RTTVAR is updated with the old SRTT, as (2.3) requires.
+                self.rttvar_ns = (1.0 - BETA) * self.rttvar_ns + BETA * (srtt - r).abs();
+                self.srtt_ns = Some((1.0 - ALPHA) * srtt + ALPHA * r);
+            }
+        }
+        let srtt = self.srtt_ns.expect("set above");
+        let g = self.cfg.clock_granularity_ns as f64;
+        let rto = (srtt + g.max(K * self.rttvar_ns)).round() as TimeNs;
+        self.base_rto_ns = rto.clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
+        self.backoff_count = 0;
+        self.min_rtt_ns = Some(self.min_rtt_ns.map_or(r_ns, |m| m.min(r_ns)));
+        self.latest_rtt_ns = Some(r_ns);
+        self.samples += 1;
+        self.sample_sum_ns += r_ns as u128;
+    }
+
+    /// The RTO to arm the timer with now: base RTO doubled per backoff,
+    /// capped at max RTO (RFC 6298 (5.5)).
+    pub fn rto_ns(&self) -> TimeNs {
+        let mut rto = self.base_rto_ns;
+        for _ in 0..self.backoff_count {
+            rto = rto.saturating_mul(2);
+            if rto >= self.cfg.max_rto_ns {
+                return self.cfg.max_rto_ns;
+            }
+        }
+        rto.min(self.cfg.max_rto_ns)
+    }
+
+    /// RFC 6298 (5.5): back off the timer after an expiry.
+    pub fn back_off(&mut self) {
+        if self.rto_ns() < self.cfg.max_rto_ns {
+            self.backoff_count += 1;
+        }
+    }
+
+    /// RFC 6298 (5.7): after the SYN (or its answer) timed out, RTO is
+    /// reset to 3 s when data transmission begins, unless a sample arrived.
+    pub fn reset_after_syn_timeout(&mut self) {
+        if self.srtt_ns.is_none() {
+            self.base_rto_ns = (3 * NS_PER_S).clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
+        }
+        self.backoff_count = 0;
+    }
+
+    pub fn srtt_ns(&self) -> Option<TimeNs> {
+        self.srtt_ns.map(|s| s.round() as TimeNs)
+    }
+    pub fn rttvar_ns(&self) -> TimeNs {
+        self.rttvar_ns.round() as TimeNs
+    }
+    pub fn base_rto_ns(&self) -> TimeNs {
+        self.base_rto_ns
+    }
+    pub fn backoff_count(&self) -> u32 {
+        self.backoff_count
+    }
+    pub fn min_rtt_ns(&self) -> Option<TimeNs> {
+        self.min_rtt_ns
+    }
+    pub fn latest_rtt_ns(&self) -> Option<TimeNs> {
+        self.latest_rtt_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(min_rto_ms: u64) -> RttEstimator {
+        RttEstimator::new(RtoConfig {
+            initial_rto_ns: NS_PER_S,
+            min_rto_ns: min_rto_ms * NS_PER_MS,
+            max_rto_ns: 60 * NS_PER_S,
+            clock_granularity_ns: 10 * NS_PER_MS,
+        })
+    }
+
+    #[test]
+    fn first_sample_rfc6298_2_2() {
+        let mut e = est(0);
+        assert_eq!(e.rto_ns(), NS_PER_S);
+        e.on_sample(100 * NS_PER_MS);
+        // SRTT = 100, RTTVAR = 50, RTO = 100 + max(10, 200) = 300 ms.
+        assert_eq!(e.srtt_ns(), Some(100 * NS_PER_MS));
+        assert_eq!(e.rttvar_ns(), 50 * NS_PER_MS);
+        assert_eq!(e.rto_ns(), 300 * NS_PER_MS);
+    }
+
+    #[test]
+    fn subsequent_samples_rfc6298_2_3() {
+        let mut e = est(0);
+        e.on_sample(100 * NS_PER_MS);
+        e.on_sample(200 * NS_PER_MS);
+        // RTTVAR = 3/4*50 + 1/4*|100-200| = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5
+        // RTO = 112.5 + 4*62.5 = 362.5 ms
+        assert_eq!(e.rttvar_ns(), 62_500_000);
+        assert_eq!(e.srtt_ns(), Some(112_500_000));
+        assert_eq!(e.rto_ns(), 362_500_000);
+        e.on_sample(112_500_000);
+        // RTTVAR = 3/4*62.5 + 0 = 46.875; SRTT = 112.5; RTO = 112.5+187.5 = 300
+        assert_eq!(e.rttvar_ns(), 46_875_000);
+        assert_eq!(e.rto_ns(), 300 * NS_PER_MS);
+    }
+
+    #[test]
+    fn granularity_floor_applies_when_variance_small() {
+        let mut e = est(0);
+        for _ in 0..200 {
+            e.on_sample(50 * NS_PER_MS);
+        }
+        // RTTVAR -> ~0, so RTO = SRTT + G = 60 ms.
+        let rto = e.rto_ns();
+        assert!((rto as i64 - 60_000_000).abs() <= 1, "rto {rto}");
+    }
+
+    #[test]
+    fn min_rto_rfc6298_2_4() {
+        let mut e = est(1000);
+        e.on_sample(10 * NS_PER_MS);
+        assert_eq!(e.rto_ns(), NS_PER_S);
+    }
+
+    #[test]
+    fn backoff_doubles_and_caps_rfc6298_5_5() {
+        let mut e = est(1000);
+        e.on_sample(100 * NS_PER_MS); // RTO 1 s after the min clamp
+        let mut seen = vec![e.rto_ns() / NS_PER_S];
+        for _ in 0..8 {
+            e.back_off();
+            seen.push(e.rto_ns() / NS_PER_S);
+        }
+        assert_eq!(seen, vec![1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        // A new sample clears the backoff.
+        e.on_sample(100 * NS_PER_MS);
+        assert_eq!(e.rto_ns(), NS_PER_S);
+    }
+
+    #[test]
+    fn syn_timeout_sets_three_seconds_rfc6298_5_7() {
+        let mut e = est(1000);
+        e.back_off();
+        e.reset_after_syn_timeout();
+        assert_eq!(e.rto_ns(), 3 * NS_PER_S);
+    }
+}

@@ -1,0 +1,724 @@
+//! The TCP data sender, sans-I/O: it takes (now, packet) or (now, timer) and
+//! appends the segments to send to an output vector; the caller owns the
+//! clock and the network. The core send/receive loop lives here; the
+//! pluggable decisions live behind four traits:
+//!
+//! * how much to send — [`CongestionControl`] (`cc/`),
+//! * what to send in loss recovery — [`LossRecovery`] (`recovery/`),
+//! * what to do on a retransmission timeout — [`TimeoutResponse`] (`rto/`),
+//! * why a loss happened — [`LossClassifier`] (`classify/`),
+//!
+//! plus an optional [`SenderHook`] with a timer of its own (Kick TCP).
+
+use crate::net::packet::{flags, Ecn, Packet, PacketKind, DEFAULT_TTL};
+use crate::sim::TimeNs;
+use crate::tcp::cc::{CongestionControl, Window};
+use crate::tcp::classify::{LossCause, LossClassifier, LossDetection};
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::rto::TimeoutResponse;
+use crate::tcp::rtt::{RtoConfig, RttEstimator};
+use crate::tcp::scoreboard::Scoreboard;
+
+/// Static configuration of a sender.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SenderConfig {
+    pub flow: u32,
+    pub epoch: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Sender maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    pub initial_cwnd_segments: u32,
+    pub initial_ssthresh_bytes: u64,
+    pub rto: RtoConfig,
+    /// RFC 7323 timestamps option on every segment, with RTTM.
+    pub timestamps: bool,
+    /// RFC 3168 ECN-capable transport.
+    pub ecn: bool,
+    /// Open the connection with SYN / SYN-ACK; otherwise start established
+    /// (like ns-2's one-way agents).
+    pub handshake: bool,
+    /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
+    pub dupthresh: u32,
+    /// Keep a per-event trace (tests and diagnostics).
+    pub trace: bool,
+}
+
+impl SenderConfig {
+    /// RFC 5681 §3.1 initial window for a given SMSS.
+    pub fn rfc5681_initial_window(mss: u32) -> u32 {
+        if mss > 2190 {
+            2
+        } else if mss > 1095 {
+            3
+        } else {
+            4
+        }
+    }
+}
+
+/// Counters reported per flow.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Losses the classifier called non-congestion (no window reduction).
+    pub non_congestion_losses: u64,
+    /// Sum of the RTO values that expired (for the PFTK model's T0).
+    pub expired_rto_sum_ns: u128,
+    /// Sum of the base (un-backed-off) RTO at each first expiry.
+    pub first_expiry_rto_sum_ns: u128,
+    pub first_expiries: u64,
+}
+
+/// One entry of the optional per-sender trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    Send {
+        seq: u64,
+        len: u32,
+        retransmission: bool,
+    },
+    FastRetransmit {
+        seq: u64,
+    },
+    Timeout {
+        seq: u64,
+    },
+    RecoveryExit {
+        ack: u64,
+    },
+    Window {
+        cwnd: u64,
+        ssthresh: u64,
+    },
+    RttSample {
+        rtt_ns: TimeNs,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnState {
+    Closed,
+    SynSent,
+    Established,
+}
+
+/// The sender state shared by the pluggable parts. Field names follow the
+/// RFCs: snd_una = HighACK, snd_max = HighData (RFC 6675 §2).
+pub struct SenderCore {
+    pub cfg: SenderConfig,
+    pub mss: u64,
+    pub state: ConnState,
+    pub snd_una: u64,
+    /// Next sequence number to send (below snd_max during go-back-N).
+    pub snd_nxt: u64,
+    /// One past the highest sequence number sent (HighData).
+    pub snd_max: u64,
+    pub w: Window,
+    /// Peer's advertised window.
+    pub rwnd: u64,
+    /// Bytes the application has handed to TCP so far.
+    pub app_limit: u64,
+    pub dupacks: u32,
+    pub in_recovery: bool,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; None before any loss.
+    pub recover: Option<u64>,
+    /// RFC 6675 HighRxt.
+    pub high_rxt: u64,
+    /// RFC 6675 §5.1: after a timeout, SACK senders retransmit what is
+    /// deemed lost from the scoreboard until the RecoveryPoint is acked.
+    pub sack_after_timeout: bool,
+    pub sack_enabled: bool,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    /// Retransmission timer deadline (None = stopped).
+    pub rto_deadline: Option<TimeNs>,
+    /// Incremented whenever the retransmission timer is set, reset or stopped.
+    pub rto_generation: u64,
+    /// Segment being timed without timestamps: (end seq, send time).
+    timed: Option<(u64, TimeNs)>,
+    /// RFC 3168 §6.1.2: no second ECN reduction until this is acked.
+    ecn_recover: u64,
+    cwr_pending: bool,
+    /// TSval of the last ACK, echoed in TSecr (RFC 7323 §4.3).
+    ts_recent: u64,
+    syn_retransmitted: bool,
+    syn_sent_ns: TimeNs,
+    pub cc: Box<dyn CongestionControl>,
+    pub classifier: Box<dyn LossClassifier>,
+    pub stats: SenderStats,
+    pub trace: Vec<(TimeNs, TraceEvent)>,
+}
+
+impl SenderCore {
+    /// FlightSize (RFC 5681 §2): sent but not cumulatively acknowledged.
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// All data handed over by the application has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= self.app_limit && self.state == ConnState::Established
+    }
+
+    fn trace(&mut self, now_ns: TimeNs, ev: TraceEvent) {
+        if self.cfg.trace {
+            self.trace.push((now_ns, ev));
+        }
+    }
+
+    pub fn trace_window(&mut self, now_ns: TimeNs) {
+        let ev = TraceEvent::Window {
+            cwnd: self.w.cwnd,
+            ssthresh: self.w.ssthresh,
+        };
+        self.trace(now_ns, ev);
+    }
+
+    /// (Re)start the retransmission timer with the current RTO
+    /// (RFC 6298 (5.1), (5.3), (5.6)).
+    pub fn restart_rto_timer(&mut self, now_ns: TimeNs) {
+        self.rto_deadline = Some(now_ns + self.rtt.rto_ns());
+        self.rto_generation += 1;
+    }
+
+    /// RFC 6298 (5.2).
+    pub fn stop_rto_timer(&mut self) {
+        if self.rto_deadline.is_some() {
+            self.rto_deadline = None;
+            self.rto_generation += 1;
+        }
+    }
+
+    /// Ask the classifier about a detected loss and, if it is congestion,
+    /// set ssthresh (RFC 5681 (4) via the congestion controller).
+    pub fn congestion_signal(&mut self, now_ns: TimeNs, how: LossDetection) -> LossCause {
+        let cause = self.classifier.classify(now_ns, self.snd_una, how);
+        match cause {
+            LossCause::Congestion => {
+                let flight = self.flight_size();
+                self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
+            }
+            LossCause::NonCongestion => self.stats.non_congestion_losses += 1,
+        }
+        cause
+    }
+
+    /// Common entry into fast retransmit / fast recovery (RFC 5681 §3.2
+    /// steps 2–3, RFC 6582 §3.2 step 2, RFC 6675 §5 step 4): classify, set
+    /// ssthresh, remember the recovery point, retransmit the first
+    /// unacknowledged segment. Returns the classifier's verdict; a
+    /// non-congestion loss leaves cwnd as it was (the caller keeps it).
+    pub fn begin_fast_retransmit(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> LossCause {
+        let cause = self.congestion_signal(now_ns, LossDetection::DuplicateAcks);
+        if cause == LossCause::NonCongestion {
+            // Keep the current window through and after recovery.
+            self.w.ssthresh = self.w.cwnd.max(2 * self.mss);
+        }
+        self.in_recovery = true;
+        self.recover = Some(self.snd_max);
+        self.stats.fast_retransmits += 1;
+        let seq = self.snd_una;
+        self.trace(now_ns, TraceEvent::FastRetransmit { seq });
+        self.retransmit_first(now_ns, out);
+        cause
+    }
+
+    /// Retransmit the segment at snd_una.
+    pub fn retransmit_first(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        if let Some(i) = self.sb.index_of(self.snd_una) {
+            self.retransmit_index(i, now_ns, out);
+        }
+    }
+
+    /// Retransmit the scoreboard segment at index `i`.
+    pub fn retransmit_index(&mut self, i: usize, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        let rec = self.sb.mark_retransmitted(i, now_ns);
+        if self.high_rxt < rec.end {
+            self.high_rxt = rec.end;
+        }
+        // Karn's rule (RFC 6298 §3): never time a retransmitted segment.
+        if self.timed.is_some_and(|(end, _)| end > rec.start) {
+            self.timed = None;
+        }
+        self.emit(now_ns, rec.start, rec.len() as u32, out);
+    }
+
+    /// Build and queue one data segment; starts the timer if it is not
+    /// running (RFC 6298 (5.1)).
+    fn emit(&mut self, now_ns: TimeNs, seq: u64, len: u32, out: &mut Vec<Packet>) {
+        let retransmission = seq < self.snd_max;
+        let mut f = flags::ACK;
+        if self.cwr_pending && !retransmission {
+            f |= flags::CWR;
+            self.cwr_pending = false;
+        }
+        let pkt = Packet {
+            kind: PacketKind::TcpData,
+            flow: self.cfg.flow,
+            epoch: self.cfg.epoch,
+            src: self.cfg.src,
+            dst: self.cfg.dst,
+            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+            ecn: if self.cfg.ecn && !retransmission {
+                Ecn::Ect0
+            } else {
+                Ecn::NotEct
+            },
+            ttl: DEFAULT_TTL,
+            flags: f,
+            seq,
+            payload_len: len,
+            has_ts: self.cfg.timestamps,
+            ts_val: now_ns,
+            ts_ecr: self.ts_recent,
+            is_retransmission: retransmission,
+            sent_ns: now_ns,
+            ..Default::default()
+        };
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        if retransmission {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len as u64;
+        }
+        self.trace(
+            now_ns,
+            TraceEvent::Send {
+                seq,
+                len,
+                retransmission,
+            },
+        );
+        if self.rto_deadline.is_none() {
+            self.restart_rto_timer(now_ns);
+        }
+        out.push(pkt);
+    }
+
+    /// A kick or probe copy of the first unacknowledged segment, built like
+    /// the retransmission the RTO would send but not recorded as one.
+    pub fn copy_of_first_segment(&self, now_ns: TimeNs) -> Option<Packet> {
+        let rec = self.sb.get(0)?;
+        Some(Packet {
+            kind: PacketKind::TcpData,
+            flow: self.cfg.flow,
+            epoch: self.cfg.epoch,
+            src: self.cfg.src,
+            dst: self.cfg.dst,
+            ttl: DEFAULT_TTL,
+            flags: flags::ACK,
+            seq: rec.start,
+            payload_len: rec.len() as u32,
+            has_ts: self.cfg.timestamps,
+            ts_val: now_ns,
+            ts_ecr: self.ts_recent,
+            is_retransmission: true,
+            sent_ns: now_ns,
+            ..Default::default()
+        })
+    }
+
+    fn send_window(&self) -> u64 {
+        self.w.cwnd.min(self.rwnd)
+    }
+
+    /// Send whatever the window, the application and the recovery state
+    /// allow.
+    pub fn send_pending(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        if self.state != ConnState::Established {
+            return;
+        }
+        if self.sack_enabled && (self.in_recovery || self.sack_after_timeout) {
+            self.send_by_pipe(now_ns, out);
+        } else {
+            self.send_in_order(now_ns, out);
+        }
+    }
+
+    /// Window-limited sending from snd_nxt: go-back-N retransmissions first
+    /// (after a timeout, snd_nxt < snd_max), then new data.
+    fn send_in_order(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        loop {
+            let limit = self.snd_una + self.send_window();
+            if self.snd_nxt < self.snd_max {
+                let Some(i) = self.sb.index_of(self.snd_nxt) else {
+                    break;
+                };
+                let rec = *self.sb.get(i).expect("index_of returned it");
+                if rec.end > limit && self.snd_nxt > self.snd_una {
+                    break;
+                }
+                self.retransmit_index(i, now_ns, out);
+                self.snd_nxt = rec.end;
+            } else {
+                let len = (self.app_limit - self.snd_nxt.min(self.app_limit)).min(self.mss);
+                if len == 0 || (self.snd_nxt + len > limit && self.snd_nxt > self.snd_una) {
+                    break;
+                }
+                self.send_new(now_ns, len as u32, out);
+            }
+        }
+    }
+
+    fn send_new(&mut self, now_ns: TimeNs, len: u32, out: &mut Vec<Packet>) {
+        let seq = self.snd_max;
+        self.sb.push_new(seq, seq + len as u64, now_ns);
+        if self.timed.is_none() && !self.cfg.timestamps {
+            self.timed = Some((seq + len as u64, now_ns));
+        }
+        self.emit(now_ns, seq, len, out);
+        self.snd_max = seq + len as u64;
+        self.snd_nxt = self.snd_max;
+    }
+
+    /// RFC 6675 §5 (C): while cwnd - pipe >= 1 SMSS, send NextSeg().
+    fn send_by_pipe(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        loop {
+            let pipe = self.sb.pipe(self.high_rxt);
+            if self.w.cwnd < pipe + self.mss {
+                break;
+            }
+            // NextSeg rule (1); after a timeout every unSACKed segment is a
+            // candidate (RFC 6675 §5.1).
+            let lost = if self.sack_after_timeout && !self.in_recovery {
+                self.sb.next_lost_segment_any(self.high_rxt)
+            } else {
+                self.sb.next_lost_segment(self.high_rxt)
+            };
+            if let Some(i) = lost {
+                self.retransmit_index(i, now_ns, out);
+                continue;
+            }
+            // Rule (2): new data, within the receiver's window.
+            let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
+            if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd {
+                self.send_new(now_ns, len as u32, out);
+                continue;
+            }
+            // Rule (3).
+            if let Some(i) = self.sb.next_unsacked_segment(self.high_rxt) {
+                self.retransmit_index(i, now_ns, out);
+                continue;
+            }
+            break;
+        }
+    }
+
+    /// Let the congestion controller grow the window for `acked` new bytes.
+    pub fn grow_window(&mut self, now_ns: TimeNs, acked: u64) {
+        let rtt = self.rtt.latest_rtt_ns();
+        self.cc.on_ack(&mut self.w, acked, now_ns, rtt);
+    }
+
+    pub fn record_timeout(&mut self, now_ns: TimeNs) {
+        self.stats.timeouts += 1;
+        self.stats.expired_rto_sum_ns += self.rtt.rto_ns() as u128;
+        if self.rtt.backoff_count() == 0 {
+            self.stats.first_expiries += 1;
+            self.stats.first_expiry_rto_sum_ns += self.rtt.base_rto_ns() as u128;
+        }
+        let seq = self.snd_una;
+        self.trace(now_ns, TraceEvent::Timeout { seq });
+    }
+
+    pub fn forget_timed_segment(&mut self) {
+        self.timed = None;
+    }
+
+    fn take_rtt_sample(&mut self, now_ns: TimeNs, sample_ns: TimeNs) {
+        self.rtt.on_sample(sample_ns);
+        self.trace(now_ns, TraceEvent::RttSample { rtt_ns: sample_ns });
+    }
+}
+
+/// Something that runs beside the sender with a timer of its own and sees
+/// every packet the sender receives first (Kick TCP's kick timer).
+pub trait SenderHook: Send {
+    fn name(&self) -> &'static str;
+    /// The retransmission timer was set or reset (`Some(deadline)`) or
+    /// stopped (`None`).
+    fn on_rto_timer_changed(&mut self, now_ns: TimeNs, rto_deadline: Option<TimeNs>);
+    /// Offered each arriving packet before TCP; return true to consume it.
+    fn on_packet(&mut self, _now_ns: TimeNs, _pkt: &Packet) -> bool {
+        false
+    }
+    fn deadline(&self) -> Option<TimeNs>;
+    fn on_timer(&mut self, now_ns: TimeNs, core: &mut SenderCore, out: &mut Vec<Packet>);
+}
+
+/// A TCP sender: the core plus its pluggable parts.
+pub struct TcpSender {
+    pub core: SenderCore,
+    pub recovery: Box<dyn LossRecovery>,
+    pub timeout: Box<dyn TimeoutResponse>,
+    pub hook: Option<Box<dyn SenderHook>>,
+}
+
+impl TcpSender {
+    pub fn new(
+        cfg: SenderConfig,
+        cc: Box<dyn CongestionControl>,
+        recovery: Box<dyn LossRecovery>,
+        timeout: Box<dyn TimeoutResponse>,
+        classifier: Box<dyn LossClassifier>,
+        hook: Option<Box<dyn SenderHook>>,
+    ) -> Self {
+        let mss = cfg.mss as u64;
+        let core = SenderCore {
+            mss,
+            state: ConnState::Closed,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            w: Window {
+                cwnd: cfg.initial_cwnd_segments as u64 * mss,
+                ssthresh: cfg.initial_ssthresh_bytes,
+                mss,
+            },
+            rwnd: u64::MAX,
+            app_limit: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            high_rxt: 0,
+            sack_after_timeout: false,
+            sack_enabled: recovery.uses_sack_scoreboard(),
+            sb: Scoreboard::new(),
+            rtt: RttEstimator::new(cfg.rto),
+            rto_deadline: None,
+            rto_generation: 0,
+            timed: None,
+            ecn_recover: 0,
+            cwr_pending: false,
+            ts_recent: 0,
+            syn_retransmitted: false,
+            syn_sent_ns: 0,
+            cc,
+            classifier,
+            stats: SenderStats::default(),
+            trace: Vec::new(),
+            cfg,
+        };
+        Self {
+            core,
+            recovery,
+            timeout,
+            hook,
+        }
+    }
+
+    /// Open the connection (SYN) or, without a handshake, start established.
+    pub fn start(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        self.with_hook_notification(now_ns, |s| {
+            if s.core.cfg.handshake {
+                s.core.state = ConnState::SynSent;
+                s.send_syn(now_ns, out);
+            } else {
+                s.core.state = ConnState::Established;
+                s.core.send_pending(now_ns, out);
+            }
+        });
+    }
+
+    fn send_syn(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        let c = &mut self.core;
+        c.syn_sent_ns = now_ns;
+        out.push(Packet {
+            kind: PacketKind::TcpData,
+            flow: c.cfg.flow,
+            epoch: c.cfg.epoch,
+            src: c.cfg.src,
+            dst: c.cfg.dst,
+            ttl: DEFAULT_TTL,
+            flags: flags::SYN
+                | if c.cfg.ecn {
+                    flags::ECE | flags::CWR
+                } else {
+                    0
+                },
+            has_ts: c.cfg.timestamps,
+            ts_val: now_ns,
+            sent_ns: now_ns,
+            ..Default::default()
+        });
+        c.restart_rto_timer(now_ns);
+    }
+
+    /// The application makes `bytes` more available to send.
+    pub fn app_write(&mut self, now_ns: TimeNs, bytes: u64, out: &mut Vec<Packet>) {
+        self.with_hook_notification(now_ns, |s| {
+            s.core.app_limit = s.core.app_limit.saturating_add(bytes);
+            s.core.send_pending(now_ns, out);
+        });
+    }
+
+    /// Earliest time the sender needs [`Self::on_timer`].
+    pub fn next_deadline(&self) -> Option<TimeNs> {
+        let hook = self.hook.as_ref().and_then(|h| h.deadline());
+        match (self.core.rto_deadline, hook) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Fire whatever timers are due. Returns the sequence number the RTO
+    /// retransmits if the retransmission timer expired.
+    pub fn on_timer(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> Option<u64> {
+        let mut expired = None;
+        self.with_hook_notification(now_ns, |s| {
+            if s.core.rto_deadline.is_some_and(|d| d <= now_ns) {
+                s.core.rto_deadline = None;
+                if s.core.state == ConnState::SynSent {
+                    // RFC 6298 (5.5)-(5.7) for the SYN.
+                    s.core.rtt.back_off();
+                    s.core.syn_retransmitted = true;
+                    s.core.stats.timeouts += 1;
+                    s.send_syn(now_ns, out);
+                } else if s.core.snd_una < s.core.snd_max {
+                    expired = Some(s.core.snd_una);
+                    s.timeout
+                        .on_timeout(&mut s.core, s.recovery.as_mut(), now_ns, out);
+                }
+            }
+            if let Some(h) = s.hook.as_mut() {
+                if h.deadline().is_some_and(|d| d <= now_ns) {
+                    h.on_timer(now_ns, &mut s.core, out);
+                }
+            }
+        });
+        expired
+    }
+
+    /// Process an arriving packet for this sender (ACK or SYN-ACK).
+    pub fn on_packet(&mut self, now_ns: TimeNs, pkt: &Packet, out: &mut Vec<Packet>) {
+        if let Some(h) = self.hook.as_mut() {
+            if h.on_packet(now_ns, pkt) {
+                return;
+            }
+        }
+        self.with_hook_notification(now_ns, |s| s.process_ack(now_ns, pkt, out));
+    }
+
+    /// Run `f` and tell the hook if the retransmission timer changed.
+    fn with_hook_notification(&mut self, now_ns: TimeNs, f: impl FnOnce(&mut Self)) {
+        let before = self.core.rto_generation;
+        f(self);
+        if self.core.rto_generation != before {
+            let deadline = self.core.rto_deadline;
+            if let Some(h) = self.hook.as_mut() {
+                h.on_rto_timer_changed(now_ns, deadline);
+            }
+        }
+    }
+
+    fn process_ack(&mut self, now_ns: TimeNs, ack: &Packet, out: &mut Vec<Packet>) {
+        let c = &mut self.core;
+        if ack.has_flag(flags::SYN) {
+            if c.state == ConnState::SynSent && ack.has_flag(flags::ACK) {
+                c.state = ConnState::Established;
+                c.rwnd = ack.wnd;
+                c.ts_recent = ack.ts_val;
+                if c.syn_retransmitted {
+                    c.rtt.reset_after_syn_timeout();
+                } else {
+                    let sample = now_ns - c.syn_sent_ns;
+                    c.take_rtt_sample(now_ns, sample);
+                }
+                c.stop_rto_timer();
+                c.send_pending(now_ns, out);
+            }
+            return;
+        }
+        if c.state != ConnState::Established || !ack.has_flag(flags::ACK) {
+            return;
+        }
+        c.classifier.on_ack(now_ns, ack, c.rtt.latest_rtt_ns());
+        if self
+            .timeout
+            .on_ack(&mut self.core, self.recovery.as_mut(), ack, now_ns, out)
+        {
+            return;
+        }
+        self.process_ack_standard(now_ns, ack, out);
+    }
+
+    /// The standard ACK path (RFC 5681, RFC 6298, RFC 6675, RFC 3168).
+    pub fn process_ack_standard(&mut self, now_ns: TimeNs, ack: &Packet, out: &mut Vec<Packet>) {
+        let c = &mut self.core;
+        let ackno = ack.ack;
+        if ackno > c.snd_max || ackno < c.snd_una {
+            return; // acknowledges something never sent, or stale
+        }
+        c.rwnd = ack.wnd;
+        if ack.has_ts {
+            c.ts_recent = ack.ts_val;
+        }
+        if c.sack_enabled && ack.sack_count > 0 {
+            c.sb.apply_sack(ack.sack_blocks());
+        }
+        // RFC 3168 §6.1.2: at most one reduction per window of data.
+        if c.cfg.ecn && ack.has_flag(flags::ECE) && !c.in_recovery && c.snd_una >= c.ecn_recover {
+            let flight = c.flight_size();
+            c.w.ssthresh = c.cc.ssthresh_after_congestion(&c.w, flight);
+            c.w.cwnd = c.w.ssthresh;
+            c.cwr_pending = true;
+            c.ecn_recover = c.snd_max;
+            c.stats.ecn_reductions += 1;
+            c.trace_window(now_ns);
+        }
+
+        if ackno > c.snd_una {
+            // RTT measurement: RFC 7323 §4.1 RTTM, else the timed segment
+            // (Karn's rule applied when it was retransmitted).
+            if c.cfg.timestamps && ack.has_ts && ack.ts_ecr > 0 {
+                let sample = now_ns.saturating_sub(ack.ts_ecr);
+                c.take_rtt_sample(now_ns, sample);
+            } else if let Some((end, sent)) = c.timed {
+                if ackno >= end {
+                    c.timed = None;
+                    c.take_rtt_sample(now_ns, now_ns - sent);
+                }
+            }
+            let acked = c.sb.ack_to(ackno).bytes;
+            c.snd_una = ackno;
+            if c.snd_nxt < c.snd_una {
+                c.snd_nxt = c.snd_una;
+            }
+            if c.high_rxt < c.snd_una {
+                c.high_rxt = c.snd_una;
+            }
+            c.dupacks = 0;
+            if c.sack_after_timeout && c.recover.is_some_and(|r| c.snd_una >= r) {
+                c.sack_after_timeout = false;
+            }
+            let was_in_recovery = c.in_recovery;
+            let outcome = self.recovery.on_new_ack(&mut self.core, acked, now_ns, out);
+            let c = &mut self.core;
+            if !was_in_recovery && !c.in_recovery {
+                c.grow_window(now_ns, acked);
+            }
+            // RFC 6298 (5.2) and (5.3).
+            if c.snd_una >= c.snd_max {
+                c.stop_rto_timer();
+            } else if outcome.restart_timer {
+                c.restart_rto_timer(now_ns);
+            }
+        } else if ack.payload_len == 0 && c.snd_max > c.snd_una {
+            // RFC 5681 §2 duplicate ACK.
+            c.dupacks += 1;
+            self.recovery.on_duplicate_ack(&mut self.core, now_ns, out);
+        }
+        self.core.send_pending(now_ns, out);
+    }
+
+    pub fn stats(&self) -> &SenderStats {
+        &self.core.stats
+    }
+}
