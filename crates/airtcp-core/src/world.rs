@@ -79,6 +79,7 @@ pub struct UdpFlow {
     pub bytes_received: u64,
 }
 
+#[allow(clippy::large_enum_variant)]
 pub enum FlowKind {
     Tcp(Box<TcpFlow>),
     Udp(UdpFlow),
@@ -99,6 +100,7 @@ pub struct Flow {
 }
 
 impl Flow {
+    #[allow(clippy::too_many_arguments)]
     pub fn tcp(
         name: String,
         src: u32,
@@ -411,7 +413,7 @@ impl World {
         let n = &mut self.nodes[node as usize];
         if let Some(d) = n.agents[agent as usize].deadline() {
             let w = &mut n.agent_wakeups[agent as usize];
-            if w.map_or(true, |cur| d < cur) {
+            if w.is_none_or(|cur| d < cur) {
                 *w = Some(d);
                 self.events
                     .schedule(d.max(self.now_ns), EventKind::AgentTimer { node, agent });
@@ -492,7 +494,7 @@ impl World {
         t.transfers_done += 1;
         Self::close_connection(t);
         let more = match t.app {
-            TcpApp::Repeated { count, .. } => count.map_or(true, |c| t.transfers_done < c),
+            TcpApp::Repeated { count, .. } => count.is_none_or(|c| t.transfers_done < c),
             _ => false,
         };
         if let (true, TcpApp::Repeated { mean_think_ns, .. }) = (more, &t.app) {
@@ -548,7 +550,7 @@ impl World {
         let Some(d) = t.sender.as_ref().and_then(|s| s.next_deadline()) else {
             return;
         };
-        if t.sender_wakeup.map_or(true, |w| d < w) {
+        if t.sender_wakeup.is_none_or(|w| d < w) {
             t.sender_wakeup = Some(d);
             self.events.schedule(
                 d.max(self.now_ns),
@@ -564,7 +566,7 @@ impl World {
         let Some(d) = t.receiver.as_ref().and_then(|r| r.next_deadline()) else {
             return;
         };
-        if t.receiver_wakeup.map_or(true, |w| d < w) {
+        if t.receiver_wakeup.is_none_or(|w| d < w) {
             t.receiver_wakeup = Some(d);
             self.events.schedule(
                 d.max(self.now_ns),

@@ -194,7 +194,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                     ));
                 }
                 let packet_bytes = packet_size.map_or(1000, |s| s.0);
-                if packet_bytes < 28 || packet_bytes > 65_535 {
+                if !(28..=65_535).contains(&packet_bytes) {
                     return Err(sc.error_at(
                         Some(fl.app.span()),
                         format!("{app_field}.packet_size"),
@@ -286,17 +286,17 @@ fn build_queue(
             mean_packet_size,
         }) => {
             let f = format!("{field}.queue");
-            if !(*min_th >= 0.0) {
+            if min_th.is_nan() || *min_th < 0.0 {
                 return Err(sc.error_at(None, format!("{f}.min_th"), "must not be negative"));
             }
-            if !(*max_th > *min_th) {
+            if max_th.is_nan() || *max_th <= *min_th {
                 return Err(sc.error_at(
                     None,
                     format!("{f}.max_th"),
                     "must be greater than min_th",
                 ));
             }
-            if !(*weight > 0.0 && *weight <= 1.0) {
+            if weight.is_nan() || *weight <= 0.0 || *weight > 1.0 {
                 return Err(sc.error_at(None, format!("{f}.weight"), "must be in (0, 1]"));
             }
             let cfg = RedConfig {

@@ -63,7 +63,12 @@ fn tidy_path(path: &str) -> String {
     let p = if path == "." { "" } else { path };
     // serde_path_to_error writes sequence indices as ".0"; show "[0]".
     let mut out = String::with_capacity(p.len());
-    for (i, part) in p.split('.').enumerate() {
+    // toml's Spanned<T> shows up as an extra path segment: hide it.
+    for (i, part) in p
+        .split('.')
+        .filter(|s| !s.starts_with("$__serde"))
+        .enumerate()
+    {
         if part.chars().all(|c| c.is_ascii_digit()) && !part.is_empty() {
             out.push_str(&format!("[{part}]"));
         } else {

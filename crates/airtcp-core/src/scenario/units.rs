@@ -42,7 +42,7 @@ pub fn parse_duration_ns(s: &str) -> Result<TimeNs, String> {
             ))
         }
     };
-    if !(v >= 0.0) || !v.is_finite() {
+    if !v.is_finite() || v < 0.0 {
         return Err(format!("duration \"{s}\" must not be negative"));
     }
     Ok((v * scale).round() as TimeNs)
@@ -68,7 +68,7 @@ pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
         }
     };
     let bps = (v * scale).round();
-    if !(bps > 0.0) || !bps.is_finite() {
+    if !bps.is_finite() || bps <= 0.0 {
         return Err(format!("rate \"{s}\" must be positive"));
     }
     Ok(bps as u64)
@@ -95,7 +95,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
             ))
         }
     };
-    if !(v >= 0.0) || !v.is_finite() {
+    if !v.is_finite() || v < 0.0 {
         return Err(format!("size \"{s}\" must not be negative"));
     }
     Ok((v * scale).round() as u64)

@@ -80,7 +80,7 @@ impl Scoreboard {
 
     /// Record a first transmission of [start, end).
     pub fn push_new(&mut self, start: u64, end: u64, now_ns: TimeNs) {
-        debug_assert!(self.segs.back().map_or(true, |s| s.end == start));
+        debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
         self.segs.push_back(SegmentRecord {
             start,
             end,

@@ -129,6 +129,9 @@ pub struct SenderCore {
     pub in_recovery: bool,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; None before any loss.
     pub recover: Option<u64>,
+    /// The last loss response was a timeout (so `recover` marks data sent
+    /// before it).
+    pub recover_from_timeout: bool,
     /// RFC 6675 HighRxt.
     pub high_rxt: u64,
     /// RFC 6675 §5.1: after a timeout, SACK senders retransmit what is
@@ -162,6 +165,13 @@ impl SenderCore {
         self.snd_max - self.snd_una
     }
 
+    /// RFC 6582 §4: duplicate ACKs that do not cover `recover` set by a
+    /// timeout are for data sent before it and must not trigger a fast
+    /// retransmit.
+    pub fn dupacks_predate_timeout(&self) -> bool {
+        self.recover_from_timeout && self.recover.is_some_and(|r| self.snd_una <= r)
+    }
+
     /// All data handed over by the application has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.snd_una >= self.app_limit && self.state == ConnState::Established
@@ -171,6 +181,13 @@ impl SenderCore {
         if self.cfg.trace {
             self.trace.push((now_ns, ev));
         }
+    }
+
+    /// Loss recovery ended at the current snd_una.
+    pub fn trace_recovery_exit(&mut self, now_ns: TimeNs) {
+        let ack = self.snd_una;
+        self.trace(now_ns, TraceEvent::RecoveryExit { ack });
+        self.trace_window(now_ns);
     }
 
     pub fn trace_window(&mut self, now_ns: TimeNs) {
@@ -223,6 +240,7 @@ impl SenderCore {
         }
         self.in_recovery = true;
         self.recover = Some(self.snd_max);
+        self.recover_from_timeout = false;
         self.stats.fast_retransmits += 1;
         let seq = self.snd_una;
         self.trace(now_ns, TraceEvent::FastRetransmit { seq });
@@ -487,6 +505,7 @@ impl TcpSender {
             dupacks: 0,
             in_recovery: false,
             recover: None,
+            recover_from_timeout: false,
             high_rxt: 0,
             sack_after_timeout: false,
             sack_enabled: recovery.uses_sack_scoreboard(),

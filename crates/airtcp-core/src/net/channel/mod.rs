@@ -51,7 +51,9 @@ impl PacketFilter {
     }
 }
 
-/// The error process itself.
+/// The error process itself. One per link direction, never copied per
+/// packet, so variant sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum ChannelModel {
     Perfect,
@@ -68,6 +70,9 @@ pub struct Channel {
     pub model: ChannelModel,
     pub applies_to: PacketFilter,
     rng: RandomStream,
+    /// Opt-in record of every decision on a matching packet (true = lost),
+    /// for checking common random numbers across runs.
+    pub fates: Option<Vec<bool>>,
 }
 
 impl Channel {
@@ -76,6 +81,7 @@ impl Channel {
             model,
             applies_to,
             rng,
+            fates: None,
         }
     }
 
@@ -105,6 +111,9 @@ impl Channel {
             ChannelModel::GilbertElliott(m) => m.is_lost(start_ns, &mut self.rng),
             ChannelModel::DropList(m) => m.is_lost(),
         };
+        if let Some(f) = self.fates.as_mut() {
+            f.push(lost);
+        }
         if lost {
             ChannelVerdict::Lost
         } else {

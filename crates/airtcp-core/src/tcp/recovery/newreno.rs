@@ -6,7 +6,7 @@ use super::reno::{enter_fast_recovery, inflate};
 use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
-use crate::tcp::sender::{SenderCore, TraceEvent};
+use crate::tcp::sender::SenderCore;
 
 #[derive(Clone, Debug, Default)]
 pub struct NewRenoRecovery {
@@ -25,7 +25,7 @@ impl LossRecovery for NewRenoRecovery {
         } else if core.dupacks == core.cfg.dupthresh {
             // Step 2: only if the cumulative ACK covers more than `recover`
             // (step 1 "A" otherwise: no fast retransmit).
-            if core.recover.map_or(true, |r| core.snd_una > r) {
+            if core.recover.is_none_or(|r| core.snd_una > r) {
                 self.partial_acks = 0;
                 enter_fast_recovery(core, now_ns, out);
             }
@@ -51,10 +51,7 @@ impl LossRecovery for NewRenoRecovery {
                 .ssthresh
                 .min(core.flight_size().max(core.mss) + core.mss);
             core.in_recovery = false;
-            if core.cfg.trace {
-                core.trace
-                    .push((now_ns, TraceEvent::RecoveryExit { ack: core.snd_una }));
-            }
+            core.trace_recovery_exit(now_ns);
             NewAckOutcome::default()
         } else {
             // Step 3, partial acknowledgment: retransmit the first

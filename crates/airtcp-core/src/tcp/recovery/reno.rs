@@ -1,9 +1,10 @@
 //! Reno fast retransmit and fast recovery, RFC 5681 §3.2: on the third
 //! duplicate ACK retransmit and set cwnd = ssthresh + 3 SMSS; inflate by one
 //! SMSS per further duplicate ACK; deflate to ssthresh on the first ACK of
-//! new data, even a partial one. `recover` is set at each fast retransmit
-//! and timeout; duplicate ACKs for data sent before it do not start another
-//! fast retransmit (RFC 6582 §4's guard, as ns-2's Reno with bugFix_).
+//! new data, even a partial one. Duplicate ACKs for data sent before a
+//! timeout do not start a fast retransmit (RFC 6582 §4's guard, which
+//! ns-2's Reno also applies with bugFix_); after a fast recovery they do,
+//! as RFC 5681 specifies.
 
 use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
@@ -35,12 +36,7 @@ impl LossRecovery for RenoRecovery {
     fn on_duplicate_ack(&mut self, core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
         if core.in_recovery {
             inflate(core);
-        } else if core.dupacks == core.cfg.dupthresh
-            && core.recover.map_or(true, |r| core.snd_una > r)
-        {
-            // The `recover` guard of RFC 6582 §4, which ns-2's Reno also
-            // applies (bugFix_): duplicate ACKs for data sent before a
-            // timeout must not trigger a second reduction and a burst.
+        } else if core.dupacks == core.cfg.dupthresh && !core.dupacks_predate_timeout() {
             enter_fast_recovery(core, now_ns, out);
         }
     }
@@ -56,7 +52,7 @@ impl LossRecovery for RenoRecovery {
             // Step 6: deflate and leave fast recovery.
             core.w.cwnd = core.w.ssthresh;
             core.in_recovery = false;
-            core.trace_window(now_ns);
+            core.trace_recovery_exit(now_ns);
         }
         NewAckOutcome::default()
     }

@@ -7,7 +7,7 @@ use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
 use crate::tcp::classify::LossCause;
-use crate::tcp::sender::{SenderCore, TraceEvent};
+use crate::tcp::sender::SenderCore;
 
 #[derive(Clone, Debug, Default)]
 pub struct SackRecovery;
@@ -28,7 +28,7 @@ impl LossRecovery for SackRecovery {
         }
         // RFC 6675 §5 steps (2)/(3), and the "no previous loss event or the
         // cumulative ACK is beyond RecoveryPoint" condition.
-        let beyond_recovery_point = core.recover.map_or(true, |r| core.snd_una > r);
+        let beyond_recovery_point = core.recover.is_none_or(|r| core.snd_una > r);
         if (core.dupacks >= core.cfg.dupthresh || core.sb.first_is_lost()) && beyond_recovery_point
         {
             // Step (4): RecoveryPoint = HighData; ssthresh = cwnd =
@@ -55,10 +55,7 @@ impl LossRecovery for SackRecovery {
             if core.recover.is_some_and(|r| core.snd_una >= r) {
                 // §5 (A): an ACK beyond RecoveryPoint ends recovery.
                 core.in_recovery = false;
-                if core.cfg.trace {
-                    core.trace
-                        .push((now_ns, TraceEvent::RecoveryExit { ack: core.snd_una }));
-                }
+                core.trace_recovery_exit(now_ns);
             } else {
                 core.sb.update_loss_marks(core.cfg.dupthresh, core.mss);
             }

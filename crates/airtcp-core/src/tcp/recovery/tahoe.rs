@@ -19,7 +19,7 @@ impl LossRecovery for TahoeRecovery {
     fn on_duplicate_ack(&mut self, core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
         // Like RFC 6582's `recover`, ignore duplicate ACKs for data sent
         // before the previous loss response.
-        let after_last_loss = core.recover.map_or(true, |r| core.snd_una >= r);
+        let after_last_loss = core.recover.is_none_or(|r| core.snd_una >= r);
         if core.dupacks == core.cfg.dupthresh && after_last_loss {
             let cause = core.begin_fast_retransmit(now_ns, out);
             core.in_recovery = false;

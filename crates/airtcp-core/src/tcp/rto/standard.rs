@@ -37,6 +37,7 @@ pub fn standard_timeout_actions(
     core.in_recovery = false;
     core.dupacks = 0;
     core.recover = Some(core.snd_max);
+    core.recover_from_timeout = true;
     recovery.on_timeout();
     if core.sack_enabled {
         core.sb.mark_all_lost();

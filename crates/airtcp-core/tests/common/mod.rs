@@ -1,0 +1,106 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use airtcp_core::metrics::RunResult;
+use airtcp_core::scenario::Scenario;
+use airtcp_core::tcp::sender::{TcpSender, TraceEvent};
+use airtcp_core::world::World;
+
+/// Parse a scenario held in a string (panics with the one-line error).
+pub fn scenario(text: &str) -> Scenario {
+    Scenario::from_toml_str(text, "test.toml").unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Run and return the world (for inspecting endpoints) and the results.
+pub fn run_world(text: &str, seed: Option<u64>) -> (World, RunResult) {
+    let sc = scenario(text);
+    let mut w = sc.build(seed).unwrap();
+    let r = w.run(|_| true);
+    (w, r)
+}
+
+/// One sender on a single 10 Mb/s, 10 ms link S -> D, no delayed ACKs,
+/// initial window 1 and ssthresh 16 segments of 1000 B, transferring
+/// `segments` segments; the listed 1-based data packets are dropped.
+pub fn scripted(tcp: &str, segments: u64, drop_data_packets: &[u64]) -> String {
+    let drops: Vec<String> = drop_data_packets.iter().map(|d| d.to_string()).collect();
+    format!(
+        r#"
+[simulation]
+duration = "20s"
+[[link]]
+a = "S"
+b = "D"
+rate = "10Mbps"
+delay = "10ms"
+queue = {{ kind = "droptail", limit = "1000pkt" }}
+a_to_b = {{ error = {{ kind = "drop_list", packets = [{drops}], applies_to = "data" }} }}
+[[flow]]
+from = "S"
+to = "D"
+tcp = {{ {tcp}, mss = "1000B", delayed_ack = false, initial_cwnd = 1, initial_ssthresh = "16000B", trace = true }}
+app = {{ kind = "file", size = "{size}B" }}
+"#,
+        drops = drops.join(", "),
+        size = segments * 1000
+    )
+}
+
+/// Segment numbers (seq / mss) of every retransmission, in order.
+pub fn retransmissions(s: &TcpSender) -> Vec<u64> {
+    let mss = s.core.mss;
+    s.core
+        .trace
+        .iter()
+        .filter_map(|(_, e)| match e {
+            TraceEvent::Send {
+                seq,
+                retransmission: true,
+                ..
+            } => Some(seq / mss),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn count(s: &TcpSender, pred: impl Fn(&TraceEvent) -> bool) -> usize {
+    s.core.trace.iter().filter(|(_, e)| pred(e)).count()
+}
+
+/// (cwnd, ssthresh) in segments at every Window trace entry.
+pub fn windows(s: &TcpSender) -> Vec<(f64, f64)> {
+    let mss = s.core.mss as f64;
+    s.core
+        .trace
+        .iter()
+        .filter_map(|(_, e)| match e {
+            TraceEvent::Window { cwnd, ssthresh } => {
+                Some((*cwnd as f64 / mss, *ssthresh as f64 / mss))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Print the trace (shown when a test fails).
+pub fn dump(s: &TcpSender) {
+    let mss = s.core.mss;
+    for (t, e) in &s.core.trace {
+        match e {
+            TraceEvent::Send {
+                seq,
+                retransmission,
+                ..
+            } => {
+                eprintln!(
+                    "{:9.3} send {}{}",
+                    *t as f64 / 1e6,
+                    seq / mss,
+                    if *retransmission { " RTX" } else { "" }
+                )
+            }
+            TraceEvent::RttSample { .. } => {}
+            other => eprintln!("{:9.3} {:?}", *t as f64 / 1e6, other),
+        }
+    }
+}
