@@ -93,6 +93,8 @@ pub enum TraceEvent {
     RecoveryExit {
         ack: u64,
     },
+    /// RFC 3168 §6.1.2 window reduction on ECN-Echo.
+    EcnReduction,
     Window {
         cwnd: u64,
         ssthresh: u64,
@@ -690,6 +692,7 @@ impl TcpSender {
             c.cwr_pending = true;
             c.ecn_recover = c.snd_max;
             c.stats.ecn_reductions += 1;
+            c.trace(now_ns, TraceEvent::EcnReduction);
             c.trace_window(now_ns);
         }
 
