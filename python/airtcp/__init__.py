@@ -1,0 +1,40 @@
+"""airtcp: a deterministic packet-level TCP simulator.
+
+The simulation core is Rust (``airtcp._core``); this package loads scenario
+files, runs them for one or many seeds and returns pandas DataFrames.
+
+>>> import airtcp
+>>> result = airtcp.run({
+...     "simulation": {"duration": "10s", "seed": 1},
+...     "link": [
+...         {"a": "server", "b": "ap", "rate": "10Mbps", "delay": "20ms"},
+...         {"a": "ap", "b": "phone", "rate": "2Mbps", "delay": "5ms",
+...          "a_to_b": {"error": {"kind": "bernoulli", "per": 0.01, "applies_to": "data"}}},
+...     ],
+...     "flow": [{"from": "server", "to": "phone", "app": {"kind": "bulk"}}],
+... })
+>>> bool(result.flows.goodput_bps[0] > 0)
+True
+>>> print(result.summary())   # doctest: +SKIP
+
+Public API: :func:`load`, :func:`run`, :func:`run_many`,
+:func:`jain_fairness`, :class:`Scenario`, :class:`Result`,
+:class:`ScenarioError` (a ValueError), ``__version__``.
+"""
+
+from ._core import ScenarioError, __version__
+from .api import Result, Scenario, jain_fairness, load, run, run_many
+
+# Report (and pickle) the exception as airtcp.ScenarioError, not _core's.
+ScenarioError.__module__ = "airtcp"
+
+__all__ = [
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "jain_fairness",
+    "load",
+    "run",
+    "run_many",
+]

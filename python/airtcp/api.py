@@ -1,0 +1,477 @@
+"""The Python API: load scenarios, run them, collect results as DataFrames.
+
+pandas, pyarrow and tqdm are imported only when needed, so that
+``import airtcp`` (and the CLI's start-up) stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from . import _core
+from ._core import ScenarioError
+
+TABLES = ("flows", "links", "transfers", "agents", "series")
+
+__all__ = ["Scenario", "Result", "load", "run", "run_many", "jain_fairness"]
+
+
+def _scenario_error(file: str, message: str, line: int | None = None, field: str = "") -> ScenarioError:
+    """A ScenarioError made on the Python side, shaped like the core's."""
+    text = file + (f":{line}" if line is not None else "") + (f": {field}" if field else "") + f": {message}"
+    err = ScenarioError(text)
+    err.file, err.line, err.field, err.message = file, line, field, message
+    return err
+
+
+class Scenario:
+    """A validated scenario: its TOML text and the name used in errors.
+
+    Create one with :func:`airtcp.load`. Attributes: ``text``,
+    ``source_name``, ``seed`` (the file's seed), ``duration_s``, and the
+    counts ``nodes``, ``links`` and ``flows``.
+
+    >>> import airtcp
+    >>> sc = airtcp.load({"simulation": {"duration": "2s", "seed": 7},
+    ...                   "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}]})
+    >>> (sc.seed, sc.duration_s, sc.nodes, sc.links, sc.flows)
+    (7, 2.0, 2, 1, 0)
+    """
+
+    __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows")
+
+    def __init__(self, text: str, source_name: str):
+        info = _core.describe(text, source_name)
+        self.text = text
+        self.source_name = source_name
+        self.seed: int = info["seed"]
+        self.duration_s: float = info["duration_s"]
+        self.nodes: int = info["nodes"]
+        self.links: int = info["links"]
+        self.flows: int = info["flows"]
+
+    def __repr__(self) -> str:
+        return (
+            f"Scenario({self.source_name!r}, {self.nodes} nodes, {self.links} links, "
+            f"{self.flows} flows, {self.duration_s:g}s, seed={self.seed})"
+        )
+
+    # Scenarios travel to worker processes by their text.
+    def __reduce__(self):
+        return (Scenario, (self.text, self.source_name))
+
+
+def load(source: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
+    """Load and validate a scenario from a TOML file path or a dict.
+
+    A dict is written out as TOML (with tomli_w) and named ``"<dict>"`` in
+    error messages. Any mistake, including a missing file, raises
+    :class:`airtcp.ScenarioError` (a ValueError) whose ``str()`` is one line
+    ``file:line: field: message``.
+
+    >>> import airtcp
+    >>> sc = airtcp.load("examples/wireless.toml")   # doctest: +SKIP
+    >>> airtcp.load({"simulation": {"duration": "1s"}, "link": []})
+    Traceback (most recent call last):
+    ...
+    airtcp.ScenarioError: <dict>: link: a scenario needs at least one [[link]]
+    """
+    if isinstance(source, Scenario):
+        return source
+    if isinstance(source, Mapping):
+        import tomli_w
+
+        try:
+            text = tomli_w.dumps(source)
+        except (TypeError, ValueError) as e:
+            raise _scenario_error("<dict>", f"cannot write the dict as TOML: {e}") from None
+        return Scenario(text, "<dict>")
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        try:
+            with open(name, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise _scenario_error(name, f"cannot read file: {e.strerror or e}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data[: e.start].count(b"\n") + 1
+            raise _scenario_error(name, "file is not valid UTF-8", line=line) from None
+        return Scenario(text, name)
+    raise TypeError(f"expected a Scenario, a path or a dict, not {type(source).__name__}")
+
+
+def _arrow_table(columns: Mapping[str, list], schema: Mapping[str, str], seeds: list[int] | None = None):
+    import pyarrow as pa
+
+    fields = [pa.field(name, pa.type_for_alias(t)) for name, t in schema.items()]
+    if seeds is not None:
+        fields.insert(0, pa.field("seed", pa.uint64()))
+        columns = {"seed": seeds, **columns}
+    return pa.table(dict(columns), schema=pa.schema(fields))
+
+
+class Result:
+    """Results of one run, or of several seeds (:func:`run_many`).
+
+    Tables (pandas DataFrames, built lazily via pyarrow): ``flows``,
+    ``links`` (one row per link direction), ``transfers``, ``agents`` and
+    ``series``. Results of several seeds have a leading ``seed`` column.
+    Scalars: ``seed`` (None for several seeds), ``seeds``, ``duration_s``,
+    and ``events`` and ``packet_hops`` (summed over seeds). ``tables`` holds
+    the same data as pyarrow Tables.
+
+    >>> import airtcp
+    >>> r = airtcp.run({"simulation": {"duration": "5s"},
+    ...                 "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}],
+    ...                 "flow": [{"from": "A", "to": "B", "app": {"kind": "bulk"}}]})
+    >>> round(r.flows.goodput_bps[0] / 1e6, 1)
+    0.9
+    >>> list(r.links.name)
+    ['A->B', 'B->A']
+    """
+
+    def __init__(
+        self,
+        tables: Mapping[str, Any],
+        seeds: list[int],
+        duration_s: float,
+        events: int,
+        packet_hops: int,
+        multi: bool,
+    ):
+        self.tables = dict(tables)
+        self.seeds = list(seeds)
+        self.seed = None if multi else self.seeds[0]
+        self.duration_s = duration_s
+        self.events = events
+        self.packet_hops = packet_hops
+        self._frames: dict[str, Any] = {}
+
+    @classmethod
+    def _from_core(cls, d: Mapping[str, Any]) -> Result:
+        tables = {k: _arrow_table(d[k], d["schema"][k]) for k in TABLES}
+        return cls(tables, [d["seed"]], d["duration_s"], d["events"], d["packet_hops"], multi=False)
+
+    @classmethod
+    def _from_many(cls, runs: list[Mapping[str, Any]], seeds: list[int], duration_s: float) -> Result:
+        schema = runs[0]["schema"] if runs else _core.schema()
+        tables = {}
+        for k in TABLES:
+            cols: dict[str, list] = {name: [] for name in schema[k]}
+            seed_col: list[int] = []
+            for d in runs:
+                n = 0
+                for name, values in d[k].items():
+                    cols[name].extend(values)
+                    n = len(values)
+                seed_col.extend([d["seed"]] * n)
+            tables[k] = _arrow_table(cols, schema[k], seeds=seed_col)
+        return cls(
+            tables,
+            seeds,
+            duration_s,
+            sum(d["events"] for d in runs),
+            sum(d["packet_hops"] for d in runs),
+            multi=True,
+        )
+
+    def _frame(self, name: str):
+        if name not in self._frames:
+            self._frames[name] = self.tables[name].to_pandas()
+        return self._frames[name]
+
+    @property
+    def flows(self):
+        """Per-flow results (DataFrame)."""
+        return self._frame("flows")
+
+    @property
+    def links(self):
+        """Per link-direction results (DataFrame)."""
+        return self._frame("links")
+
+    @property
+    def transfers(self):
+        """One row per completed transfer (file and repeated apps)."""
+        return self._frame("transfers")
+
+    @property
+    def agents(self):
+        """Middlebox agent counters, long format (node, agent, counter, value)."""
+        return self._frame("agents")
+
+    @property
+    def series(self):
+        """Sampled time series, long format (time_s, metric, id, value)."""
+        return self._frame("series")
+
+    def __repr__(self) -> str:
+        seeds = f"seed={self.seed}" if self.seed is not None else f"{len(self.seeds)} seeds"
+        return (
+            f"<airtcp.Result {seeds}, {self.duration_s:g}s, {self.tables['flows'].num_rows} flow rows, "
+            f"{self.events} events>"
+        )
+
+    def summary(self) -> str:
+        """A short human-readable table of flows and busy links.
+
+        With several seeds, numbers are means over the seeds.
+        """
+        flows = self.flows
+        links = self.links
+        multi = self.seed is None
+        lines = []
+        if multi:
+            lines.append(f"{len(self.seeds)} seeds ({_seed_list(self.seeds)}), {self.duration_s:g} s each; means over seeds")
+        else:
+            lines.append(f"seed {self.seed}, {self.duration_s:g} s simulated, {self.events:,} events")
+        drop_cols = [c for c in flows.columns if c.startswith("drops_")]
+        rows = []
+        if len(flows):
+            f = flows.assign(drops=flows[drop_cols].sum(axis=1) if drop_cols else 0)
+            if multi:
+                f = f.groupby("flow", sort=True).agg(
+                    name=("name", "first"),
+                    src=("src", "first"),
+                    dst=("dst", "first"),
+                    variant=("variant", "first"),
+                    protocol=("protocol", "first"),
+                    goodput_bps=("goodput_bps", "mean"),
+                    retransmitted_segments=("retransmitted_segments", "mean"),
+                    timeouts=("timeouts", "mean"),
+                    drops=("drops", "mean"),
+                    mean_rtt_s=("mean_rtt_s", "mean"),
+                )
+            for _, r in f.iterrows():
+                rows.append(
+                    [
+                        r["name"],
+                        f"{r['src']}->{r['dst']}",
+                        r["variant"] or r["protocol"],
+                        f"{r['goodput_bps'] / 1e6:.3f}",
+                        _num(r["retransmitted_segments"]),
+                        _num(r["timeouts"]),
+                        _num(r["drops"]),
+                        "-" if r["mean_rtt_s"] != r["mean_rtt_s"] else f"{r['mean_rtt_s'] * 1e3:.1f}",
+                    ]
+                )
+        lines.append("")
+        lines.append(
+            _table(["flow", "path", "tcp", "goodput Mb/s", "retransmits", "timeouts", "drops", "rtt ms"], rows)
+            if rows
+            else "no flows"
+        )
+        rows = []
+        if len(links):
+            ldrop = [c for c in links.columns if c.startswith("drops_")]
+            l = links.assign(drops=links[ldrop].sum(axis=1) if ldrop else 0)
+            if multi:
+                l = l.groupby("link", sort=True).agg(
+                    name=("name", "first"),
+                    rate_bps=("rate_bps", "first"),
+                    utilization=("utilization", "mean"),
+                    drops=("drops", "mean"),
+                    mean_queue_pkts=("mean_queue_pkts", "mean"),
+                )
+            for _, r in l.iterrows():
+                if r["utilization"] == 0 and r["drops"] == 0:
+                    continue  # an idle direction
+                rows.append(
+                    [
+                        r["name"],
+                        _rate(r["rate_bps"]),
+                        f"{r['utilization'] * 100:.1f}",
+                        _num(r["drops"]),
+                        f"{r['mean_queue_pkts']:.2f}",
+                    ]
+                )
+        lines.append("")
+        lines.append(
+            _table(["link", "rate", "util %", "drops", "mean queue pkts"], rows) if rows else "no busy links"
+        )
+        return "\n".join(lines)
+
+
+def _seed_list(seeds: list[int]) -> str:
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
+def _num(x) -> str:
+    x = float(x)
+    return f"{int(x):,}" if x == int(x) else f"{x:,.1f}"
+
+
+def _rate(bps) -> str:
+    bps = float(bps)
+    for unit, scale in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:g} {unit}"
+    return f"{bps:g} b/s"
+
+
+def _table(header: list[str], rows: list[list[str]], left: int = 2) -> str:
+    """A plain-text table; the first ``left`` columns are left-aligned."""
+    cells = [header] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+
+    def fmt(r):
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+
+    return "\n".join([fmt(cells[0]), "  ".join("-" * w for w in widths)] + [fmt(r) for r in cells[1:]])
+
+
+def run(
+    scenario: Scenario | str | os.PathLike | Mapping[str, Any],
+    seed: int | None = None,
+    progress: bool | Callable[[float], Any] = False,
+) -> Result:
+    """Run a scenario once and return its :class:`Result`.
+
+    ``scenario`` is a :class:`Scenario`, a path or a dict (see :func:`load`);
+    ``seed`` overrides the file's seed. ``progress=True`` shows a tqdm bar of
+    simulated seconds; a callable is called with the simulated time in
+    seconds, once per simulated second. Ctrl-C stops the run and raises
+    KeyboardInterrupt.
+
+    >>> import airtcp
+    >>> r = airtcp.run("examples/wireless.toml", seed=3)   # doctest: +SKIP
+    >>> r.flows[["name", "goodput_bps", "drops_channel"]]   # doctest: +SKIP
+    """
+    sc = load(scenario)
+    if seed is not None:
+        seed = _check_seed(seed)
+    bar = None
+    callback = None
+    if callable(progress):
+        callback = progress
+    elif progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=round(sc.duration_s), unit="sim s", desc=os.path.basename(sc.source_name), leave=False)
+        done = [0]
+
+        def callback(t: float) -> None:
+            n = int(t)
+            if n > done[0]:
+                bar.update(n - done[0])
+                done[0] = n
+
+    try:
+        d = _core.run(sc.text, sc.source_name, seed, callback)
+    finally:
+        if bar is not None:
+            bar.close()
+    return Result._from_core(d)
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) and not hasattr(seed, "__index__"):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    seed = int(seed)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return seed
+
+
+def _worker_init() -> None:
+    # Ctrl-C is the parent's business: it terminates the pool.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _worker_run(job: tuple[int, str, str, int]) -> tuple[int, dict]:
+    i, text, name, seed = job
+    return i, _core.run(text, name, seed, None)
+
+
+def run_many(
+    scenario: Scenario | str | os.PathLike | Mapping[str, Any],
+    seeds: Iterable[int],
+    workers: int | None = None,
+    progress: bool = True,
+) -> Result:
+    """Run a scenario for several seeds, in parallel, and concatenate.
+
+    Each table gets a leading ``seed`` column; rows are in the order of
+    ``seeds`` whatever the order in which runs finish, so the result is
+    identical to a serial run. ``workers`` defaults to all cores; with
+    ``workers=1`` the runs happen in this process. On Ctrl-C, pending runs
+    are cancelled, running ones stopped, and the runs that finished are
+    returned (with a RuntimeWarning saying how many).
+
+    Worker processes are started with "spawn": scripts calling this should
+    guard their top level with ``if __name__ == "__main__":``.
+
+    >>> import airtcp
+    >>> r = airtcp.run_many("examples/wireless.toml", seeds=range(1, 5))   # doctest: +SKIP
+    >>> r.flows.groupby("name").goodput_bps.describe()                     # doctest: +SKIP
+    """
+    sc = load(scenario)
+    seeds = [_check_seed(s) for s in seeds]
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    workers = max(1, min(workers, len(seeds)))
+
+    from tqdm.auto import tqdm
+
+    done: dict[int, dict] = {}
+    interrupted = False
+    bar = tqdm(total=len(seeds), unit="run", desc=os.path.basename(sc.source_name), disable=not progress)
+    try:
+        if workers == 1:
+            try:
+                for i, s in enumerate(seeds):
+                    done[i] = _core.run(sc.text, sc.source_name, s, None)
+                    bar.update()
+            except KeyboardInterrupt:
+                interrupted = True
+        else:
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("spawn")
+            pool = ctx.Pool(workers, initializer=_worker_init)
+            try:
+                jobs = [(i, sc.text, sc.source_name, s) for i, s in enumerate(seeds)]
+                for i, d in pool.imap_unordered(_worker_run, jobs, chunksize=1):
+                    done[i] = d
+                    bar.update()
+                pool.close()
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                # terminate() also cancels what is queued or running; after
+                # close() and a full iteration there is nothing left.
+                pool.terminate()
+                pool.join()
+    finally:
+        bar.close()
+    if interrupted:
+        warnings.warn(
+            f"interrupted: {len(done)} of {len(seeds)} runs finished; returning those",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    order = sorted(done)
+    return Result._from_many([done[i] for i in order], [seeds[i] for i in order], sc.duration_s)
+
+
+def jain_fairness(values: Iterable[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n * sum x^2); 1.0 if all are equal.
+
+    >>> import airtcp
+    >>> airtcp.jain_fairness([1.0, 1.0, 1.0])
+    1.0
+    >>> airtcp.jain_fairness([3.0, 1.0])
+    0.8
+    """
+    return _core.jain_fairness([float(v) for v in values])

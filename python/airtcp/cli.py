@@ -1,0 +1,212 @@
+"""The ``airtcp`` command line.
+
+    airtcp run FILE [--seed N] [--runs N] [--out DIR] [--format csv|parquet|json]
+                    [--workers N] [--quiet]
+    airtcp validate FILE
+    airtcp bench [--quick]
+    airtcp --version
+
+Exit status: 0 on success, 2 for a wrong scenario or wrong usage (the error
+is one line on stderr), 130 when interrupted with Ctrl-C (whatever finished
+is still reported and written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+import warnings
+
+from . import __version__
+from .api import Result, ScenarioError, load, run, run_many
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+TABLE_FILES = ("flows", "links", "transfers", "series", "agents")
+
+
+def _positive_int(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}")
+    return v
+
+
+def _seed(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {s!r}") from None
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(f"seed must be in [0, 2**64), got {s}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="airtcp",
+        description="Deterministic packet-level TCP simulator.",
+    )
+    p.add_argument("--version", action="version", version=f"airtcp {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    r = sub.add_parser("run", help="run a scenario file", description="Run a scenario and summarise it.")
+    r.add_argument("file", metavar="FILE", help="scenario TOML file")
+    r.add_argument("--seed", type=_seed, help="seed (default: the file's); first seed with --runs")
+    r.add_argument("--runs", type=_positive_int, default=1, help="number of seeds to run: seed, seed+1, ...")
+    r.add_argument("--out", metavar="DIR", help="write result tables and run.json to DIR")
+    r.add_argument("--format", choices=("csv", "parquet", "json"), default="csv", help="table format for --out")
+    r.add_argument("--workers", type=_positive_int, help="parallel processes for --runs (default: all cores)")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+
+    v = sub.add_parser("validate", help="check a scenario file", description="Check a scenario file.")
+    v.add_argument("file", metavar="FILE")
+
+    b = sub.add_parser("bench", help="measure simulator speed", description="Measure simulator speed.")
+    b.add_argument("--quick", action="store_true", help="10x shorter runs")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return cmd_run(args)
+        if args.command == "validate":
+            return cmd_validate(args)
+        if args.command == "bench":
+            return cmd_bench(args)
+    except ScenarioError as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("airtcp: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    raise AssertionError(args.command)
+
+
+def cmd_validate(args) -> int:
+    sc = load(args.file)
+    print(f"{args.file}: ok ({sc.nodes} nodes, {sc.links} links, {sc.flows} flows)")
+    return 0
+
+
+def cmd_run(args) -> int:
+    sc = load(args.file)
+    first = args.seed if args.seed is not None else sc.seed
+    seeds = [first + i for i in range(args.runs)]
+    if seeds[-1] >= 2**64:
+        print(f"airtcp: seeds {first}..{seeds[-1]} exceed 2**64 - 1", file=sys.stderr)
+        return EXIT_USAGE
+    show = not args.quiet and sys.stderr.isatty()
+    interrupted = False
+    t0 = time.perf_counter()
+    if args.runs == 1:
+        try:
+            res = run(sc, seed=first, progress=_sim_bar(sc) if show else False)
+        except KeyboardInterrupt:
+            print("airtcp: interrupted; no run finished", file=sys.stderr)
+            return EXIT_INTERRUPTED
+    else:
+        with warnings.catch_warnings():
+            # run_many warns on Ctrl-C; we say it ourselves below.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = run_many(sc, seeds, workers=args.workers, progress=show)
+        if len(res.seeds) < len(seeds):
+            interrupted = True
+            print(f"airtcp: interrupted; {len(res.seeds)} of {len(seeds)} runs finished", file=sys.stderr)
+    wall_s = time.perf_counter() - t0
+    if not args.quiet:
+        print(res.summary())
+    if args.out:
+        files = write_result(res, args.out, args.format)
+        meta = {
+            "airtcp_version": __version__,
+            "scenario": os.path.abspath(args.file),
+            "seeds": res.seeds,
+            "runs_requested": len(seeds),
+            "runs_finished": len(res.seeds),
+            "interrupted": interrupted,
+            "duration_s": res.duration_s,
+            "events": res.events,
+            "packet_hops": res.packet_hops,
+            "wall_s": round(wall_s, 3),
+            "format": args.format,
+            "tables": files,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
+        with open(os.path.join(args.out, "run.json"), "w") as f:
+            json.dump(meta, f, indent=2)
+            f.write("\n")
+        if not args.quiet:
+            print(f"\nwrote {', '.join(files.values())} and run.json to {args.out}")
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _sim_bar(sc):
+    """A progress callback drawing a bar of simulated seconds, shown only
+    if the run takes more than a moment."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(
+        total=round(sc.duration_s),
+        unit="sim s",
+        desc=os.path.basename(sc.source_name),
+        leave=False,
+        delay=0.5,
+    )
+    done = [0]
+
+    def update(t: float) -> None:
+        n = min(int(t), bar.total)
+        if n > done[0]:
+            bar.update(n - done[0])
+            done[0] = n
+        if n >= bar.total:
+            bar.close()
+
+    return update
+
+
+def write_result(res: Result, out: str, fmt: str) -> dict[str, str]:
+    """Write the tables of ``res`` to directory ``out``; return {table: file name}."""
+    os.makedirs(out, exist_ok=True)
+    files = {}
+    for name in TABLE_FILES:
+        fname = f"{name}.{fmt}"
+        path = os.path.join(out, fname)
+        table = res.tables[name]
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(table, path)
+        elif fmt == "csv":
+            getattr(res, name).to_csv(path, index=False)
+        elif fmt == "json":
+            getattr(res, name).to_json(path, orient="records", indent=1)
+        else:
+            raise ValueError(f"unknown format {fmt!r}")
+        files[name] = fname
+    return files
+
+
+def cmd_bench(args) -> int:
+    from . import bench
+
+    rows = []
+    for name, scenario in bench.scenarios(quick=args.quick):
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        rows.append(bench.run_one(name, scenario))
+    print(bench.format_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
