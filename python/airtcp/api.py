@@ -129,8 +129,8 @@ class Result:
     >>> r = airtcp.run({"simulation": {"duration": "5s"},
     ...                 "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}],
     ...                 "flow": [{"from": "A", "to": "B", "app": {"kind": "bulk"}}]})
-    >>> round(r.flows.goodput_bps[0] / 1e6, 1)
-    0.9
+    >>> bool(0.5e6 < r.flows.goodput_bps[0] < 1e6)
+    True
     >>> list(r.links.name)
     ['A->B', 'B->A']
     """

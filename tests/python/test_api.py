@@ -1,0 +1,204 @@
+import pandas as pd
+import pytest
+
+import airtcp
+from airtcp import _core
+
+FLOW_COLUMNS = [
+    "flow", "name", "src", "dst", "protocol", "variant", "app", "start_s", "end_s",
+    "delivered_bytes", "goodput_bps", "throughput_bps", "segments_sent", "bytes_sent",
+    "retransmitted_segments", "retransmitted_bytes", "duplicate_bytes_received",
+    "timeouts", "spurious_timeouts", "fast_retransmits", "ecn_reductions",
+    "non_congestion_losses", "drops_queue", "drops_aqm", "drops_channel", "drops_ttl",
+    "drops_agent", "drops_no_route", "ack_drops", "ecn_marks", "transfers_completed",
+    "mean_rtt_s", "min_rtt_s", "mean_first_rto_s", "final_cwnd_bytes", "final_ssthresh_bytes",
+]
+LINK_COLUMNS = [
+    "link", "name", "from", "to", "rate_bps", "delay_s", "packets_sent", "bytes_sent",
+    "utilization", "drops_queue", "drops_aqm", "drops_channel", "drops_ttl", "drops_agent",
+    "drops_no_route", "ecn_marks", "mean_queue_pkts", "max_queue_pkts",
+]
+TRANSFER_COLUMNS = ["flow", "index", "start_s", "end_s", "bytes", "response_s"]
+AGENT_COLUMNS = ["node", "agent", "counter", "value"]
+SERIES_COLUMNS = ["time_s", "metric", "id", "value"]
+
+
+def test_public_api():
+    for name in ["load", "run", "run_many", "jain_fairness", "Scenario", "Result", "ScenarioError", "__version__"]:
+        assert hasattr(airtcp, name), name
+    assert airtcp.ScenarioError is _core.ScenarioError
+    assert issubclass(airtcp.ScenarioError, ValueError)
+    assert airtcp.__version__ == _core.__version__
+    assert airtcp.__version__.count(".") == 2
+
+
+def test_wireless_run(wireless):
+    r = airtcp.run(wireless)
+    assert r.seed == 1 and r.seeds == [1]
+    assert r.duration_s == 60.0
+    assert r.events > 0 and r.packet_hops > 0
+    for df in (r.flows, r.links, r.transfers, r.agents, r.series):
+        assert isinstance(df, pd.DataFrame)
+    assert list(r.flows.columns) == FLOW_COLUMNS
+    assert list(r.links.columns) == LINK_COLUMNS
+    assert list(r.transfers.columns) == TRANSFER_COLUMNS
+    assert list(r.agents.columns) == AGENT_COLUMNS
+    assert list(r.series.columns) == SERIES_COLUMNS
+
+    (flow,) = r.flows.itertuples(index=False)
+    assert flow.src == "server" and flow.dst == "mobile" and flow.protocol == "tcp"
+    assert flow.delivered_bytes > 0
+    assert 0 < flow.goodput_bps <= 2e6
+    assert flow.drops_channel > 0
+    assert flow.retransmitted_segments >= flow.drops_channel
+    assert 0.05 < flow.min_rtt_s <= flow.mean_rtt_s < 1
+
+    assert len(r.links) == 4  # two links, both directions
+    wl = r.links.set_index("name").loc["base_station->mobile"]
+    assert wl.drops_channel > 0
+    assert wl.rate_bps == 2_000_000
+    assert wl.delay_s == pytest.approx(0.005)
+    assert r.links.utilization.between(0, 1).all()
+    assert r.links.set_index("name").loc["mobile->base_station"].drops_channel == 0  # ACKs cross unharmed
+
+    # Integer counters are integers, names are strings.
+    assert str(r.flows.delivered_bytes.dtype) == "uint64"
+    assert r.flows.goodput_bps.dtype == "float64"
+    assert "summary" in dir(r)
+    s = r.summary()
+    assert "flow0" in s and "goodput" in s and "base_station->mobile" in s
+
+
+def test_empty_tables_keep_typed_columns(wireless):
+    r = airtcp.run(wireless)
+    assert r.transfers.empty and list(r.transfers.columns) == TRANSFER_COLUMNS
+    assert r.transfers.response_s.dtype == "float64"
+    assert r.series.empty and list(r.series.columns) == SERIES_COLUMNS
+
+
+def test_load_dict_and_scenario_object(wireless):
+    sc = airtcp.load(wireless)
+    assert (sc.nodes, sc.links, sc.flows, sc.seed, sc.duration_s) == (3, 2, 1, 1, 60.0)
+    assert sc.source_name == str(wireless)
+    assert airtcp.load(sc) is sc
+    d = {
+        "simulation": {"duration": "5s", "seed": 9},
+        "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}],
+        "flow": [{"from": "A", "to": "B", "app": {"kind": "bulk"}}],
+    }
+    sc2 = airtcp.load(d)
+    assert sc2.source_name == "<dict>" and sc2.seed == 9
+    r = airtcp.run(d)
+    assert r.seed == 9 and r.flows.goodput_bps[0] > 0.5e6
+    # A seed argument overrides the file's.
+    assert airtcp.run(d, seed=4).seed == 4
+
+
+def test_timeseries(dumbbell):
+    d = {
+        "simulation": {"duration": "3s"},
+        "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}],
+        "flow": [{"from": "A", "to": "B", "app": {"kind": "bulk"}}],
+        "output": {"timeseries": {"interval": "100ms"}},
+    }
+    r = airtcp.run(d)
+    assert not r.series.empty
+    assert {"cwnd", "queue"} <= set(r.series.metric)
+    assert r.series.time_s.max() <= 3.0
+
+
+def test_progress_callback_and_stop(wireless):
+    seen = []
+    airtcp.run(wireless, progress=seen.append)
+    assert len(seen) >= 55 and seen == sorted(seen) and 1.0 <= seen[0] < 2.0
+
+    def stop(t):
+        if t >= 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        airtcp.run(wireless, progress=stop)
+
+    def boom(t):
+        raise ZeroDivisionError("from callback")
+
+    with pytest.raises(ZeroDivisionError, match="from callback"):
+        airtcp.run(wireless, progress=boom)
+
+
+def test_progress_bar(wireless, capsys):
+    r = airtcp.run(wireless, progress=True)
+    assert r.flows.delivered_bytes[0] > 0
+
+
+def test_run_many_serial_interrupt_keeps_finished(wireless, monkeypatch):
+    from airtcp import api
+
+    real = _core.run
+    calls = []
+
+    def fake(text, name, seed, progress):
+        calls.append(seed)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(text, name, seed, progress)
+
+    monkeypatch.setattr(api._core, "run", fake)
+    with pytest.warns(RuntimeWarning, match="2 of 5 runs finished"):
+        r = airtcp.run_many(wireless, seeds=[5, 6, 7, 8, 9], workers=1, progress=False)
+    assert r.seeds == [5, 6] and r.seed is None
+    assert list(r.flows.seed) == [5, 6]
+
+
+def test_run_many_nothing_finished_keeps_columns(wireless, monkeypatch):
+    from airtcp import api
+
+    def fake(*a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api._core, "run", fake)
+    with pytest.warns(RuntimeWarning, match="0 of 2"):
+        r = airtcp.run_many(wireless, seeds=[1, 2], workers=1, progress=False)
+    assert r.flows.empty and list(r.flows.columns) == ["seed"] + FLOW_COLUMNS
+
+
+def test_bad_arguments(wireless):
+    with pytest.raises(TypeError):
+        airtcp.load(42)
+    with pytest.raises(ValueError):
+        airtcp.run(wireless, seed=-1)
+    with pytest.raises(ValueError):
+        airtcp.run_many(wireless, [1], workers=0)
+
+
+def test_jain_fairness():
+    assert airtcp.jain_fairness([1, 1, 1]) == 1.0
+    assert airtcp.jain_fairness([3.0, 1.0]) == pytest.approx(0.8)
+    assert airtcp.jain_fairness([1.0, 0.0]) == pytest.approx(0.5)
+    assert airtcp.jain_fairness([]) == 1.0
+    assert airtcp.jain_fairness(x for x in [2.0, 2.0]) == 1.0
+
+
+def test_docstring_examples(monkeypatch):
+    import doctest
+
+    from conftest import REPO
+
+    import airtcp.api
+    import airtcp.bench
+
+    monkeypatch.chdir(REPO)
+    for mod in (airtcp, airtcp.api, airtcp.bench):
+        res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert res.failed == 0, mod.__name__
+        assert res.attempted > 0 or mod is airtcp.bench
+
+
+def test_scenario_error_pickles():
+    import pickle
+
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.load({"simulation": {"duration": "1s"}, "link": []})
+    e2 = pickle.loads(pickle.dumps(ei.value))
+    assert type(e2) is airtcp.ScenarioError
+    assert str(e2) == str(ei.value) and e2.field == "link" and e2.file == "<dict>"

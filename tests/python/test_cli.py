@@ -1,0 +1,178 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+import tomli_w
+
+import airtcp
+from airtcp.bench import dumbbell
+from conftest import REPO, run_cli
+
+TABLES = ["flows", "links", "transfers", "series", "agents"]
+
+
+def test_version():
+    p = run_cli("--version")
+    assert p.returncode == 0
+    assert p.stdout.strip() == f"airtcp {airtcp.__version__}"
+
+
+def test_usage_errors_exit_2(wireless):
+    for args in ([], ["frobnicate"], ["run"], ["run", wireless, "--runs", "0"], ["run", wireless, "--format", "xls"]):
+        p = run_cli(*args)
+        assert p.returncode == 2, args
+        assert "usage:" in p.stderr
+
+
+def test_validate_ok(wireless, dumbbell):
+    p = run_cli("validate", wireless)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == f"{wireless}: ok (3 nodes, 2 links, 1 flows)\n"
+    p = run_cli("validate", "examples/dumbbell.toml", cwd=REPO)
+    assert p.stdout == "examples/dumbbell.toml: ok (6 nodes, 5 links, 2 flows)\n"
+
+
+def test_run_summary(wireless):
+    p = run_cli("run", wireless)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "seed 1" in out
+    assert "goodput Mb/s" in out and "retransmits" in out and "timeouts" in out and "drops" in out
+    assert "util %" in out and "base_station->mobile" in out
+    r = airtcp.run(wireless)
+    assert f"{r.flows.goodput_bps[0] / 1e6:.3f}" in out
+    assert p.stderr == ""  # no progress bar when not a TTY
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "json"])
+def test_run_out(wireless, tmp_path, fmt):
+    out = tmp_path / "out"
+    p = run_cli("run", wireless, "--out", out, "--format", fmt, "--seed", "5")
+    assert p.returncode == 0, p.stderr
+    ref = airtcp.run(wireless, seed=5)
+    read = {"parquet": pd.read_parquet, "csv": pd.read_csv, "json": pd.read_json}[fmt]
+    for t in TABLES:
+        path = out / f"{t}.{fmt}"
+        assert path.exists(), path
+        if fmt == "json" and getattr(ref, t).empty:
+            assert json.loads(path.read_text()) == []
+            continue
+        df = read(path)
+        expected = getattr(ref, t)
+        if fmt == "parquet":
+            pd.testing.assert_frame_equal(df, expected)
+        else:
+            assert list(df.columns) == list(expected.columns)
+            assert len(df) == len(expected)
+    if fmt != "parquet":
+        flows = read(out / f"flows.{fmt}")
+        assert flows.goodput_bps[0] == pytest.approx(ref.flows.goodput_bps[0])
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["seeds"] == [5] and meta["runs_finished"] == 1 and not meta["interrupted"]
+    assert meta["airtcp_version"] == airtcp.__version__
+    assert meta["events"] == ref.events and meta["duration_s"] == 60.0
+    assert meta["tables"]["flows"] == f"flows.{fmt}"
+
+
+def test_run_many_cli(wireless, tmp_path):
+    out = tmp_path / "many"
+    p = run_cli("run", wireless, "--runs", "3", "--seed", "2", "--workers", "2", "--out", out, "--format", "parquet", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ""
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert list(flows.seed) == [2, 3, 4]
+    ref = airtcp.run_many(wireless, [2, 3, 4], workers=1, progress=False)
+    pd.testing.assert_frame_equal(flows, ref.flows)
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["seeds"] == [2, 3, 4] and meta["runs_requested"] == 3
+
+
+def test_console_script_installed(wireless):
+    exe = os.path.join(os.path.dirname(sys.executable), "airtcp")
+    if not os.path.exists(exe):
+        pytest.skip("console script not installed next to this interpreter")
+    p = subprocess.run([exe, "validate", str(wireless)], capture_output=True, text=True)
+    assert p.returncode == 0 and "ok" in p.stdout
+
+
+def test_bench_quick():
+    p = run_cli("bench", "--quick", timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    header = lines[0]
+    for col in ["scenario", "simulated s", "wall s", "events/s", "packet-hops/s", "peak MiB"]:
+        assert col in header
+    rows = [l for l in lines[2:] if l.strip()]
+    assert len(rows) == 2
+    assert rows[0].startswith("dumbbell-10flows-100Mbps") and rows[1].startswith("dumbbell-1000flows-1Gbps")
+    sim = [float(r.split()[1]) for r in rows]
+    assert sim == [10.0, 1.0]
+    peak = [float(r.split()[5]) for r in rows]
+    assert all(0 < m < 4096 for m in peak)
+
+
+def test_bench_scenarios_are_valid():
+    from airtcp import bench
+
+    (n10, s10), (n1000, s1000) = bench.scenarios()
+    a = airtcp.load(s10)
+    assert (a.nodes, a.links, a.flows, a.duration_s) == (22, 21, 10, 100.0)
+    b = airtcp.load(s1000)
+    assert (b.nodes, b.links, b.flows, b.duration_s) == (2002, 2001, 1000, 10.0)
+    q = airtcp.load(bench.scenarios(quick=True)[1][1])
+    assert q.duration_s == 1.0
+    link = s10["link"][10]
+    assert link["rate"] == "100Mbps" and link["delay"] == "10ms"
+    assert link["queue"]["kind"] == "red" and link["queue"]["gentle"] and not link["queue"]["ecn"]
+    assert s1000["link"][1000]["rate"] == "1Gbps"
+    assert all(f["tcp"]["variant"] == "newreno" and f["app"]["kind"] == "bulk" for f in s1000["flow"])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_keeps_finished_runs(tmp_path):
+    # Runs long enough that Ctrl-C lands while they are going.
+    sc = tmp_path / "long.toml"
+    sc.write_text(tomli_w.dumps(dumbbell(10, "100Mbps", 400)))
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "airtcp", "run", str(sc), "--runs", "20", "--workers", "2", "--out", str(out), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    time.sleep(3)
+    t0 = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)  # like Ctrl-C: the whole process group
+    _, err = p.communicate(timeout=30)
+    assert time.monotonic() - t0 < 10
+    assert p.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["interrupted"] and meta["runs_requested"] == 20
+    assert meta["runs_finished"] == len(meta["seeds"]) < 20
+    flows = pd.read_csv(out / "flows.csv")
+    assert sorted(set(flows.seed)) == meta["seeds"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_single_run(tmp_path):
+    sc = tmp_path / "long.toml"
+    sc.write_text(tomli_w.dumps(dumbbell(10, "100Mbps", 3000)))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "airtcp", "run", str(sc)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    time.sleep(2)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130
+    assert err.strip() == "airtcp: interrupted; no run finished"
