@@ -60,6 +60,8 @@ pub struct TcpFlow {
     /// Totals of connections already closed (repeated downloads).
     closed_sender: SenderStats,
     closed_receiver: ReceiverStats,
+    /// Counters of the sender hooks of closed connections, by name.
+    closed_hook_counters: Vec<(&'static str, u64)>,
     pub spurious_timeouts: u64,
     rtt_samples: u64,
     rtt_sum_ns: u128,
@@ -128,6 +130,7 @@ impl Flow {
                 app_rng,
                 closed_sender: SenderStats::default(),
                 closed_receiver: ReceiverStats::default(),
+                closed_hook_counters: Vec::new(),
                 spurious_timeouts: 0,
                 rtt_samples: 0,
                 rtt_sum_ns: 0,
@@ -233,6 +236,7 @@ pub struct World {
     pub flows: Vec<Flow>,
     pub series_cfg: Option<SeriesConfig>,
     events: EventQueue,
+    primed: bool,
     pool: PacketPool,
     next_uid: u64,
     hops: u64,
@@ -260,6 +264,7 @@ impl World {
             flows,
             series_cfg: None,
             events: EventQueue::new(),
+            primed: false,
             pool: PacketPool::default(),
             next_uid: 0,
             hops: 0,
@@ -287,21 +292,45 @@ impl World {
 
     /// Run to the end of the scenario. `progress` is called every simulated
     /// second with the current time; return false from it to stop early.
-    pub fn run(&mut self, mut progress: impl FnMut(TimeNs) -> bool) -> RunResult {
-        self.prime();
-        let mut next_progress = NS_PER_S;
-        while let Some((t, ev)) = self.events.pop_until(self.duration_ns) {
+    /// If `progress` stops the run early, the results cover the simulated
+    /// time reached so far.
+    pub fn run(&mut self, progress: impl FnMut(TimeNs) -> bool) -> RunResult {
+        if self.advance(self.duration_ns, progress) {
+            self.now_ns = self.duration_ns;
+        }
+        self.collect()
+    }
+
+    /// Process every event up to and including `until_ns` (tests and
+    /// step-by-step inspection); call [`Self::finish`] for the results.
+    pub fn run_until(&mut self, until_ns: TimeNs) {
+        self.advance(until_ns.min(self.duration_ns), |_| true);
+    }
+
+    /// Run to the end and collect the results.
+    pub fn finish(&mut self) -> RunResult {
+        self.run(|_| true)
+    }
+
+    /// Returns false if `progress` asked to stop.
+    fn advance(&mut self, until_ns: TimeNs, mut progress: impl FnMut(TimeNs) -> bool) -> bool {
+        if !self.primed {
+            self.prime();
+            self.primed = true;
+        }
+        let mut next_progress = (self.now_ns / NS_PER_S + 1) * NS_PER_S;
+        while let Some((t, ev)) = self.events.pop_until(until_ns) {
             self.now_ns = t;
             if t >= next_progress {
                 if !progress(t) {
-                    break;
+                    return false;
                 }
                 next_progress = (t / NS_PER_S + 1) * NS_PER_S;
             }
             self.dispatch(ev);
         }
-        self.now_ns = self.now_ns.max(self.duration_ns);
-        self.collect()
+        self.now_ns = self.now_ns.max(until_ns);
+        true
     }
 
     fn dispatch(&mut self, ev: EventKind) {
@@ -525,6 +554,14 @@ impl World {
             t.rtt_sum_ns += s.core.rtt.sample_sum_ns;
             if let Some(m) = s.core.rtt.min_rtt_ns() {
                 t.min_rtt_ns = Some(t.min_rtt_ns.map_or(m, |x| x.min(m)));
+            }
+            if let Some(h) = s.hook.as_ref() {
+                for (name, v) in h.counters() {
+                    match t.closed_hook_counters.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, total)) => *total += v,
+                        None => t.closed_hook_counters.push((name, v)),
+                    }
+                }
             }
             t.finished_sender = Some(s);
         }
@@ -837,6 +874,14 @@ impl World {
                         r.mean_first_rto_s =
                             ns_to_s((s.first_expiry_rto_sum_ns / s.first_expiries as u128) as u64);
                     }
+                    let counter = |name: &str| {
+                        t.closed_hook_counters
+                            .iter()
+                            .find(|(n, _)| *n == name)
+                            .map_or(0, |(_, v)| *v)
+                    };
+                    r.kicks_sent = counter("kicks_sent");
+                    r.kickbacks_received = counter("kickbacks_received");
                     r.final_cwnd_bytes = cwnd;
                     r.final_ssthresh_bytes = ssthresh;
                 }

@@ -300,7 +300,12 @@ impl SenderHook for Recorder {
     fn name(&self) -> &'static str {
         "recorder"
     }
-    fn on_rto_timer_changed(&mut self, _now: TimeNs, rto_deadline: Option<TimeNs>) {
+    fn on_rto_timer_changed(
+        &mut self,
+        _now: TimeNs,
+        rto_deadline: Option<TimeNs>,
+        _core: &SenderCore,
+    ) {
         self.changes.lock().unwrap().push(rto_deadline);
     }
     fn deadline(&self) -> Option<TimeNs> {

@@ -5,6 +5,8 @@
 //! it later from its timer), and it may inject packets of its own. Agents are
 //! sans-I/O like the TCP endpoints.
 
+pub mod kick_node;
+
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
 

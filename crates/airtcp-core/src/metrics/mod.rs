@@ -46,6 +46,9 @@ pub struct FlowResult {
     pub mean_first_rto_s: f64,
     pub final_cwnd_bytes: u64,
     pub final_ssthresh_bytes: u64,
+    /// Kick TCP: kick segments sent and kickbacks received by the sender.
+    pub kicks_sent: u64,
+    pub kickbacks_received: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 
 use super::schema::*;
-use super::units::QueueCapacity;
+use super::units::{parse_duration_ns, QueueCapacity};
 use super::{Scenario, ScenarioError};
+use crate::agents::kick_node::KickAwareNode;
 use crate::app::{OnOffConfig, TcpApp};
 use crate::net::channel::{
     Bernoulli, BitErrorRate, Channel, ChannelModel, DropList, GilbertElliott, PacketFilter,
@@ -15,6 +16,7 @@ use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit, Red, RedConfig};
 use crate::net::topology::{shortest_path_routes, NO_ROUTE};
 use crate::sim::rng::RandomStream;
 use crate::sim::{NS_PER_MS, NS_PER_S};
+use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
 use crate::tcp::spec::{TcpSpec, Variant};
@@ -115,11 +117,19 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             ));
         }
     }
-    let nodes: Vec<Node> = names
+    let mut nodes: Vec<Node> = names
         .iter()
         .zip(routes)
         .map(|(n, r)| Node::new(n.clone(), r))
         .collect();
+    for n in &f.node {
+        let id = index_of(&names, n.name.get_ref()).expect("declared nodes are named");
+        for a in &n.agents {
+            match a.get_ref() {
+                AgentSpec::Kick => nodes[id as usize].add_agent(Box::new(KickAwareNode::new(id))),
+            }
+        }
+    }
     let node_of = |s: &toml::Spanned<String>, field: String| -> Result<u32, ScenarioError> {
         index_of(&names, s.get_ref()).ok_or_else(|| {
             sc.error_at(
@@ -452,5 +462,39 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         delack_segments,
         dupthresh,
         trace: t.trace.unwrap_or(false),
+        kick: match &t.kick {
+            None => None,
+            Some(k) => {
+                let spec = k.interval.get_ref().trim();
+                let interval = if spec == "rtt" || spec == "srtt" {
+                    KickInterval::SmoothedRtt {
+                        before_sample_ns: k.before_sample.map_or(rto.initial_rto_ns, |d| d.0),
+                    }
+                } else {
+                    match parse_duration_ns(spec) {
+                        Ok(d) if d > 0 => KickInterval::Fixed(d),
+                        Ok(_) => {
+                            return Err(sc.error_at(
+                                Some(k.interval.span()),
+                                format!("flow[{i}].tcp.kick.interval"),
+                                "must be positive",
+                            ))
+                        }
+                        Err(e) => {
+                            return Err(sc.error_at(
+                                Some(k.interval.span()),
+                                format!("flow[{i}].tcp.kick.interval"),
+                                format!("expected \"rtt\" or a duration: {e}"),
+                            ))
+                        }
+                    }
+                };
+                let ttl = k.ttl.unwrap_or(1);
+                if ttl == 0 {
+                    return Err(err("kick.ttl", "must be at least 1"));
+                }
+                Some(KickConfig { interval, ttl })
+            }
+        },
     })
 }

@@ -40,6 +40,29 @@ fn default_seed() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub name: Spanned<String>,
+    /// Middlebox agents on this node, in the order they see packets.
+    #[serde(default)]
+    pub agents: Vec<Spanned<AgentSpec>>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AgentSpec {
+    /// Kick TCP's kick-aware intermediate node.
+    Kick,
+}
+
+/// Kick TCP at the sender (draft-bahk-pilc-tcp-wireless-00).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KickFileSpec {
+    /// "rtt" (the smoothed RTT) or a fixed duration such as "150ms".
+    pub interval: Spanned<String>,
+    /// Interval before the first RTT sample when interval = "rtt"
+    /// (default: the initial RTO, i.e. no kick before the first expiry).
+    pub before_sample: Option<Duration>,
+    /// IP TTL of kick segments (default 1).
+    pub ttl: Option<u8>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -207,6 +230,8 @@ pub struct TcpFileSpec {
     pub dupthresh: Option<u32>,
     /// Record a per-sender event trace (tests; default false).
     pub trace: Option<bool>,
+    /// Kick TCP's kick timer (default off).
+    pub kick: Option<KickFileSpec>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -3,6 +3,7 @@
 
 pub mod cc;
 pub mod classify;
+pub mod kick;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;

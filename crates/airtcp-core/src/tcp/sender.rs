@@ -95,6 +95,10 @@ pub enum TraceEvent {
     },
     /// RFC 3168 §6.1.2 window reduction on ECN-Echo.
     EcnReduction,
+    /// Kick TCP: a kick segment (K bit set) for `seq` left the sender.
+    Kick {
+        seq: u64,
+    },
     Window {
         cwnd: u64,
         ssthresh: u64,
@@ -179,7 +183,7 @@ impl SenderCore {
         self.snd_una >= self.app_limit && self.state == ConnState::Established
     }
 
-    fn trace(&mut self, now_ns: TimeNs, ev: TraceEvent) {
+    pub fn trace(&mut self, now_ns: TimeNs, ev: TraceEvent) {
         if self.cfg.trace {
             self.trace.push((now_ns, ev));
         }
@@ -464,10 +468,19 @@ pub trait SenderHook: Send {
     fn name(&self) -> &'static str;
     /// The retransmission timer was set or reset (`Some(deadline)`) or
     /// stopped (`None`).
-    fn on_rto_timer_changed(&mut self, now_ns: TimeNs, rto_deadline: Option<TimeNs>);
+    fn on_rto_timer_changed(
+        &mut self,
+        now_ns: TimeNs,
+        rto_deadline: Option<TimeNs>,
+        core: &SenderCore,
+    );
     /// Offered each arriving packet before TCP; return true to consume it.
     fn on_packet(&mut self, _now_ns: TimeNs, _pkt: &Packet) -> bool {
         false
+    }
+    /// Named counters reported per flow.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
     }
     fn deadline(&self) -> Option<TimeNs>;
     fn on_timer(&mut self, now_ns: TimeNs, core: &mut SenderCore, out: &mut Vec<Packet>);
@@ -634,7 +647,7 @@ impl TcpSender {
         if self.core.rto_generation != before {
             let deadline = self.core.rto_deadline;
             if let Some(h) = self.hook.as_mut() {
-                h.on_rto_timer_changed(now_ns, deadline);
+                h.on_rto_timer_changed(now_ns, deadline, &self.core);
             }
         }
     }

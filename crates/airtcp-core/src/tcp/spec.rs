@@ -4,13 +4,14 @@
 use crate::sim::TimeNs;
 use crate::tcp::cc::RenoCc;
 use crate::tcp::classify::AlwaysCongestion;
+use crate::tcp::kick::{KickConfig, KickTimer};
 use crate::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use crate::tcp::recovery::{
     LossRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
 };
 use crate::tcp::rto::StandardTimeout;
 use crate::tcp::rtt::RtoConfig;
-use crate::tcp::sender::{SenderConfig, TcpSender};
+use crate::tcp::sender::{SenderConfig, SenderHook, TcpSender};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -50,6 +51,8 @@ pub struct TcpSpec {
     pub delack_segments: u32,
     pub dupthresh: u32,
     pub trace: bool,
+    /// Kick TCP's kick timer at this sender.
+    pub kick: Option<KickConfig>,
 }
 
 impl TcpSpec {
@@ -97,7 +100,8 @@ impl TcpSpec {
             self.recovery(),
             Box::new(StandardTimeout),
             Box::new(AlwaysCongestion),
-            None,
+            self.kick
+                .map(|k| Box::new(KickTimer::new(k)) as Box<dyn SenderHook>),
         )
     }
 
