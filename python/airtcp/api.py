@@ -217,10 +217,11 @@ class Result:
             f"{self.events} events>"
         )
 
-    def summary(self) -> str:
+    def summary(self, max_rows: int | None = 40) -> str:
         """A short human-readable table of flows and busy links.
 
-        With several seeds, numbers are means over the seeds.
+        With several seeds, numbers are means over the seeds. At most
+        ``max_rows`` flows and links are listed (None: all).
         """
         flows = self.flows
         links = self.links
@@ -262,11 +263,15 @@ class Result:
                 )
         lines.append("")
         lines.append(
-            _table(["flow", "path", "tcp", "goodput Mb/s", "retransmits", "timeouts", "drops", "rtt ms"], rows)
+            _table(
+                ["flow", "path", "tcp", "goodput Mb/s", "retransmits", "timeouts", "drops", "rtt ms"],
+                _cap(rows, max_rows, "flows"),
+            )
             if rows
             else "no flows"
         )
         rows = []
+        link_note = ""
         if len(links):
             ldrop = [c for c in links.columns if c.startswith("drops_")]
             l = links.assign(drops=links[ldrop].sum(axis=1) if ldrop else 0)
@@ -278,9 +283,12 @@ class Result:
                     drops=("drops", "mean"),
                     mean_queue_pkts=("mean_queue_pkts", "mean"),
                 )
+            l = l[(l["utilization"] > 0) | (l["drops"] > 0)]  # skip idle directions
+            if max_rows is not None and len(l) > max_rows:
+                # Too many to list: the busiest ones, in their usual order.
+                l = l.loc[sorted(l["utilization"].nlargest(max_rows).index)]
+                link_note = f"(the {max_rows} busiest of {links['link'].nunique()} link directions)"
             for _, r in l.iterrows():
-                if r["utilization"] == 0 and r["drops"] == 0:
-                    continue  # an idle direction
                 rows.append(
                     [
                         r["name"],
@@ -294,7 +302,15 @@ class Result:
         lines.append(
             _table(["link", "rate", "util %", "drops", "mean queue pkts"], rows) if rows else "no busy links"
         )
+        if link_note:
+            lines.append(link_note)
         return "\n".join(lines)
+
+
+def _cap(rows: list[list[str]], max_rows: int | None, what: str) -> list[list[str]]:
+    if max_rows is None or len(rows) <= max_rows:
+        return rows
+    return rows[:max_rows] + [[f"... {len(rows) - max_rows} more {what}"]]
 
 
 def _seed_list(seeds: list[int]) -> str:
@@ -318,13 +334,14 @@ def _rate(bps) -> str:
 
 def _table(header: list[str], rows: list[list[str]], left: int = 2) -> str:
     """A plain-text table; the first ``left`` columns are left-aligned."""
-    cells = [header] + [[str(c) for c in r] for r in rows]
+    cells = [header] + [[str(c) for c in r] for r in rows if len(r) == len(header)]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    notes = [r[0] for r in rows if len(r) != len(header)]  # full-width remarks
 
     def fmt(r):
         return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
 
-    return "\n".join([fmt(cells[0]), "  ".join("-" * w for w in widths)] + [fmt(r) for r in cells[1:]])
+    return "\n".join([fmt(cells[0]), "  ".join("-" * w for w in widths)] + [fmt(r) for r in cells[1:]] + notes)
 
 
 def run(

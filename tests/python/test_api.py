@@ -202,3 +202,15 @@ def test_scenario_error_pickles():
     e2 = pickle.loads(pickle.dumps(ei.value))
     assert type(e2) is airtcp.ScenarioError
     assert str(e2) == str(ei.value) and e2.field == "link" and e2.file == "<dict>"
+
+
+def test_summary_caps_long_tables():
+    from airtcp.bench import dumbbell
+
+    r = airtcp.run_many(dumbbell(30, "100Mbps", 0.5), [1, 2], workers=1, progress=False)
+    s = r.summary(max_rows=5)
+    assert "2 seeds" in s and "means over seeds" in s
+    assert "... 25 more flows" in s
+    assert "(the 5 busiest of 122 link directions)" in s
+    assert "R1->R2" in s  # the bottleneck is among the busiest
+    assert len(r.summary(max_rows=None).splitlines()) > 60
