@@ -345,3 +345,49 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panic_becomes_runtime_error() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let err = no_panic::<()>(|| panic!("boom {}", 42)).unwrap_err();
+            assert!(err.is_instance_of::<PyRuntimeError>(py));
+            let msg = err.to_string();
+            assert!(
+                msg.contains("airtcp bug") && msg.contains("boom 42"),
+                "{msg}"
+            );
+        });
+    }
+
+    #[test]
+    fn schema_lists_every_column_with_its_type() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let d = result_dict(py, &RunResult::default()).unwrap();
+            let schema = d.get_item("schema").unwrap().unwrap();
+            let flows = schema.get_item("flows").unwrap();
+            assert_eq!(
+                flows.get_item("drops_no_route").unwrap().to_string(),
+                "uint64"
+            );
+            assert_eq!(flows.get_item("goodput_bps").unwrap().to_string(), "double");
+            let links = schema.get_item("links").unwrap();
+            assert_eq!(
+                links.get_item("drops_channel").unwrap().to_string(),
+                "uint64"
+            );
+            for t in ["flows", "links", "transfers", "agents", "series"] {
+                let cols = d.get_item(t).unwrap().unwrap();
+                assert_eq!(
+                    cols.len().unwrap(),
+                    schema.get_item(t).unwrap().len().unwrap()
+                );
+            }
+        });
+    }
+}
