@@ -214,3 +214,12 @@ def test_summary_caps_long_tables():
     assert "(the 5 busiest of 122 link directions)" in s
     assert "R1->R2" in s  # the bottleneck is among the busiest
     assert len(r.summary(max_rows=None).splitlines()) > 60
+
+
+def test_error_without_line_and_empty_run_many(wireless):
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.load({"simulation": {"duration": "1s"}, "link": []})
+    assert ei.value.line is None and ei.value.field == "link"
+    assert str(ei.value) == "<dict>: link: a scenario needs at least one [[link]]"
+    r = airtcp.run_many(wireless, [], progress=False)
+    assert r.seeds == [] and r.flows.empty and list(r.flows.columns) == ["seed"] + FLOW_COLUMNS
