@@ -55,11 +55,11 @@ CASES = {
     "negative_rate": (GOOD.replace('rate = "10Mbps"', 'rate = "-5Mbps"'), 7, "link[0].rate", ["must be positive"]),
     "probability": (
         GOOD.replace('delay = "10ms"\n', 'delay = "10ms"\nerror = { kind = "bernoulli", per = 1.5 }\n'),
-        9, "link[0].error", ["1.5", "[0, 1]"],
+        9, "link[0].error.per", ["1.5", "[0, 1]"],
     ),
     "probability_table": (
         GOOD.replace('delay = "10ms"\n', 'delay = "10ms"\n[link.error]\nkind = "bernoulli"\nper = 1.5\n'),
-        None, "link[0].error", ["1.5", "[0, 1]"],
+        11, "link[0].error.per", ["1.5", "[0, 1]"],
     ),
     "unknown_variant": (
         GOOD.replace("app = ", 'tcp = { variant = "cubic" }\napp = '),

@@ -318,13 +318,18 @@ impl World {
             self.prime();
             self.primed = true;
         }
+        // Report every simulated second, and every 2^20 events so that a
+        // slow second (many flows) still lets the caller stop the run.
         let mut next_progress = (self.now_ns / NS_PER_S + 1) * NS_PER_S;
+        let mut events_since_report = 0u32;
         while let Some((t, ev)) = self.events.pop_until(until_ns) {
             self.now_ns = t;
-            if t >= next_progress {
+            events_since_report += 1;
+            if t >= next_progress || events_since_report >= 1 << 20 {
                 if !progress(t) {
                     return false;
                 }
+                events_since_report = 0;
                 next_progress = (t / NS_PER_S + 1) * NS_PER_S;
             }
             self.dispatch(ev);

@@ -147,18 +147,16 @@ fn zero_and_negative_rates() {
 
 #[test]
 fn probability_outside_unit_interval() {
-    // The tagged error table is buffered by serde, so the path stops at the
-    // table; the line and the message name the value.
     check(
         &err_with("per = 0.01", "per = 1.5"),
         15,
-        "link[1].a_to_b.error",
+        "link[1].a_to_b.error.per",
         "probability 1.5 is outside [0, 1]",
     );
     check(
         &err_with("per = 0.01", "per = -0.1"),
         15,
-        "link[1].a_to_b.error",
+        "link[1].a_to_b.error.per",
         "outside [0, 1]",
     );
 }
@@ -219,4 +217,85 @@ fn missing_file() {
             .starts_with("/nonexistent/x.toml: cannot read file"),
         "{e}"
     );
+}
+
+#[test]
+fn fields_that_do_not_fit_the_kind() {
+    check(
+        &err_with("per = 0.01", "ber = 0.01"),
+        15,
+        "link[1].a_to_b.error.ber",
+        "not used by kind \"bernoulli\"",
+    );
+    check(
+        &err_with("per = 0.01", "applies_to = \"data\""),
+        15,
+        "link[1].a_to_b.error",
+        "kind \"bernoulli\" needs `per`",
+    );
+    check(
+        &err_with("{ kind = \"bulk\" }", "{ kind = \"file\" }"),
+        21,
+        "flow[0].app",
+        "kind \"file\" needs `size`",
+    );
+    check(
+        &err_with(
+            "{ kind = \"bulk\" }",
+            "{ kind = \"bulk\", size = \"10KB\" }",
+        ),
+        21,
+        "flow[0].app.size",
+        "not used by kind \"bulk\"",
+    );
+}
+
+#[test]
+fn degenerate_values() {
+    let ge = r#"{ kind = "gilbert_elliott", mean_good = "0s", mean_bad = "1s" }"#;
+    check(
+        &err_with(r#"{ kind = "bernoulli", per = 0.01 }"#, ge),
+        15,
+        "link[1].a_to_b.error.mean_good",
+        "at least 1us",
+    );
+    let q = "delay = \"2ms\"\nqueue = { kind = \"droptail\", limit = \"0pkt\" }";
+    check(
+        &err_with("delay = \"2ms\"", q),
+        9,
+        "link[0].queue.limit",
+        "at least 1 packet",
+    );
+    let red = "delay = \"2ms\"\nqueue = { kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, weight = 0 }";
+    check(
+        &err_with("delay = \"2ms\"", red),
+        9,
+        "link[0].queue.weight",
+        "must be in (0, 1]",
+    );
+    let ts = format!("{GOOD}\n[output]\ntimeseries = {{ interval = \"0s\" }}\n");
+    check(
+        &err(&ts),
+        24,
+        "output.timeseries.interval",
+        "must be positive",
+    );
+}
+
+#[test]
+fn section_tables_point_at_the_value() {
+    let text = GOOD.replacen(
+        "a_to_b = { error = { kind = \"bernoulli\", per = 0.01 } }\n",
+        "",
+        1,
+    ) + "\n[link.error]\nkind = \"bernoulli\"\nper = 1.5\n";
+    // [link.error] extends the last [[link]] (index 1).
+    check(&err(&text), 24, "link[1].error.per", "outside [0, 1]");
+}
+
+#[test]
+fn numbers_with_exponents() {
+    let sc =
+        Scenario::from_toml_str(&GOOD.replacen("\"10Mbps\"", "\"1e7bps\"", 1), "e.toml").unwrap();
+    assert_eq!(sc.file.link[0].rate.0, 10_000_000);
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::schema::*;
-use super::units::{parse_duration_ns, QueueCapacity};
+use super::units::{parse_duration_ns, Duration, QueueCapacity};
 use super::{Scenario, ScenarioError};
 use crate::agents::kick_node::KickAwareNode;
 use crate::app::{OnOffConfig, TcpApp};
@@ -15,7 +15,7 @@ use crate::net::link::LinkDir;
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit, Red, RedConfig};
 use crate::net::topology::{shortest_path_routes, NO_ROUTE};
 use crate::sim::rng::RandomStream;
-use crate::sim::{NS_PER_MS, NS_PER_S};
+use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
 use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
@@ -101,16 +101,18 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             let name = if *k == 1 { base } else { format!("{base}#{k}") };
             let rate = over.as_ref().and_then(|o| o.rate).unwrap_or(l.rate).0;
             let delay = over.as_ref().and_then(|o| o.delay).unwrap_or(l.delay).0;
-            let qspec = over
-                .as_ref()
-                .and_then(|o| o.queue.clone())
-                .or_else(|| l.queue.clone());
-            let espec = over
-                .as_ref()
-                .and_then(|o| o.error.clone())
-                .or_else(|| l.error.clone());
-            let queue = build_queue(sc, qspec.as_ref(), rate, &field)?;
-            let channel = build_channel(espec.as_ref(), seed, &name);
+            // A per-direction table overrides the link's; errors name
+            // whichever one the user wrote.
+            let (qspec, qfield) = match over.as_ref().and_then(|o| o.queue.as_ref()) {
+                Some(q) => (Some(q), format!("{field}.queue")),
+                None => (l.queue.as_ref(), format!("link[{i}].queue")),
+            };
+            let (espec, efield) = match over.as_ref().and_then(|o| o.error.as_ref()) {
+                Some(e) => (Some(e), format!("{field}.error")),
+                None => (l.error.as_ref(), format!("link[{i}].error")),
+            };
+            let queue = build_queue(sc, qspec, rate, &qfield)?;
+            let channel = build_channel(sc, espec, seed, &name, &efield)?;
             let qrng = RandomStream::new(seed, &format!("queue:{name}"));
             links.push(LinkDir::new(
                 name, from, to, rate, delay, queue, channel, qrng,
@@ -189,73 +191,102 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             }
         }
         let app_field = format!("flow[{i}].app");
-        match fl.app.get_ref() {
-            AppSpec::Onoff {
-                rate,
-                packet_size,
-                mean_on,
-                mean_off,
-            } => {
-                if let Some(t) = &fl.tcp {
-                    return Err(sc.error_at(
-                        Some(t.span()),
-                        format!("flow[{i}].tcp"),
-                        "an \"onoff\" app runs over UDP: remove the tcp table",
-                    ));
-                }
-                let packet_bytes = packet_size.map_or(1000, |s| s.0);
-                if !(28..=65_535).contains(&packet_bytes) {
-                    return Err(sc.error_at(
-                        Some(fl.app.span()),
-                        format!("{app_field}.packet_size"),
-                        "must be between 28B and 65535B",
-                    ));
-                }
-                if mean_on.0 == 0 || mean_off.0 == 0 {
-                    return Err(sc.error_at(
-                        Some(fl.app.span()),
-                        app_field,
-                        "mean_on and mean_off must be positive",
-                    ));
-                }
-                let cfg = OnOffConfig {
-                    rate_bps: rate.0,
-                    packet_bytes: packet_bytes as u32,
-                    mean_on_ns: mean_on.0,
-                    mean_off_ns: mean_off.0,
-                };
-                flows.push(Flow::udp(name, src, dst, start, stop, cfg, seed));
+        let app = fl.app.get_ref();
+        let app_span = Some(fl.app.span());
+        let present = [
+            ("size", app.size.is_some()),
+            ("think", app.think.is_some()),
+            ("count", app.count.is_some()),
+            ("rate", app.rate.is_some()),
+            ("packet_size", app.packet_size.is_some()),
+            ("mean_on", app.mean_on.is_some()),
+            ("mean_off", app.mean_off.is_some()),
+        ];
+        let kind_fields: (&str, &[&str], &[&str]) = match app.kind {
+            AppKind::Bulk => ("bulk", &[], &[]),
+            AppKind::File => ("file", &["size"], &[]),
+            AppKind::Repeated => ("repeated", &["size", "think"], &["count"]),
+            AppKind::Onoff => ("onoff", &["rate", "mean_on", "mean_off"], &["packet_size"]),
+        };
+        check_kind_fields(sc, app_span.clone(), &app_field, kind_fields, &present)?;
+        if let Some(size) = &app.size {
+            if size.get_ref().0 == 0 {
+                return Err(sc.error_at(
+                    Some(size.span()),
+                    format!("{app_field}.size"),
+                    "must be positive",
+                ));
             }
-            app => {
-                let app = match app {
-                    AppSpec::Bulk => TcpApp::Bulk,
-                    AppSpec::File { size } => TcpApp::File { size_bytes: size.0 },
-                    AppSpec::Repeated { size, think, count } => TcpApp::Repeated {
-                        size_bytes: size.0,
-                        mean_think_ns: think.0,
-                        count: *count,
-                    },
-                    AppSpec::Onoff { .. } => unreachable!("handled above"),
-                };
-                if app.transfer_bytes() == Some(0) {
-                    return Err(sc.error_at(
-                        Some(fl.app.span()),
-                        format!("{app_field}.size"),
+        }
+        if app.kind == AppKind::Onoff {
+            if let Some(t) = &fl.tcp {
+                return Err(sc.error_at(
+                    Some(t.span()),
+                    format!("flow[{i}].tcp"),
+                    "an \"onoff\" app runs over UDP: remove the tcp table",
+                ));
+            }
+            let packet_bytes = app.packet_size.as_ref().map_or(1000, |s| s.get_ref().0);
+            if !(28..=65_535).contains(&packet_bytes) {
+                return Err(sc.error_at(
+                    app.packet_size.as_ref().map(|s| s.span()),
+                    format!("{app_field}.packet_size"),
+                    "must be between 28B and 65535B",
+                ));
+            }
+            let positive = |d: &Option<toml::Spanned<Duration>>,
+                            name: &str|
+             -> Result<TimeNs, ScenarioError> {
+                let d = d.as_ref().expect("checked by check_kind_fields");
+                match d.get_ref().0 {
+                    0 => Err(sc.error_at(
+                        Some(d.span()),
+                        format!("{app_field}.{name}"),
                         "must be positive",
-                    ));
+                    )),
+                    v => Ok(v),
                 }
-                let spec = tcp_spec(sc, fl, i)?;
-                flows.push(Flow::tcp(name, src, dst, start, stop, spec, app, seed));
-            }
+            };
+            let cfg = OnOffConfig {
+                rate_bps: app.rate.expect("checked").0,
+                packet_bytes: packet_bytes as u32,
+                mean_on_ns: positive(&app.mean_on, "mean_on")?,
+                mean_off_ns: positive(&app.mean_off, "mean_off")?,
+            };
+            flows.push(Flow::udp(name, src, dst, start, stop, cfg, seed));
+        } else {
+            let size = || {
+                app.size
+                    .as_ref()
+                    .expect("checked by check_kind_fields")
+                    .get_ref()
+                    .0
+            };
+            let tcp_app = match app.kind {
+                AppKind::Bulk => TcpApp::Bulk,
+                AppKind::File => TcpApp::File { size_bytes: size() },
+                AppKind::Repeated => TcpApp::Repeated {
+                    size_bytes: size(),
+                    mean_think_ns: app.think.expect("checked").0,
+                    count: app.count,
+                },
+                AppKind::Onoff => unreachable!("handled above"),
+            };
+            let spec = tcp_spec(sc, fl, i)?;
+            flows.push(Flow::tcp(name, src, dst, start, stop, spec, tcp_app, seed));
         }
     }
     let mut world = World::new(seed, duration, nodes, links, flows);
     if let Some(ts) = &f.output.timeseries {
-        if ts.interval.0 == 0 {
-            return Err(sc.error_at(None, "output.timeseries.interval", "must be positive"));
+        if ts.interval.get_ref().0 == 0 {
+            return Err(sc.error_at(
+                Some(ts.interval.span()),
+                "output.timeseries.interval",
+                "must be positive",
+            ));
         }
         world.series_cfg = Some(SeriesConfig {
-            interval_ns: ts.interval.0,
+            interval_ns: ts.interval.get_ref().0,
             flows: ts.flows,
             links: ts.links,
         });
@@ -274,50 +305,120 @@ fn queue_limit(c: QueueCapacity) -> QueueLimit {
     }
 }
 
+/// Check that a table with a `kind` has every field its kind needs and none
+/// that it does not take. `kind` is (name, required, optional).
+fn check_kind_fields(
+    sc: &Scenario,
+    span: Option<std::ops::Range<usize>>,
+    field: &str,
+    (kind, required, optional): (&str, &[&str], &[&str]),
+    present: &[(&str, bool)],
+) -> Result<(), ScenarioError> {
+    for (name, is) in present {
+        if *is && !required.contains(name) && !optional.contains(name) {
+            return Err(sc.error_at(
+                span,
+                format!("{field}.{name}"),
+                format!("not used by kind \"{kind}\""),
+            ));
+        }
+    }
+    for r in required {
+        if !present.iter().any(|(n, is)| n == r && *is) {
+            return Err(sc.error_at(span, field, format!("kind \"{kind}\" needs `{r}`")));
+        }
+    }
+    Ok(())
+}
+
 fn build_queue(
     sc: &Scenario,
-    q: Option<&QueueSpec>,
+    q: Option<&toml::Spanned<QueueSpec>>,
     rate_bps: u64,
     field: &str,
 ) -> Result<QueueDiscipline, ScenarioError> {
-    Ok(match q {
-        None => QueueDiscipline::DropTail(DropTail::new(QueueLimit::Packets(DEFAULT_QUEUE_PKTS))),
-        Some(QueueSpec::Droptail { limit }) => {
-            QueueDiscipline::DropTail(DropTail::new(queue_limit(limit.0)))
+    let Some(spanned) = q else {
+        return Ok(QueueDiscipline::DropTail(DropTail::new(
+            QueueLimit::Packets(DEFAULT_QUEUE_PKTS),
+        )));
+    };
+    let q = spanned.get_ref();
+    let present = [
+        ("limit", q.limit.is_some()),
+        ("min_th", q.min_th.is_some()),
+        ("max_th", q.max_th.is_some()),
+        ("weight", q.weight.is_some()),
+        ("max_p", q.max_p.is_some()),
+        ("gentle", q.gentle.is_some()),
+        ("ecn", q.ecn.is_some()),
+        ("mean_packet_size", q.mean_packet_size.is_some()),
+    ];
+    let kind: (&str, &[&str], &[&str]) = match q.kind {
+        QueueKind::Droptail => ("droptail", &["limit"], &[]),
+        QueueKind::Red => (
+            "red",
+            &["limit", "min_th", "max_th"],
+            &["weight", "max_p", "gentle", "ecn", "mean_packet_size"],
+        ),
+    };
+    check_kind_fields(sc, Some(spanned.span()), field, kind, &present)?;
+    let limit_spec = q.limit.as_ref().expect("checked by check_kind_fields");
+    let limit = match limit_spec.get_ref().0 {
+        QueueCapacity::Packets(0) => {
+            return Err(sc.error_at(
+                Some(limit_spec.span()),
+                format!("{field}.limit"),
+                "must be at least 1 packet",
+            ));
         }
-        Some(QueueSpec::Red {
-            limit,
-            min_th,
-            max_th,
-            weight,
-            max_p,
-            gentle,
-            ecn,
-            mean_packet_size,
-        }) => {
-            let f = format!("{field}.queue");
-            if min_th.is_nan() || *min_th < 0.0 {
-                return Err(sc.error_at(None, format!("{f}.min_th"), "must not be negative"));
-            }
-            if max_th.is_nan() || *max_th <= *min_th {
+        QueueCapacity::Bytes(b) if b < 40 => {
+            return Err(sc.error_at(
+                Some(limit_spec.span()),
+                format!("{field}.limit"),
+                "must hold at least one packet (40B)",
+            ));
+        }
+        c => queue_limit(c),
+    };
+    Ok(match q.kind {
+        QueueKind::Droptail => QueueDiscipline::DropTail(DropTail::new(limit)),
+        QueueKind::Red => {
+            let (min_th, max_th) = (
+                q.min_th.as_ref().expect("checked"),
+                q.max_th.as_ref().expect("checked"),
+            );
+            let (lo, hi) = (*min_th.get_ref(), *max_th.get_ref());
+            if lo.is_nan() || lo < 0.0 {
                 return Err(sc.error_at(
-                    None,
-                    format!("{f}.max_th"),
+                    Some(min_th.span()),
+                    format!("{field}.min_th"),
+                    "must not be negative",
+                ));
+            }
+            if hi.is_nan() || hi <= lo {
+                return Err(sc.error_at(
+                    Some(max_th.span()),
+                    format!("{field}.max_th"),
                     "must be greater than min_th",
                 ));
             }
-            if weight.is_nan() || *weight <= 0.0 || *weight > 1.0 {
-                return Err(sc.error_at(None, format!("{f}.weight"), "must be in (0, 1]"));
+            // Floyd & Jacobson 1993 recommend w_q = 0.002.
+            let weight = q.weight.as_ref().map_or(0.002, |w| *w.get_ref());
+            if weight.is_nan() || weight <= 0.0 || weight > 1.0 {
+                let span = q.weight.as_ref().map(|w| w.span());
+                return Err(sc.error_at(span, format!("{field}.weight"), "must be in (0, 1]"));
             }
             let cfg = RedConfig {
-                limit: queue_limit(limit.0),
-                min_th_pkts: *min_th,
-                max_th_pkts: *max_th,
-                weight: *weight,
-                max_p: max_p.0,
-                gentle: *gentle,
-                ecn: *ecn,
-                mean_pkt_bytes: mean_packet_size.map_or(1000, |s| s.0.max(1) as u32),
+                limit,
+                min_th_pkts: lo,
+                max_th_pkts: hi,
+                weight,
+                max_p: q.max_p.map_or(0.1, |p| p.0),
+                gentle: q.gentle.unwrap_or(false),
+                ecn: q.ecn.unwrap_or(false),
+                mean_pkt_bytes: q
+                    .mean_packet_size
+                    .map_or(1000, |s| s.0.clamp(1, 65_535) as u32),
             };
             QueueDiscipline::Red(Red::new(cfg, rate_bps))
         }
@@ -334,46 +435,72 @@ fn filter(a: AppliesTo) -> PacketFilter {
 
 /// Stream names are "channel:<dir>" and "fading:<dir>": a channel's draws
 /// depend only on the seed and the link direction's name.
-fn build_channel(e: Option<&ErrorSpec>, seed: u64, name: &str) -> Channel {
+fn build_channel(
+    sc: &Scenario,
+    e: Option<&toml::Spanned<ErrorSpec>>,
+    seed: u64,
+    name: &str,
+    field: &str,
+) -> Result<Channel, ScenarioError> {
+    let Some(spanned) = e else {
+        return Ok(Channel::perfect());
+    };
+    let e = spanned.get_ref();
+    let present = [
+        ("per", e.per.is_some()),
+        ("ber", e.ber.is_some()),
+        ("mean_good", e.mean_good.is_some()),
+        ("mean_bad", e.mean_bad.is_some()),
+        ("loss_good", e.loss_good.is_some()),
+        ("loss_bad", e.loss_bad.is_some()),
+        ("packets", e.packets.is_some()),
+    ];
+    let kind: (&str, &[&str], &[&str]) = match e.kind {
+        ErrorKind::Bernoulli => ("bernoulli", &["per"], &[]),
+        ErrorKind::Ber => ("ber", &["ber"], &[]),
+        ErrorKind::GilbertElliott => (
+            "gilbert_elliott",
+            &["mean_good", "mean_bad"],
+            &["loss_good", "loss_bad"],
+        ),
+        ErrorKind::DropList => ("drop_list", &["packets"], &[]),
+    };
+    check_kind_fields(sc, Some(spanned.span()), field, kind, &present)?;
     let rng = RandomStream::new(seed, &format!("channel:{name}"));
-    match e {
-        None => Channel::perfect(),
-        Some(ErrorSpec::Bernoulli { per, applies_to }) => Channel::new(
-            ChannelModel::Bernoulli(Bernoulli { per: per.0 }),
-            filter(*applies_to),
-            rng,
-        ),
-        Some(ErrorSpec::Ber { ber, applies_to }) => Channel::new(
-            ChannelModel::BitErrorRate(BitErrorRate::new(ber.0)),
-            filter(*applies_to),
-            rng,
-        ),
-        Some(ErrorSpec::GilbertElliott {
-            mean_good,
-            mean_bad,
-            loss_good,
-            loss_bad,
-            applies_to,
-        }) => {
+    let model = match e.kind {
+        ErrorKind::Bernoulli => ChannelModel::Bernoulli(Bernoulli {
+            per: e.per.expect("checked").0,
+        }),
+        ErrorKind::Ber => ChannelModel::BitErrorRate(BitErrorRate::new(e.ber.expect("checked").0)),
+        ErrorKind::GilbertElliott => {
+            // Sojourns shorter than a microsecond would make the fading
+            // process, not the traffic, dominate the run time.
+            let mean =
+                |d: &Option<toml::Spanned<Duration>>, n: &str| -> Result<TimeNs, ScenarioError> {
+                    let d = d.as_ref().expect("checked");
+                    match d.get_ref().0 {
+                        v if v >= 1_000 => Ok(v),
+                        _ => Err(sc.error_at(
+                            Some(d.span()),
+                            format!("{field}.{n}"),
+                            "must be at least 1us",
+                        )),
+                    }
+                };
             let fading = RandomStream::new(seed, &format!("fading:{name}"));
-            let ge = GilbertElliott::new(
-                mean_good.0.max(1),
-                mean_bad.0.max(1),
-                loss_good.map_or(0.0, |p| p.0),
-                loss_bad.map_or(1.0, |p| p.0),
+            ChannelModel::GilbertElliott(GilbertElliott::new(
+                mean(&e.mean_good, "mean_good")?,
+                mean(&e.mean_bad, "mean_bad")?,
+                e.loss_good.map_or(0.0, |p| p.0),
+                e.loss_bad.map_or(1.0, |p| p.0),
                 fading,
-            );
-            Channel::new(ChannelModel::GilbertElliott(ge), filter(*applies_to), rng)
+            ))
         }
-        Some(ErrorSpec::DropList {
-            packets,
-            applies_to,
-        }) => Channel::new(
-            ChannelModel::DropList(DropList::new(packets.clone())),
-            filter(*applies_to),
-            rng,
-        ),
-    }
+        ErrorKind::DropList => {
+            ChannelModel::DropList(DropList::new(e.packets.clone().expect("checked")))
+        }
+    };
+    Ok(Channel::new(model, filter(e.applies_to), rng))
 }
 
 fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioError> {

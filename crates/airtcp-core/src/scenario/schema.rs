@@ -73,9 +73,9 @@ pub struct LinkSpec {
     pub rate: Rate,
     pub delay: Duration,
     /// Queue of both directions (default DropTail, 50 packets, as ns-2).
-    pub queue: Option<QueueSpec>,
+    pub queue: Option<Spanned<QueueSpec>>,
     /// Channel errors of both directions (default none).
-    pub error: Option<ErrorSpec>,
+    pub error: Option<Spanned<ErrorSpec>>,
     /// Per-direction overrides.
     pub a_to_b: Option<DirectionSpec>,
     pub b_to_a: Option<DirectionSpec>,
@@ -86,42 +86,37 @@ pub struct LinkSpec {
 pub struct DirectionSpec {
     pub rate: Option<Rate>,
     pub delay: Option<Duration>,
-    pub queue: Option<QueueSpec>,
-    pub error: Option<ErrorSpec>,
+    pub queue: Option<Spanned<QueueSpec>>,
+    pub error: Option<Spanned<ErrorSpec>>,
 }
 
+// The tables with a `kind` are flat structs rather than serde-tagged enums:
+// a tagged enum buffers its table, which loses the field path and the line
+// of a bad value. `build.rs` checks which fields each kind takes.
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    Droptail,
+    Red,
+}
+
+/// `kind = "droptail"`: `limit`. `kind = "red"` (Floyd & Jacobson RED,
+/// thresholds in packets of the average queue): `limit`, `min_th`,
+/// `max_th`, and optionally `weight` (default 0.002), `max_p` (0.1),
+/// `gentle` (false), `ecn` (false), `mean_packet_size` ("1000B").
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QueueSpec {
-    Droptail {
-        limit: QueueLimitSpec,
-    },
-    /// Floyd & Jacobson RED; thresholds in packets of the average queue.
-    Red {
-        limit: QueueLimitSpec,
-        min_th: f64,
-        max_th: f64,
-        /// EWMA weight w_q (default 0.002, the paper's).
-        #[serde(default = "default_red_weight")]
-        weight: f64,
-        /// Probability at max_th (default 0.1).
-        #[serde(default = "default_max_p")]
-        max_p: Probability,
-        #[serde(default)]
-        gentle: bool,
-        /// Mark ECN-capable packets instead of dropping them early.
-        #[serde(default)]
-        ecn: bool,
-        /// Typical packet size for ageing the average when idle (default 1000B).
-        mean_packet_size: Option<Size>,
-    },
-}
-
-fn default_red_weight() -> f64 {
-    0.002
-}
-fn default_max_p() -> Probability {
-    Probability(0.1)
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    pub kind: QueueKind,
+    pub limit: Option<Spanned<QueueLimitSpec>>,
+    pub min_th: Option<Spanned<f64>>,
+    pub max_th: Option<Spanned<f64>>,
+    pub weight: Option<Spanned<f64>>,
+    pub max_p: Option<Probability>,
+    pub gentle: Option<bool>,
+    pub ecn: Option<bool>,
+    pub mean_packet_size: Option<Size>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
@@ -133,40 +128,34 @@ pub enum AppliesTo {
     Acks,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ErrorSpec {
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
     /// Independent losses with packet error rate `per`.
-    Bernoulli {
-        per: Probability,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
+    Bernoulli,
     /// Independent bit errors: P(loss) = 1 - (1 - ber)^bits.
-    Ber {
-        ber: Probability,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
-    /// Continuous-time two-state Markov fading.
-    GilbertElliott {
-        mean_good: Duration,
-        mean_bad: Duration,
-        /// Loss probability in the good state (default 0).
-        #[serde(default)]
-        loss_good: Option<Probability>,
-        /// Loss probability in the bad state (default 1).
-        #[serde(default)]
-        loss_bad: Option<Probability>,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
-    /// Drop exactly the listed packets (1-based count of matching packets).
-    DropList {
-        packets: Vec<u64>,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
+    Ber,
+    /// Continuous-time two-state Markov fading: `mean_good`, `mean_bad`,
+    /// `loss_good` (default 0), `loss_bad` (default 1).
+    GilbertElliott,
+    /// Drop exactly the listed `packets` (1-based count of matching packets).
+    DropList,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorSpec {
+    pub kind: ErrorKind,
+    pub per: Option<Probability>,
+    pub ber: Option<Probability>,
+    pub mean_good: Option<Spanned<Duration>>,
+    pub mean_bad: Option<Spanned<Duration>>,
+    pub loss_good: Option<Probability>,
+    pub loss_bad: Option<Probability>,
+    pub packets: Option<Vec<u64>>,
+    /// Which packets the errors hit (default all).
+    #[serde(default)]
+    pub applies_to: AppliesTo,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -234,26 +223,32 @@ pub struct TcpFileSpec {
     pub kick: Option<KickFileSpec>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AppSpec {
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// FTP-like, unlimited data.
     Bulk,
-    File {
-        size: Size,
-    },
-    Repeated {
-        size: Size,
-        /// Mean of the exponential think time.
-        think: Duration,
-        count: Option<u64>,
-    },
-    Onoff {
-        rate: Rate,
-        /// Bytes on the wire per datagram (default 1000B).
-        packet_size: Option<Size>,
-        mean_on: Duration,
-        mean_off: Duration,
-    },
+    /// One transfer of `size`.
+    File,
+    /// Transfers of `size` with exponential think times of mean `think`,
+    /// `count` times (default: until the end).
+    Repeated,
+    /// UDP on/off: `rate` while on, `packet_size` (default "1000B"),
+    /// exponential `mean_on` and `mean_off`.
+    Onoff,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    pub kind: AppKind,
+    pub size: Option<Spanned<Size>>,
+    pub think: Option<Duration>,
+    pub count: Option<u64>,
+    pub rate: Option<Rate>,
+    pub packet_size: Option<Spanned<Size>>,
+    pub mean_on: Option<Spanned<Duration>>,
+    pub mean_off: Option<Spanned<Duration>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -265,7 +260,7 @@ pub struct OutputSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeseriesSpec {
-    pub interval: Duration,
+    pub interval: Spanned<Duration>,
     /// cwnd, ssthresh, srtt, rtt per TCP flow (default true).
     #[serde(default = "yes")]
     pub flows: bool,

@@ -9,16 +9,23 @@ use std::fmt;
 
 use crate::sim::TimeNs;
 
-/// Split "12.5ms" into (12.5, "ms").
+/// Split "12.5ms" into (12.5, "ms"). The number may use an exponent
+/// ("1e-5s", "2.5E6bps"): the unit is the trailing run of letters (and
+/// '/') that does not belong to the number.
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
-    let end = s
+    let unit_start = s
         .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+'))
-        .map(|(i, _)| i)
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(end);
-    let v: f64 = num.parse().ok()?;
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphabetic() || *c == '/')
+        .last()
+        .map_or(s.len(), |(i, _)| i);
+    // A bare number has no unit.
+    if let Ok(v) = s.parse::<f64>() {
+        return Some((v, ""));
+    }
+    let (num, unit) = s.split_at(unit_start);
+    let v: f64 = num.trim().parse().ok()?;
     Some((v, unit.trim()))
 }
 
