@@ -13,9 +13,11 @@ use crate::net::topology::NO_ROUTE;
 use crate::sim::events::{EventKind, EventQueue};
 use crate::sim::rng::RandomStream;
 use crate::sim::{ns_to_s, s_to_ns, TimeNs, NS_PER_S};
+use crate::tcp::classify::LossCause;
 use crate::tcp::receiver::{ReceiverStats, TcpReceiver};
 use crate::tcp::sender::{SenderStats, TcpSender};
 use crate::tcp::spec::TcpSpec;
+use std::collections::HashMap;
 
 pub struct Node {
     pub name: String,
@@ -63,6 +65,12 @@ pub struct TcpFlow {
     /// Counters of the sender hooks of closed connections, by name.
     closed_hook_counters: Vec<(&'static str, u64)>,
     pub spurious_timeouts: u64,
+    /// Latest death of each data segment of the current connection, by
+    /// sequence number: (send time of the packet that died, cause).
+    lost_segments: HashMap<u64, (TimeNs, DeathCause)>,
+    /// Classifier confusion counts: [truth][verdict], truth = congestion,
+    /// wireless, other; verdict = congestion, non-congestion.
+    confusion: [[u64; 2]; 3],
     rtt_samples: u64,
     rtt_sum_ns: u128,
     min_rtt_ns: Option<TimeNs>,
@@ -132,6 +140,8 @@ impl Flow {
                 closed_receiver: ReceiverStats::default(),
                 closed_hook_counters: Vec::new(),
                 spurious_timeouts: 0,
+                lost_segments: HashMap::new(),
+                confusion: [[0; 2]; 3],
                 rtt_samples: 0,
                 rtt_sum_ns: 0,
                 min_rtt_ns: None,
@@ -414,6 +424,11 @@ impl World {
 
     fn kill(&mut self, pkt: &Packet, cause: DeathCause) {
         if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+            if let FlowKind::Tcp(t) = &mut f.kind {
+                if pkt.kind == PacketKind::TcpData && pkt.payload_len > 0 && pkt.epoch == t.epoch {
+                    t.lost_segments.insert(pkt.seq, (pkt.sent_ns, cause));
+                }
+            }
             match pkt.kind {
                 PacketKind::TcpData | PacketKind::Udp => f.data_drops[cause.index()] += 1,
                 PacketKind::TcpAck => f.ack_drops += 1,
@@ -503,7 +518,8 @@ impl World {
         self.scratch = out;
     }
 
-    /// After the sender ran: re-arm its timer and check for a finished transfer.
+    /// After the sender ran: score its loss decisions, re-arm its timer and
+    /// check for a finished transfer.
     fn after_sender_activity(&mut self, fi: usize) {
         self.sync_sender_timer(fi);
         let now = self.now_ns;
@@ -511,6 +527,23 @@ impl World {
         let FlowKind::Tcp(t) = &mut flow.kind else {
             return;
         };
+        if let Some(s) = t.sender.as_mut() {
+            for d in s.core.loss_decisions.drain(..) {
+                let truth = match t.lost_segments.get(&d.seq) {
+                    Some(&(sent, cause)) if sent == d.last_sent_ns => match cause {
+                        DeathCause::QueueOverflow | DeathCause::AqmDrop => 0,
+                        DeathCause::ChannelError => 1,
+                        _ => 2,
+                    },
+                    _ => 2,
+                };
+                let verdict = match d.cause {
+                    LossCause::Congestion => 0,
+                    LossCause::NonCongestion => 1,
+                };
+                t.confusion[truth][verdict] += 1;
+            }
+        }
         let Some(size) = t.app.transfer_bytes() else {
             return;
         };
@@ -695,6 +728,7 @@ impl World {
             FlowKind::Tcp(t) => {
                 // A new connection per transfer.
                 t.epoch += 1;
+                t.lost_segments.clear();
                 let mut sender = t.spec.build_sender(flow, t.epoch, src, dst);
                 t.receiver = Some(t.spec.build_receiver(flow, t.epoch, src, dst));
                 t.transfer_start_ns = now;
@@ -885,6 +919,13 @@ impl World {
                             .find(|(n, _)| *n == name)
                             .map_or(0, |(_, v)| *v)
                     };
+                    let c = t.confusion;
+                    r.loss_congestion_as_congestion = c[0][0];
+                    r.loss_congestion_as_wireless = c[0][1];
+                    r.loss_wireless_as_congestion = c[1][0];
+                    r.loss_wireless_as_wireless = c[1][1];
+                    r.loss_other_as_congestion = c[2][0];
+                    r.loss_other_as_wireless = c[2][1];
                     r.kicks_sent = counter("kicks_sent");
                     r.kickbacks_received = counter("kickbacks_received");
                     r.final_cwnd_bytes = cwnd;

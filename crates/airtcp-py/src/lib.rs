@@ -283,6 +283,24 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
     f.col(&r.flows, "mean_first_rto_s", |x| x.mean_first_rto_s);
     f.col(&r.flows, "final_cwnd_bytes", |x| x.final_cwnd_bytes);
     f.col(&r.flows, "final_ssthresh_bytes", |x| x.final_ssthresh_bytes);
+    f.col(&r.flows, "loss_congestion_as_congestion", |x| {
+        x.loss_congestion_as_congestion
+    });
+    f.col(&r.flows, "loss_congestion_as_wireless", |x| {
+        x.loss_congestion_as_wireless
+    });
+    f.col(&r.flows, "loss_wireless_as_congestion", |x| {
+        x.loss_wireless_as_congestion
+    });
+    f.col(&r.flows, "loss_wireless_as_wireless", |x| {
+        x.loss_wireless_as_wireless
+    });
+    f.col(&r.flows, "loss_other_as_congestion", |x| {
+        x.loss_other_as_congestion
+    });
+    f.col(&r.flows, "loss_other_as_wireless", |x| {
+        x.loss_other_as_wireless
+    });
     f.col(&r.flows, "kicks_sent", |x| x.kicks_sent);
     f.col(&r.flows, "kickbacks_received", |x| x.kickbacks_received);
     f.finish("flows", &out, &schema)?;

@@ -46,6 +46,18 @@ pub struct FlowResult {
     pub mean_first_rto_s: f64,
     pub final_cwnd_bytes: u64,
     pub final_ssthresh_bytes: u64,
+    /// Loss-classifier accuracy against the ground truth: each loss the
+    /// sender detected, by the true fate of the segment's latest
+    /// transmission (congestion = queue or AQM drop, wireless = channel
+    /// error, other = not lost or lost otherwise) and the classifier's
+    /// verdict. Type 1 errors are `loss_congestion_as_wireless`, type 2
+    /// errors `loss_wireless_as_congestion`.
+    pub loss_congestion_as_congestion: u64,
+    pub loss_congestion_as_wireless: u64,
+    pub loss_wireless_as_congestion: u64,
+    pub loss_wireless_as_wireless: u64,
+    pub loss_other_as_congestion: u64,
+    pub loss_other_as_wireless: u64,
     /// Kick TCP: kick segments sent and kickbacks received by the sender.
     pub kicks_sent: u64,
     pub kickbacks_received: u64,

@@ -16,6 +16,7 @@ use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit, Red, RedConfig};
 use crate::net::topology::{shortest_path_routes, NO_ROUTE};
 use crate::sim::rng::RandomStream;
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
+use crate::tcp::classify::{RttThresholdConfig, Threshold, TimeoutPolicy};
 use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
@@ -589,6 +590,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         delack_segments,
         dupthresh,
         trace: t.trace.unwrap_or(false),
+        classifier: classifier_config(sc, t, i)?,
         kick: match &t.kick {
             None => None,
             Some(k) => {
@@ -624,4 +626,74 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             }
         },
     })
+}
+
+/// The TCP table's `classifier`, checked per kind.
+fn classifier_config(
+    sc: &Scenario,
+    t: &TcpFileSpec,
+    i: usize,
+) -> Result<Option<RttThresholdConfig>, ScenarioError> {
+    let Some(spanned) = &t.classifier else {
+        return Ok(None);
+    };
+    let c = spanned.get_ref();
+    let field = format!("flow[{i}].tcp.classifier");
+    let present = [
+        ("threshold", c.threshold.is_some()),
+        ("ticks_above_base", c.ticks_above_base.is_some()),
+        ("tick", c.tick.is_some()),
+        ("on_timeout", c.on_timeout.is_some()),
+    ];
+    let kind: (&str, &[&str], &[&str]) = match c.kind {
+        ClassifierKind::AlwaysCongestion => ("always_congestion", &[], &[]),
+        ClassifierKind::RttThreshold => (
+            "rtt_threshold",
+            &[],
+            &["threshold", "ticks_above_base", "tick", "on_timeout"],
+        ),
+    };
+    check_kind_fields(sc, Some(spanned.span()), &field, kind, &present)?;
+    if c.kind == ClassifierKind::AlwaysCongestion {
+        return Ok(None);
+    }
+    let threshold = match (c.threshold, c.ticks_above_base) {
+        (Some(d), None) => {
+            if c.tick.is_some() {
+                return Err(sc.error_at(
+                    c.tick.as_ref().map(|t| t.span()),
+                    format!("{field}.tick"),
+                    "only used with ticks_above_base",
+                ));
+            }
+            Threshold::Absolute { rtt_ns: d.0 }
+        }
+        (None, Some(ticks)) => {
+            // The paper's TCP tick (ns-2's tcpTick_): 10 ms.
+            let tick_ns = c.tick.as_ref().map_or(10 * NS_PER_MS, |t| t.get_ref().0);
+            if tick_ns == 0 {
+                return Err(sc.error_at(
+                    c.tick.as_ref().map(|t| t.span()),
+                    format!("{field}.tick"),
+                    "must be positive",
+                ));
+            }
+            Threshold::AboveBase { ticks, tick_ns }
+        }
+        _ => {
+            return Err(sc.error_at(
+                Some(spanned.span()),
+                field,
+                "give exactly one of `threshold` and `ticks_above_base`",
+            ));
+        }
+    };
+    let on_timeout = match c.on_timeout.unwrap_or(OnTimeoutSpec::Congestion) {
+        OnTimeoutSpec::Congestion => TimeoutPolicy::Congestion,
+        OnTimeoutSpec::Classify => TimeoutPolicy::Classify,
+    };
+    Ok(Some(RttThresholdConfig {
+        threshold,
+        on_timeout,
+    }))
 }

@@ -52,6 +52,34 @@ pub enum AgentSpec {
     Kick,
 }
 
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassifierKind {
+    /// Standard TCP: every loss is congestion.
+    AlwaysCongestion,
+    /// Teng & Chang's RTT threshold: `threshold` (an RTT) or
+    /// `ticks_above_base` (with `tick`, default "10ms"); `on_timeout`.
+    RttThreshold,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeoutSpec {
+    Congestion,
+    Classify,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassifierSpec {
+    pub kind: ClassifierKind,
+    pub threshold: Option<Duration>,
+    pub ticks_above_base: Option<u32>,
+    pub tick: Option<Spanned<Duration>>,
+    /// What a timeout is (default "congestion").
+    pub on_timeout: Option<OnTimeoutSpec>,
+}
+
 /// Kick TCP at the sender (draft-bahk-pilc-tcp-wireless-00).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -221,6 +249,8 @@ pub struct TcpFileSpec {
     pub trace: Option<bool>,
     /// Kick TCP's kick timer (default off).
     pub kick: Option<KickFileSpec>,
+    /// Loss classifier (default: every loss is congestion).
+    pub classifier: Option<Spanned<ClassifierSpec>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

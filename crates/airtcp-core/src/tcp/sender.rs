@@ -108,6 +108,17 @@ pub enum TraceEvent {
     },
 }
 
+/// A loss the sender detected and how its classifier judged it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossDecision {
+    pub seq: u64,
+    /// When the segment's latest transmission left (to match it with the
+    /// packet that died, if one did).
+    pub last_sent_ns: TimeNs,
+    pub how: LossDetection,
+    pub cause: LossCause,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConnState {
     Closed,
@@ -140,6 +151,11 @@ pub struct SenderCore {
     pub recover_from_timeout: bool,
     /// RFC 6675 HighRxt.
     pub high_rxt: u64,
+    /// The window fast recovery deflates to: ssthresh after a congestion
+    /// loss, the pre-loss cwnd after a non-congestion one.
+    pub recovery_cwnd: u64,
+    /// Classifier decisions not yet collected by the simulator.
+    pub loss_decisions: Vec<LossDecision>,
     /// RFC 6675 §5.1: after a timeout, SACK senders retransmit what is
     /// deemed lost from the scoreboard until the RecoveryPoint is acked.
     pub sack_after_timeout: bool,
@@ -219,10 +235,20 @@ impl SenderCore {
         }
     }
 
-    /// Ask the classifier about a detected loss and, if it is congestion,
-    /// set ssthresh (RFC 5681 (4) via the congestion controller).
+    /// Ask the classifier about a detected loss of the segment at snd_una
+    /// and, if it is congestion, set ssthresh (RFC 5681 (4) via the
+    /// congestion controller). The decision is recorded for scoring against
+    /// the ground truth.
     pub fn congestion_signal(&mut self, now_ns: TimeNs, how: LossDetection) -> LossCause {
-        let cause = self.classifier.classify(now_ns, self.snd_una, how);
+        let seq = self.snd_una;
+        let cause = self.classifier.classify(now_ns, seq, how, &self.rtt);
+        let last_sent_ns = self.sb.get(0).map_or(0, |s| s.last_sent_ns);
+        self.loss_decisions.push(LossDecision {
+            seq,
+            last_sent_ns,
+            how,
+            cause,
+        });
         match cause {
             LossCause::Congestion => {
                 let flight = self.flight_size();
@@ -236,14 +262,17 @@ impl SenderCore {
     /// Common entry into fast retransmit / fast recovery (RFC 5681 §3.2
     /// steps 2–3, RFC 6582 §3.2 step 2, RFC 6675 §5 step 4): classify, set
     /// ssthresh, remember the recovery point, retransmit the first
-    /// unacknowledged segment. Returns the classifier's verdict; a
-    /// non-congestion loss leaves cwnd as it was (the caller keeps it).
+    /// unacknowledged segment. Returns the classifier's verdict. The window
+    /// recovery works towards is the new ssthresh after a congestion loss
+    /// and the current cwnd after a non-congestion loss (retransmit, do not
+    /// reduce; ssthresh is left alone).
     pub fn begin_fast_retransmit(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> LossCause {
+        let cwnd_before = self.w.cwnd;
         let cause = self.congestion_signal(now_ns, LossDetection::DuplicateAcks);
-        if cause == LossCause::NonCongestion {
-            // Keep the current window through and after recovery.
-            self.w.ssthresh = self.w.cwnd.max(2 * self.mss);
-        }
+        self.recovery_cwnd = match cause {
+            LossCause::Congestion => self.w.ssthresh,
+            LossCause::NonCongestion => cwnd_before,
+        };
         self.in_recovery = true;
         self.recover = Some(self.snd_max);
         self.recover_from_timeout = false;
@@ -522,6 +551,8 @@ impl TcpSender {
             recover: None,
             recover_from_timeout: false,
             high_rxt: 0,
+            recovery_cwnd: 0,
+            loss_decisions: Vec::new(),
             sack_after_timeout: false,
             sack_enabled: recovery.uses_sack_scoreboard(),
             sb: Scoreboard::new(),

@@ -3,7 +3,7 @@
 
 use crate::sim::TimeNs;
 use crate::tcp::cc::RenoCc;
-use crate::tcp::classify::AlwaysCongestion;
+use crate::tcp::classify::{AlwaysCongestion, LossClassifier, RttThreshold, RttThresholdConfig};
 use crate::tcp::kick::{KickConfig, KickTimer};
 use crate::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use crate::tcp::recovery::{
@@ -53,6 +53,8 @@ pub struct TcpSpec {
     pub trace: bool,
     /// Kick TCP's kick timer at this sender.
     pub kick: Option<KickConfig>,
+    /// Why a loss happened: None = every loss is congestion.
+    pub classifier: Option<RttThresholdConfig>,
 }
 
 impl TcpSpec {
@@ -99,7 +101,10 @@ impl TcpSpec {
             Box::new(RenoCc),
             self.recovery(),
             Box::new(StandardTimeout),
-            Box::new(AlwaysCongestion),
+            match self.classifier {
+                None => Box::new(AlwaysCongestion) as Box<dyn LossClassifier>,
+                Some(cfg) => Box::new(RttThreshold::new(cfg)),
+            },
             self.kick
                 .map(|k| Box::new(KickTimer::new(k)) as Box<dyn SenderHook>),
         )

@@ -2,6 +2,7 @@
 
 use super::{LossCause, LossClassifier, LossDetection};
 use crate::sim::TimeNs;
+use crate::tcp::rtt::RttEstimator;
 
 #[derive(Clone, Debug, Default)]
 pub struct AlwaysCongestion;
@@ -10,7 +11,13 @@ impl LossClassifier for AlwaysCongestion {
     fn name(&self) -> &'static str {
         "always_congestion"
     }
-    fn classify(&mut self, _now_ns: TimeNs, _seq: u64, _how: LossDetection) -> LossCause {
+    fn classify(
+        &mut self,
+        _now_ns: TimeNs,
+        _seq: u64,
+        _how: LossDetection,
+        _rtt: &RttEstimator,
+    ) -> LossCause {
         LossCause::Congestion
     }
 }

@@ -4,11 +4,14 @@
 //! non-congestion (e.g. wireless) loss (retransmit only).
 
 pub mod always_congestion;
+pub mod rtt_threshold;
 
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
+use crate::tcp::rtt::RttEstimator;
 
 pub use always_congestion::AlwaysCongestion;
+pub use rtt_threshold::{RttThreshold, RttThresholdConfig, Threshold, TimeoutPolicy};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossCause {
@@ -28,6 +31,13 @@ pub trait LossClassifier: Send {
     fn name(&self) -> &'static str;
     /// Observe an arriving ACK (marks, RTT) before it is processed.
     fn on_ack(&mut self, _now_ns: TimeNs, _ack: &Packet, _latest_rtt_ns: Option<TimeNs>) {}
-    /// Classify a loss of the segment starting at `seq`.
-    fn classify(&mut self, now_ns: TimeNs, seq: u64, how: LossDetection) -> LossCause;
+    /// Classify a loss of the segment starting at `seq`; `rtt` is the
+    /// sender's estimator (latest and minimum samples, SRTT).
+    fn classify(
+        &mut self,
+        now_ns: TimeNs,
+        seq: u64,
+        how: LossDetection,
+        rtt: &RttEstimator,
+    ) -> LossCause;
 }

@@ -47,8 +47,7 @@ impl LossRecovery for NewRenoRecovery {
             // Step 3, full acknowledgment: option (1),
             // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
             core.w.cwnd = core
-                .w
-                .ssthresh
+                .recovery_cwnd
                 .min(core.flight_size().max(core.mss) + core.mss);
             core.in_recovery = false;
             core.trace_recovery_exit(now_ns);

@@ -19,7 +19,7 @@ pub(crate) fn enter_fast_recovery(core: &mut SenderCore, now_ns: TimeNs, out: &m
     core.begin_fast_retransmit(now_ns, out);
     // Step 3: cwnd = ssthresh + 3 * SMSS ("inflates" by the segments that
     // have left the network).
-    core.w.cwnd = core.w.ssthresh + core.cfg.dupthresh as u64 * core.mss;
+    core.w.cwnd = core.recovery_cwnd + core.cfg.dupthresh as u64 * core.mss;
     core.trace_window(now_ns);
 }
 
@@ -50,7 +50,7 @@ impl LossRecovery for RenoRecovery {
     ) -> NewAckOutcome {
         if core.in_recovery {
             // Step 6: deflate and leave fast recovery.
-            core.w.cwnd = core.w.ssthresh;
+            core.w.cwnd = core.recovery_cwnd;
             core.in_recovery = false;
             core.trace_recovery_exit(now_ns);
         }

@@ -6,7 +6,6 @@
 use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
-use crate::tcp::classify::LossCause;
 use crate::tcp::sender::SenderCore;
 
 #[derive(Clone, Debug, Default)]
@@ -33,13 +32,9 @@ impl LossRecovery for SackRecovery {
         {
             // Step (4): RecoveryPoint = HighData; ssthresh = cwnd =
             // FlightSize / 2 (RFC 5681 (4)); retransmit HighACK + 1.
-            let before = core.w.cwnd;
             core.high_rxt = core.snd_una;
-            let cause = core.begin_fast_retransmit(now_ns, out);
-            core.w.cwnd = match cause {
-                LossCause::Congestion => core.w.ssthresh,
-                LossCause::NonCongestion => before,
-            };
+            core.begin_fast_retransmit(now_ns, out);
+            core.w.cwnd = core.recovery_cwnd;
             core.trace_window(now_ns);
         }
     }

@@ -1,0 +1,512 @@
+//! The Snoop agent (H. Balakrishnan, S. Seshan, R. H. Katz, "Improving
+//! TCP/IP performance over wireless networks", MobiCom '95), placed on the
+//! node before the wireless hop (the base station): data flows through it
+//! towards the mobile host, ACKs come back through it.
+//!
+//! What it does, following the paper's two routines (its `snoop_data` and
+//! `snoop_ack` flowcharts):
+//!
+//! * **Data from the fixed host** (`snoop_data`): a new segment in the normal
+//!   sequence is cached and forwarded. An out-of-sequence segment that was
+//!   cached before is a sender retransmission: it is forwarded and marked
+//!   "retransmitted by the sender" (the duplicate ACKs for it then go to the
+//!   sender). An out-of-sequence segment not cached before (lost upstream or
+//!   reordered) is cached, marked the same way, and forwarded. Segments
+//!   already acknowledged by the mobile host are forwarded untouched (the
+//!   paper drops them and regenerates the ACK; the ns-2 reference, like us,
+//!   forwards them, and the receiver ACKs the duplicate itself).
+//! * **ACKs from the mobile host** (`snoop_ack`): a new ACK cleans the
+//!   cache, gives a local RTT sample, and is forwarded. A duplicate ACK for a
+//!   segment that is cached and was not retransmitted by the sender is a
+//!   wireless loss: the **first** one triggers a local retransmission and is
+//!   suppressed, and the agent expects one duplicate ACK per segment it
+//!   forwarded after the lost one, suppressing those too ("estimate number
+//!   of expected duplicate ACKs, based on # of packets sent after missing
+//!   one"). Duplicate ACKs beyond that count, or for segments not cached or
+//!   retransmitted by the sender, are forwarded: the sender must see them.
+//!   ACKs older than the last one seen are forwarded (as ns-2 does; the
+//!   paper drops them, which changes nothing for a Reno sender).
+//! * **Local retransmission timer**: per connection, on the oldest
+//!   unacknowledged cached segment, with timeout `max(srtt + 4 rttvar,
+//!   min_timeout)` from a smoothed estimate of the **local** round trip
+//!   (agent -> mobile host -> agent) as the paper prescribes. Our choice of
+//!   estimator: RFC 6298's gains (alpha = 1/8, beta = 1/4) on samples taken
+//!   when a new ACK cleans a segment that was sent once (Karn's rule), and
+//!   `initial_timeout` before the first sample. When it fires and the oldest
+//!   segment is still the one the mobile host waits for, the segment is
+//!   retransmitted locally, at most `max_local_rxmits` times per segment
+//!   (ns-2 allows 2).
+//!
+//! Simplifications, documented: local retransmissions join the link's FIFO
+//! queue (the paper sends them "at high priority"; a FIFO queue means every
+//! segment forwarded before the retransmission reaches the mobile host
+//! before it, which is exactly the expected duplicate-ACK count). Sequence
+//! numbers are byte offsets that never wrap. State is per flow index and
+//! connection epoch; lookups index a `Vec` by flow id, never iterate a map.
+
+use std::collections::VecDeque;
+
+use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
+use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
+
+/// Cached segments per connection beyond which new ones are forwarded
+/// uncached (ns-2's `SNOOP_MAXWIND` plays the same role).
+pub const MAX_CACHED_PER_FLOW: usize = 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SnoopConfig {
+    /// Local timeout before the first local RTT sample (RFC 6298's 1 s).
+    pub initial_timeout_ns: TimeNs,
+    /// Floor of the local timeout.
+    pub min_timeout_ns: TimeNs,
+    /// Local retransmissions per segment (ns-2's `SNOOP_MAX_RXMIT`).
+    pub max_local_rxmits: u8,
+}
+
+impl Default for SnoopConfig {
+    fn default() -> Self {
+        Self {
+            initial_timeout_ns: NS_PER_S,
+            min_timeout_ns: 20 * NS_PER_MS,
+            max_local_rxmits: 2,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Cached {
+    pkt: Packet,
+    /// When the agent last forwarded it (original or local retransmission).
+    sent_ns: TimeNs,
+    local_rxmits: u8,
+    /// Retransmitted by the sender (or first seen out of sequence): its
+    /// duplicate ACKs belong to the sender.
+    sender_rxmit: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct FlowState {
+    epoch: u32,
+    /// Cached unacknowledged segments, in sequence order.
+    cache: VecDeque<Cached>,
+    /// One past the highest sequence number forwarded.
+    last_seen_end: u64,
+    last_ack: Option<u64>,
+    /// Duplicate ACKs still expected (and to suppress) for the current loss.
+    exp_dupacks: Option<u32>,
+    srtt_ns: Option<f64>,
+    rttvar_ns: f64,
+    timer: Option<TimeNs>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Snoop {
+    pub cfg: SnoopConfig,
+    flows: Vec<Option<FlowState>>,
+    /// Local retransmissions triggered by a duplicate ACK.
+    pub local_retransmissions: u64,
+    /// Local retransmissions triggered by the local timer.
+    pub timeout_retransmissions: u64,
+    pub dupacks_suppressed: u64,
+    /// Duplicate ACKs whose segment was cached (a local repair is possible).
+    pub cache_hits: u64,
+    /// Duplicate ACKs whose segment was not cached or was retransmitted by
+    /// the sender (forwarded to the sender).
+    pub cache_misses: u64,
+}
+
+impl Snoop {
+    pub fn new(cfg: SnoopConfig) -> Self {
+        Self {
+            cfg,
+            ..Default::default()
+        }
+    }
+
+    /// The flow's state for `pkt`'s epoch, created or reset as needed;
+    /// None for a packet of an older connection.
+    fn state(&mut self, pkt: &Packet) -> Option<&mut FlowState> {
+        let i = pkt.flow as usize;
+        if self.flows.len() <= i {
+            self.flows.resize(i + 1, None);
+        }
+        let slot = &mut self.flows[i];
+        match slot {
+            Some(s) if s.epoch == pkt.epoch => {}
+            Some(s) if s.epoch > pkt.epoch => return None,
+            _ => {
+                *slot = Some(FlowState {
+                    epoch: pkt.epoch,
+                    last_seen_end: pkt.seq,
+                    ..Default::default()
+                })
+            }
+        }
+        slot.as_mut()
+    }
+
+    fn timeout_ns(&self, st: &FlowState) -> TimeNs {
+        match st.srtt_ns {
+            None => self.cfg.initial_timeout_ns,
+            Some(srtt) => ((srtt + 4.0 * st.rttvar_ns) as TimeNs).max(self.cfg.min_timeout_ns),
+        }
+    }
+
+    /// Current local timeout of `flow` (tests, diagnostics).
+    pub fn local_timeout_ns(&self, flow: u32) -> Option<TimeNs> {
+        let st = self.flows.get(flow as usize)?.as_ref()?;
+        Some(self.timeout_ns(st))
+    }
+
+    fn on_data(&mut self, now: TimeNs, pkt: &Packet) {
+        let Some(st) = self.state(pkt) else { return };
+        if st.last_ack.is_some_and(|a| pkt.end_seq() <= a) {
+            return; // already at the mobile host: forward, do not cache
+        }
+        let entry = Cached {
+            pkt: *pkt,
+            sent_ns: now,
+            local_rxmits: 0,
+            sender_rxmit: false,
+        };
+        if pkt.seq >= st.last_seen_end {
+            // New segment in the normal sequence.
+            if st.cache.len() < MAX_CACHED_PER_FLOW {
+                st.cache.push_back(entry);
+            }
+            st.last_seen_end = pkt.end_seq();
+        } else {
+            match st.cache.binary_search_by_key(&pkt.seq, |c| c.pkt.seq) {
+                Ok(i) => {
+                    // Cached before: a sender retransmission.
+                    let c = &mut st.cache[i];
+                    c.pkt = *pkt;
+                    c.sender_rxmit = true;
+                    c.local_rxmits = 0;
+                    c.sent_ns = now;
+                }
+                Err(i) if st.cache.len() < MAX_CACHED_PER_FLOW => {
+                    // Lost upstream earlier, or reordered.
+                    st.cache.insert(
+                        i,
+                        Cached {
+                            sender_rxmit: true,
+                            ..entry
+                        },
+                    );
+                }
+                Err(_) => {}
+            }
+        }
+        if st.timer.is_none() && !st.cache.is_empty() {
+            let t = now + self.timeout_ns(self.flows[pkt.flow as usize].as_ref().unwrap());
+            self.flows[pkt.flow as usize].as_mut().unwrap().timer = Some(t);
+        }
+    }
+
+    /// Returns the verdict for the ACK.
+    fn on_ack(&mut self, now: TimeNs, pkt: &Packet, out: &mut AgentOutput) -> AgentVerdict {
+        let fi = pkt.flow as usize;
+        let Some(st) = self.state(pkt) else {
+            return AgentVerdict::Pass;
+        };
+        let ack = pkt.ack;
+        match st.last_ack {
+            Some(last) if ack < last => AgentVerdict::Pass,
+            Some(last) if ack == last => {
+                let dup = pkt.payload_len == 0 && !pkt.has_flag(flags::SYN | flags::FIN);
+                if !dup {
+                    return AgentVerdict::Pass;
+                }
+                self.on_dupack(now, fi, ack, out)
+            }
+            _ => {
+                // A new ACK: clean the cache, sample the local RTT.
+                let mut sample = None;
+                while let Some(c) = st.cache.front() {
+                    if c.pkt.end_seq() > ack {
+                        break;
+                    }
+                    if c.local_rxmits == 0 && !c.sender_rxmit {
+                        sample = Some(now.saturating_sub(c.sent_ns));
+                    }
+                    st.cache.pop_front();
+                }
+                if let Some(r) = sample {
+                    let r = r as f64;
+                    match st.srtt_ns {
+                        None => {
+                            st.srtt_ns = Some(r);
+                            st.rttvar_ns = r / 2.0;
+                        }
+                        Some(s) => {
+                            st.rttvar_ns = 0.75 * st.rttvar_ns + 0.25 * (s - r).abs();
+                            st.srtt_ns = Some(0.875 * s + 0.125 * r);
+                        }
+                    }
+                }
+                st.last_ack = Some(ack);
+                st.exp_dupacks = None;
+                st.timer = None;
+                if !st.cache.is_empty() {
+                    let t = self.timeout_ns(self.flows[fi].as_ref().unwrap());
+                    self.flows[fi].as_mut().unwrap().timer = Some(now + t);
+                }
+                AgentVerdict::Pass
+            }
+        }
+    }
+
+    fn on_dupack(
+        &mut self,
+        now: TimeNs,
+        fi: usize,
+        ack: u64,
+        out: &mut AgentOutput,
+    ) -> AgentVerdict {
+        let max = self.cfg.max_local_rxmits;
+        let timeout = self.timeout_ns(self.flows[fi].as_ref().unwrap());
+        let st = self.flows[fi].as_mut().unwrap();
+        let cached = st
+            .cache
+            .front()
+            .is_some_and(|c| c.pkt.seq <= ack && ack < c.pkt.end_seq() && !c.sender_rxmit);
+        if !cached {
+            self.cache_misses += 1;
+            return AgentVerdict::Pass;
+        }
+        match st.exp_dupacks {
+            Some(0) => AgentVerdict::Pass,
+            Some(n) => {
+                st.exp_dupacks = Some(n - 1);
+                self.dupacks_suppressed += 1;
+                AgentVerdict::Drop
+            }
+            None => {
+                self.cache_hits += 1;
+                // One duplicate ACK per segment forwarded after the lost one;
+                // this is the first of them.
+                st.exp_dupacks = Some((st.cache.len() as u32).saturating_sub(2));
+                let head = st.cache.front_mut().unwrap();
+                if head.local_rxmits >= max {
+                    return AgentVerdict::Pass;
+                }
+                head.local_rxmits += 1;
+                head.sent_ns = now;
+                out.inject.push(retransmission(&head.pkt));
+                st.timer = Some(now + timeout);
+                self.local_retransmissions += 1;
+                self.dupacks_suppressed += 1;
+                AgentVerdict::Drop
+            }
+        }
+    }
+}
+
+fn retransmission(p: &Packet) -> Packet {
+    Packet {
+        is_retransmission: true,
+        ttl: DEFAULT_TTL,
+        ..*p
+    }
+}
+
+impl NodeAgent for Snoop {
+    fn name(&self) -> &'static str {
+        "snoop"
+    }
+
+    fn on_packet(
+        &mut self,
+        now_ns: TimeNs,
+        pkt: &mut Packet,
+        ingress: Ingress,
+        out: &mut AgentOutput,
+    ) -> AgentVerdict {
+        if ingress == Ingress::Local {
+            return AgentVerdict::Pass;
+        }
+        match pkt.kind {
+            PacketKind::TcpData if pkt.payload_len > 0 => {
+                self.on_data(now_ns, pkt);
+                AgentVerdict::Pass
+            }
+            PacketKind::TcpAck if pkt.has_flag(flags::ACK) => self.on_ack(now_ns, pkt, out),
+            _ => AgentVerdict::Pass,
+        }
+    }
+
+    fn deadline(&self) -> Option<TimeNs> {
+        self.flows.iter().flatten().filter_map(|s| s.timer).min()
+    }
+
+    fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
+        for fi in 0..self.flows.len() {
+            let Some(st) = self.flows[fi].as_ref() else {
+                continue;
+            };
+            if st.timer.is_none_or(|t| t > now_ns) {
+                continue;
+            }
+            let timeout = self.timeout_ns(st);
+            let max = self.cfg.max_local_rxmits;
+            let st = self.flows[fi].as_mut().unwrap();
+            st.timer = None;
+            let last_ack = st.last_ack;
+            let Some(head) = st.cache.front_mut() else {
+                continue;
+            };
+            // Only the segment the mobile host is waiting for is resent.
+            let awaited = last_ack.is_none_or(|a| head.pkt.seq <= a && a < head.pkt.end_seq());
+            if awaited && head.local_rxmits < max {
+                head.local_rxmits += 1;
+                head.sent_ns = now_ns;
+                out.inject.push(retransmission(&head.pkt));
+                st.timer = Some(now_ns + timeout);
+                self.timeout_retransmissions += 1;
+            }
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("local_retransmissions", self.local_retransmissions),
+            ("timeout_retransmissions", self.timeout_retransmissions),
+            ("dupacks_suppressed", self.dupacks_suppressed),
+            ("cache_hits", self.cache_hits),
+            ("cache_misses", self.cache_misses),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn data(i: u64) -> Packet {
+        Packet {
+            kind: PacketKind::TcpData,
+            flow: 0,
+            epoch: 1,
+            src: 0,
+            dst: 2,
+            seq: i * MSS,
+            payload_len: MSS as u32,
+            ttl: 63,
+            flags: flags::ACK,
+            ..Default::default()
+        }
+    }
+
+    fn ack(next: u64) -> Packet {
+        Packet {
+            kind: PacketKind::TcpAck,
+            flow: 0,
+            epoch: 1,
+            src: 2,
+            dst: 0,
+            ack: next * MSS,
+            ttl: 63,
+            flags: flags::ACK,
+            ..Default::default()
+        }
+    }
+
+    fn feed(s: &mut Snoop, t: TimeNs, mut p: Packet, out: &mut AgentOutput) -> AgentVerdict {
+        s.on_packet(t, &mut p, Ingress::Link(0), out)
+    }
+
+    #[test]
+    fn first_dupack_retransmits_and_expected_dupacks_are_suppressed() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        for i in 0..8 {
+            assert_eq!(feed(&mut s, i, data(i), &mut out), AgentVerdict::Pass);
+        }
+        // Segment 2 is lost on the wireless hop: ACKs 1, 2, then dupacks
+        // for segments 3..7 (five of them).
+        assert_eq!(feed(&mut s, 100, ack(1), &mut out), AgentVerdict::Pass);
+        assert_eq!(feed(&mut s, 101, ack(2), &mut out), AgentVerdict::Pass);
+        assert!(out.inject.is_empty());
+        assert_eq!(feed(&mut s, 102, ack(2), &mut out), AgentVerdict::Drop);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!(out.inject[0].seq, 2 * MSS);
+        assert!(out.inject[0].is_retransmission);
+        for t in 103..107 {
+            assert_eq!(feed(&mut s, t, ack(2), &mut out), AgentVerdict::Drop);
+        }
+        // A sixth is beyond the count: the sender must see it.
+        assert_eq!(feed(&mut s, 107, ack(2), &mut out), AgentVerdict::Pass);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!((s.local_retransmissions, s.dupacks_suppressed), (1, 5));
+        // The repair's ACK cleans the cache.
+        assert_eq!(feed(&mut s, 110, ack(8), &mut out), AgentVerdict::Pass);
+        assert!(s.flows[0].as_ref().unwrap().cache.is_empty());
+        assert_eq!(s.deadline(), None);
+    }
+
+    #[test]
+    fn dupacks_for_sender_retransmissions_or_uncached_segments_pass() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        for i in [0, 1, 3, 4, 5] {
+            feed(&mut s, i, data(i), &mut out);
+        }
+        feed(&mut s, 10, ack(2), &mut out);
+        // Segment 2 never reached the agent (lost upstream): not cached.
+        assert_eq!(feed(&mut s, 11, ack(2), &mut out), AgentVerdict::Pass);
+        // The sender's retransmission of 2 is cached as sender-retransmitted.
+        feed(&mut s, 12, data(2), &mut out);
+        assert_eq!(feed(&mut s, 13, ack(2), &mut out), AgentVerdict::Pass);
+        assert!(out.inject.is_empty());
+        assert_eq!((s.cache_hits, s.cache_misses), (0, 2));
+    }
+
+    #[test]
+    fn local_timer_follows_smoothed_local_rtt_and_resends_the_awaited_segment() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        let ms = NS_PER_MS;
+        feed(&mut s, 0, data(0), &mut out);
+        assert_eq!(s.deadline(), Some(NS_PER_S), "initial timeout");
+        feed(&mut s, 40 * ms, ack(1), &mut out);
+        // First sample 40 ms: srtt 40, rttvar 20 -> 120 ms.
+        assert_eq!(s.local_timeout_ns(0), Some(120 * ms));
+        assert_eq!(s.deadline(), None);
+        feed(&mut s, 50 * ms, data(1), &mut out);
+        assert_eq!(s.deadline(), Some(170 * ms));
+        s.on_timer(170 * ms, &mut out);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!(out.inject[0].seq, MSS);
+        assert_eq!(s.timeout_retransmissions, 1);
+        assert_eq!(s.deadline(), Some(290 * ms));
+        s.on_timer(290 * ms, &mut out);
+        assert_eq!(out.inject.len(), 2);
+        // At most max_local_rxmits per segment.
+        assert_eq!(s.deadline(), Some(410 * ms));
+        s.on_timer(410 * ms, &mut out);
+        assert_eq!(out.inject.len(), 2);
+        assert_eq!(s.deadline(), None);
+        // The ACK of a retransmitted segment gives no sample (Karn).
+        feed(&mut s, 420 * ms, ack(2), &mut out);
+        assert_eq!(s.local_timeout_ns(0), Some(120 * ms));
+    }
+
+    #[test]
+    fn a_new_connection_epoch_resets_the_state() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        feed(&mut s, 0, data(0), &mut out);
+        feed(&mut s, 1, data(1), &mut out);
+        let mut d = data(0);
+        d.epoch = 2;
+        feed(&mut s, 2, d, &mut out);
+        assert_eq!(s.flows[0].as_ref().unwrap().cache.len(), 1);
+        // Packets of the old connection are ignored.
+        feed(&mut s, 3, data(5), &mut out);
+        assert_eq!(s.flows[0].as_ref().unwrap().cache.len(), 1);
+    }
+}
