@@ -1,0 +1,224 @@
+"""The declarative description of a reproduction.
+
+An :class:`Experiment` says *what* to run and *what the source document
+reported*; :mod:`airtcp.experiments.runner` runs it (in parallel, cached,
+resumable) and :mod:`airtcp.experiments.report` prints and writes the
+comparison. A reproduction module (one per source document) builds one
+``Experiment`` and exposes it as ``EXPERIMENT``.
+
+Vocabulary
+----------
+cell
+    One point of the parameter grid, a flat dict of JSON-able values
+    (``{"fading": "fast", "size_kb": 10}``). Its *key* is the canonical JSON
+    of the dict (:func:`cell_key`).
+scheme
+    One of the protocols compared (``"tcp"``, ``"kick"``). For a cell, a
+    scheme and the experiment's parameters, ``Experiment.scenario`` returns
+    a scenario dict; the runner turns it into TOML once per (cell, scheme).
+run
+    Runs are numbered 1..N. Run *i* of every scheme in a cell uses the same
+    simulation seed (common random numbers); ``Experiment.seeds`` maps run
+    numbers to seeds (by default run *i* uses seed *i*).
+metric
+    A number taken from one run's :class:`airtcp.Result`
+    (``Experiment.metrics`` returns a dict of them; NaN when undefined).
+statistic
+    An aggregate of a metric over the runs of a (cell, scheme)
+    (``Experiment.statistics``: name -> function of a 1-D float array).
+published
+    The document's numbers: ``{(cell_key, scheme, metric, statistic): value}``.
+claim
+    A sentence of the document, with a concrete, pre-registered definition
+    and a function that checks it against a :class:`Numbers` view (ours,
+    and, where the document published the numbers, the document's own).
+choice
+    A parameter the document left open: our value and why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Cell = Mapping[str, Any]
+
+
+def cell_key(cell: Cell) -> str:
+    """Canonical text of a cell: JSON with sorted keys, no spaces."""
+    return json.dumps(dict(cell), sort_keys=True, separators=(",", ":"))
+
+
+def mean(x: np.ndarray) -> float:
+    x = x[~np.isnan(x)]
+    return float(np.mean(x)) if len(x) else math.nan
+
+
+def percentile(q: float) -> Callable[[np.ndarray], float]:
+    """The q-th percentile (numpy's default, linear interpolation), ignoring NaN."""
+
+    def f(x: np.ndarray) -> float:
+        x = x[~np.isnan(x)]
+        return float(np.percentile(x, q)) if len(x) else math.nan
+
+    f.__name__ = f"p{q:g}"
+    return f
+
+
+def std(x: np.ndarray) -> float:
+    """Sample standard deviation (ddof=1), ignoring NaN."""
+    x = x[~np.isnan(x)]
+    return float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A protocol compared in the experiment. ``label`` appears in tables."""
+
+    name: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A parameter the source document left open."""
+
+    name: str
+    value: str
+    why: str
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """``agree`` is True, False, or None when it cannot be decided."""
+
+    agree: bool | None
+    detail: str
+
+
+class Numbers:
+    """Aggregated numbers, looked up by cell, scheme, metric and statistic.
+
+    Claims are written against this view so that the same check runs on our
+    numbers and on the document's. A missing number is NaN.
+    """
+
+    def __init__(self, values: Mapping[tuple[str, str, str, str], float]):
+        self._v = dict(values)
+
+    def get(self, cell: Cell, scheme: str, metric: str, stat: str) -> float:
+        return self._v.get((cell_key(cell), scheme, metric, stat), math.nan)
+
+    def has(self, cell: Cell, scheme: str, metric: str, stat: str) -> bool:
+        return not math.isnan(self.get(cell, scheme, metric, stat))
+
+    def __len__(self) -> int:
+        return len(self._v)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim of the document and how we test it.
+
+    ``definition`` makes the claim's words concrete (a tolerance, a test);
+    it is written down before looking at results and printed in the report.
+    ``check(numbers, params)`` returns a :class:`ClaimResult`.
+    """
+
+    id: str
+    text: str
+    definition: str
+    check: Callable[[Numbers, Mapping[str, Any]], ClaimResult]
+
+
+@dataclass(frozen=True)
+class Table:
+    """How the document laid out one of its tables.
+
+    Rows are (scheme, metric, statistic, label); columns are the cells that
+    match ``where`` ordered by ``column`` (a cell parameter), labelled by
+    ``column_label(value)``.
+    """
+
+    title: str
+    where: Mapping[str, Any]
+    column: str
+    rows: Sequence[tuple[str, str, str, str]]
+    column_label: Callable[[Any], str] = str
+    unit: str = ""
+    in_terminal: bool = True  # False: only in report.md
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A reproduction of one source document. See the module docstring.
+
+    ``scenario(cell, scheme, params)`` returns a scenario dict (or TOML
+    text). ``metrics(result, cell, scheme, params)`` returns a dict of
+    floats for one run. ``seeds(cell, n, params)`` returns the simulation
+    seeds of runs 1..n (default ``[1..n]``); it must not depend on the
+    scheme. ``plots(summary, runs, published, out_dir, experiment, params)``
+    may write PNG files and return their names. ``setup`` and ``choices``
+    may be functions of the parameters, so that the report describes the
+    values actually used. ``version`` is part of every
+    cache key: bump it when ``metrics`` changes meaning.
+    """
+
+    name: str
+    title: str
+    source: str
+    cells: Sequence[Cell]
+    schemes: Sequence[Scheme]
+    scenario: Callable[[Cell, str, Mapping[str, Any]], Mapping[str, Any] | str]
+    metrics: Callable[..., Mapping[str, float]]
+    statistics: Mapping[str, Callable[[np.ndarray], float]]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    runs: int = 100
+    version: int = 1
+    setup: str | Callable[[Mapping[str, Any]], str] = ""
+    published: Mapping[tuple[str, str, str, str], float] = field(default_factory=dict)
+    published_note: str = ""
+    tables: Sequence[Table] = ()
+    claims: Sequence[Claim] = ()
+    choices: Sequence[Choice] | Callable[[Mapping[str, Any]], Sequence[Choice]] = ()
+    caveats: Sequence[str] = ()
+    seeds: Callable[[Cell, int, Mapping[str, Any]], list[int]] | None = None
+    plots: Callable[..., list[str]] | None = None
+
+    def cell_seeds(self, cell: Cell, n: int, params: Mapping[str, Any] | None = None) -> list[int]:
+        p = self.params if params is None else params
+        if self.seeds is None:
+            return list(range(1, n + 1))
+        seeds = list(self.seeds(cell, n, p))
+        if len(seeds) != n:
+            raise ValueError(f"{self.name}: seeds() returned {len(seeds)} seeds for {n} runs")
+        return seeds
+
+    def setup_text(self) -> str:
+        """The setup description for the current parameters."""
+        return self.setup(self.params) if callable(self.setup) else self.setup
+
+    def choice_list(self) -> list[Choice]:
+        """The open choices, described for the current parameters."""
+        return list(self.choices(self.params) if callable(self.choices) else self.choices)
+
+    def with_params(self, **changes: Any) -> Experiment:
+        """A copy with some parameters changed (unknown names are an error)."""
+        unknown = set(changes) - set(self.params)
+        if unknown:
+            raise KeyError(f"{self.name}: unknown parameter(s) {sorted(unknown)}; known: {sorted(self.params)}")
+        return dataclasses.replace(self, params={**self.params, **changes})
+
+    def with_cells(self, cells: Sequence[Cell]) -> Experiment:
+        """A copy restricted to some cells (e.g. for quick looks and tests)."""
+        return dataclasses.replace(self, cells=list(cells))
+
+    def published_numbers(self) -> Numbers:
+        return Numbers(self.published)

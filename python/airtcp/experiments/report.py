@@ -1,0 +1,210 @@
+"""Print and write a reproduction: the document's tables with its numbers
+beside ours, runs.csv / runs.parquet / summary.csv, plots and report.md."""
+
+from __future__ import annotations
+
+import datetime
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from .. import __version__
+from .base import Experiment, Numbers, Table, cell_key
+
+
+def _fmt(x: float, digits: int | None = None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if digits is None:
+        digits = 3  # the precision the documents print
+    return f"{x:.{digits}f}"
+
+
+def _table_cells(exp: Experiment, t: Table) -> list[Mapping[str, Any]]:
+    cells = [c for c in exp.cells if all(c.get(k) == v for k, v in t.where.items())]
+    return sorted(cells, key=lambda c: c[t.column])
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+
+    return [fmt(header), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows]
+
+
+def text_table(exp: Experiment, t: Table, ours: Numbers, published: Numbers) -> str:
+    """One document table: for each row, our number, the document's and
+    the ratio ours/theirs, one line each."""
+    cells = _table_cells(exp, t)
+    header = ["", ""] + [t.column_label(c[t.column]) for c in cells]
+    rows: list[list[str]] = []
+    for scheme, metric, stat, label in t.rows:
+        o = [ours.get(c, scheme, metric, stat) for c in cells]
+        p = [published.get(c, scheme, metric, stat) for c in cells]
+        rows.append([label, "ours"] + [_fmt(v) for v in o])
+        if any(not math.isnan(v) for v in p):
+            rows.append(["", "draft"] + [_fmt(v) for v in p])
+            rows.append(
+                ["", "ratio"] + [_fmt(a / b, 2) if b and not math.isnan(b) and not math.isnan(a) else "-" for a, b in zip(o, p)]
+            )
+    title = t.title + (f" ({t.unit})" if t.unit else "")
+    return "\n".join([title, *_grid(header, rows)])
+
+
+def markdown_table(exp: Experiment, t: Table, ours: Numbers, published: Numbers) -> str:
+    cells = _table_cells(exp, t)
+    head = ["", ""] + [t.column_label(c[t.column]) for c in cells]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * len(cells)) + "|"]
+    for scheme, metric, stat, label in t.rows:
+        o = [ours.get(c, scheme, metric, stat) for c in cells]
+        p = [published.get(c, scheme, metric, stat) for c in cells]
+        lines.append("| " + " | ".join([f"**{label}**", "ours"] + [_fmt(v) for v in o]) + " |")
+        if any(not math.isnan(v) for v in p):
+            lines.append("| " + " | ".join(["", "draft"] + [_fmt(v) for v in p]) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    ["", "ratio"]
+                    + [_fmt(a / b, 2) if b and not math.isnan(b) and not math.isnan(a) else "-" for a, b in zip(o, p)]
+                )
+                + " |"
+            )
+    return "\n".join([f"**{t.title}**" + (f" ({t.unit})" if t.unit else ""), "", *lines])
+
+
+def all_text_tables(exp: Experiment, ours: Numbers) -> str:
+    pub = exp.published_numbers()
+    return "\n\n".join(text_table(exp, t, ours, pub) for t in exp.tables if t.in_terminal)
+
+
+def check_claims(exp: Experiment, ours: Numbers) -> list[dict]:
+    """Each claim checked against our numbers and against the document's."""
+    pub = exp.published_numbers()
+    out = []
+    for c in exp.claims:
+        r_ours = c.check(ours, exp.params)
+        r_doc = c.check(pub, exp.params) if len(pub) else None
+        out.append({"claim": c, "ours": r_ours, "document": r_doc})
+    return out
+
+
+def _verdict(agree: bool | None) -> str:
+    return {True: "agrees", False: "disagrees", None: "undecided"}[agree]
+
+
+def claims_text(checked: list[dict]) -> str:
+    lines = ["Claims of the document, checked against our numbers:"]
+    for c in checked:
+        cl = c["claim"]
+        lines.append(f"  ({cl.id}) {cl.text}")
+        lines.append(f"      ours: {_verdict(c['ours'].agree).upper()} - {c['ours'].detail}")
+        if c["document"] is not None:
+            lines.append(f"      the document's own numbers: {_verdict(c['document'].agree)}")
+    return "\n".join(lines)
+
+
+def markdown_report(
+    exp: Experiment,
+    ours: Numbers,
+    checked: list[dict],
+    plots: list[str],
+    meta: Mapping[str, Any],
+) -> str:
+    pub = exp.published_numbers()
+    L: list[str] = [f"# Reproduction: {exp.title}", ""]
+    L += [f"Source document: {exp.source}", ""]
+    L += [
+        f"Command: `{meta.get('command', 'airtcp reproduce ' + exp.name)}`; "
+        f"{meta['runs']} runs per (cell, scheme), {meta['total_runs']} runs in all "
+        f"({meta['executed']} simulated now, {meta['reused']} from the cache); "
+        f"wall time {meta['wall_s']:.1f} s on {meta['workers']} worker(s); airtcp {__version__}; "
+        f"{meta['created']}.",
+        "",
+    ]
+    if exp.setup_text():
+        L += ["## Setup", "", exp.setup_text().strip(), ""]
+    L += ["## Results", ""]
+    if exp.published_note:
+        L += [exp.published_note.strip(), ""]
+    for t in exp.tables:
+        L += [markdown_table(exp, t, ours, pub), ""]
+    if plots:
+        L += ["## Plots", ""]
+        for p in plots:
+            L += [f"![{p}]({p})", ""]
+    L += ["## Claims", ""]
+    for c in checked:
+        cl = c["claim"]
+        L += [f"**({cl.id}) {cl.text}**", ""]
+        L += [f"*Definition (fixed before looking at results):* {cl.definition}", ""]
+        L += [f"*Our model {_verdict(c['ours'].agree)}.* {c['ours'].detail}", ""]
+        if c["document"] is not None:
+            L += [f"*The document's own numbers {_verdict(c['document'].agree)} with this definition.* {c['document'].detail}", ""]
+    L += ["## Parameter choices the document left open", ""]
+    L += ["| parameter | our value | why |", "|---|---|---|"]
+    for ch in exp.choice_list():
+        L.append(f"| {ch.name} | {ch.value} | {ch.why} |")
+    L += [""]
+    L += ["Experiment parameters (change with `--set NAME=VALUE`):", ""]
+    L += ["| name | value |", "|---|---|"]
+    for k, v in exp.params.items():
+        L.append(f"| `{k}` | `{v!r}` |")
+    L += [""]
+    if exp.caveats:
+        L += ["## Where the model differs from the document's simulator", ""]
+        for c in exp.caveats:
+            L += [f"* {c.strip()}"]
+        L += [""]
+    L += [
+        "## Files",
+        "",
+        "* `runs.csv`, `runs.parquet`: every run (cell parameters, scheme, run, seed, metrics).",
+        "* `summary.csv`: every statistic of every metric per (cell, scheme), with the document's number and the ratio.",
+        "* `cache.jsonl`: the run cache (delete it to start afresh).",
+        "",
+    ]
+    return "\n".join(L)
+
+
+def write_outputs(exp: Experiment, outcome, runs_df, summary_df, ours: Numbers, meta: Mapping[str, Any]) -> dict:
+    """Write runs.csv/.parquet, summary.csv, tables.txt, plots and report.md
+    into the outcome's directory; return {what: file name}."""
+    out = os.path.dirname(outcome.cache.path)
+    os.makedirs(out, exist_ok=True)
+    files = {}
+    runs_df.to_csv(os.path.join(out, "runs.csv"), index=False)
+    runs_df.to_parquet(os.path.join(out, "runs.parquet"), index=False)
+    summary_df.to_csv(os.path.join(out, "summary.csv"), index=False)
+    files.update(runs="runs.csv", runs_parquet="runs.parquet", summary="summary.csv")
+    checked = check_claims(exp, ours)
+    text = all_text_tables(exp, ours) + "\n\n" + claims_text(checked) + "\n"
+    with open(os.path.join(out, "tables.txt"), "w") as f:
+        f.write(text)
+    files["tables"] = "tables.txt"
+    plots: list[str] = []
+    if exp.plots is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        plots = list(exp.plots(summary_df, runs_df, exp.published_numbers(), out, exp, exp.params))
+    files["plots"] = plots
+    meta = {**meta, "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(markdown_report(exp, ours, checked, plots, meta))
+    files["report"] = "report.md"
+    return files
+
+
+__all__ = [
+    "text_table",
+    "markdown_table",
+    "all_text_tables",
+    "check_claims",
+    "claims_text",
+    "markdown_report",
+    "write_outputs",
+    "cell_key",
+]
