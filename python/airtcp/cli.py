@@ -4,6 +4,8 @@
                     [--workers N] [--quiet]
     airtcp validate FILE
     airtcp bench [--quick]
+    airtcp reproduce [NAME] [--runs N] [--out DIR] [--workers N] [--quiet]
+                     [--set PARAM=VALUE ...]
     airtcp --version
 
 Exit status: 0 on success, 2 for a wrong scenario or wrong usage (the error
@@ -71,6 +73,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="measure simulator speed", description="Measure simulator speed.")
     b.add_argument("--quick", action="store_true", help="10x shorter runs")
+
+    rp = sub.add_parser(
+        "reproduce",
+        help="reproduce a source document's evaluation",
+        description="Reproduce a source document's evaluation and compare with its numbers. "
+        "Without NAME, list the reproductions. Finished runs are cached in DIR; "
+        "run the same command again to resume an interrupted reproduction.",
+    )
+    rp.add_argument("name", metavar="NAME", nargs="?", help="reproduction to run (omit to list them)")
+    rp.add_argument("--runs", type=_positive_int, help="runs per cell and scheme (default: the document's)")
+    rp.add_argument("--out", metavar="DIR", help="output and cache directory (default: airtcp-out/NAME)")
+    rp.add_argument("--workers", type=_positive_int, help="parallel processes (default: all cores)")
+    rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no tables")
+    rp.add_argument(
+        "--set",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="PARAM=VALUE",
+        help="change an open parameter of the experiment (VALUE is JSON or a string); repeatable",
+    )
     return p
 
 
@@ -83,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_validate(args)
         if args.command == "bench":
             return cmd_bench(args)
+        if args.command == "reproduce":
+            return cmd_reproduce(args)
     except ScenarioError as e:
         print(str(e), file=sys.stderr)
         return EXIT_USAGE
@@ -206,6 +231,91 @@ def cmd_bench(args) -> int:
         rows.append(bench.run_one(name, scenario))
     print(bench.format_table(rows))
     return 0
+
+
+def _list_reproductions(stream) -> None:
+    from . import experiments
+
+    print("available reproductions:", file=stream)
+    for name, title in experiments.available().items():
+        print(f"  {name:12s} {title}", file=stream)
+    print("run one with: airtcp reproduce NAME [--runs N]", file=stream)
+
+
+def _param_value(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def cmd_reproduce(args) -> int:
+    from . import experiments
+    from .experiments.run import default_out, reproduce
+
+    if args.name is None:
+        _list_reproductions(sys.stdout)
+        return 0
+    try:
+        exp = experiments.get(args.name)
+    except KeyError:
+        print(f"airtcp: unknown reproduction {args.name!r}", file=sys.stderr)
+        _list_reproductions(sys.stderr)
+        return EXIT_USAGE
+    changes = {}
+    for item in args.params:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            print(f"airtcp: --set expects PARAM=VALUE, got {item!r}", file=sys.stderr)
+            return EXIT_USAGE
+        changes[name.strip()] = _param_value(value.strip())
+    try:
+        exp = exp.with_params(**changes)
+    except KeyError as e:
+        print(f"airtcp: {e.args[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    out = args.out or default_out(exp.name)
+    command = " ".join(["airtcp reproduce", exp.name, *_command_line(args)])
+    show = not args.quiet and sys.stderr.isatty()
+    t0 = time.perf_counter()
+    try:
+        rep = reproduce(exp, runs=args.runs, out=out, workers=args.workers, progress=show, command=command)
+    except ValueError as e:  # a parameter the experiment rejects
+        print(f"airtcp: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    oc = rep.outcome
+    if rep.interrupted:
+        done = sum(j.key in oc.cache.records for j in oc.plan.jobs)
+        print(
+            f"airtcp: interrupted; {done} of {len(oc.plan.jobs)} runs are cached in "
+            f"{os.path.join(out, 'cache.jsonl')}.\nRun the same command again to resume: {command}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    wall = time.perf_counter() - t0
+    if not args.quiet:
+        print(rep.tables_text())
+        print()
+        print(rep.claims_text())
+        print()
+        print(
+            f"{len(oc.plan.jobs)} runs ({oc.executed} simulated, {oc.reused} from the cache) in {wall:.1f} s; "
+            f"wrote {out}/report.md, runs.csv, runs.parquet, summary.csv and {len(rep.files['plots'])} plots"
+        )
+    return 0
+
+
+def _command_line(args) -> list[str]:
+    parts = []
+    if args.runs:
+        parts.append(f"--runs {args.runs}")
+    if args.out:
+        parts.append(f"--out {args.out}")
+    if args.workers:
+        parts.append(f"--workers {args.workers}")
+    for item in args.params:
+        parts.append(f"--set {item}")
+    return parts
 
 
 if __name__ == "__main__":
