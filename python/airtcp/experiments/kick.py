@@ -520,7 +520,7 @@ CAVEATS = [
     "its transmission. With 67 ms packets this matters most under fast fading (mean good 80 ms): ns-2 loses about "
     "1 - 0.8 x exp(-67/80) = 65% of the packets sent while the link is busy, airtcp 20%. Our fast-fading channel is "
     "therefore much gentler than the draft's; moderate fading less so (about 1 - 0.8 x exp(-67/800) = 26% vs 20%), slow "
-    "fading hardly. This needs a core option (see the final report); no parameter here emulates it.",
+    "fading hardly. This needs a core option (requested from the core); no parameter here emulates it.",
     "**Channel clock.** The ns-2 TwoStateErrorModel source of that period advances its state by the transmission "
     "time of the packets it sees (the fade does not progress while the link is idle); later versions added a "
     "timer. We follow the draft's words, a continuous-time chain in wall-clock time.",
