@@ -676,6 +676,7 @@ impl World {
             let in_network = self.pool.live_packets().any(|p| {
                 p.flow == flow
                     && p.epoch == epoch
+                    && !p.has_flag(crate::tcp::kick::KICK)
                     && p.kind == PacketKind::TcpData
                     && p.payload_len > 0
                     && p.seq <= seq

@@ -190,3 +190,39 @@ fn common_random_numbers_across_variants() {
         }
     }
 }
+
+#[test]
+fn gilbert_elliott_loss_rule_and_initial_state() {
+    let text = |rule: &str| {
+        format!(
+            r#"
+[simulation]
+duration = "20s"
+[[link]]
+a = "M"
+b = "F"
+rate = "64kbps"
+delay = "10ms"
+a_to_b = {{ error = {{ kind = "gilbert_elliott", mean_good = "80ms", mean_bad = "20ms", initial_state = "good", loss_rule = "{rule}" }} }}
+[[flow]]
+from = "M"
+to = "F"
+app = {{ kind = "onoff", rate = "50kbps", packet_size = "576B", mean_on = "1000s", mean_off = "1ms" }}
+"#
+        )
+    };
+    let loss = |rule: &str| {
+        let (_, r) = run_world(&text(rule), Some(4));
+        let f = &r.flows[0];
+        f.data_drops[2] as f64 / f.segments_sent as f64
+    };
+    // 72 ms packets on a channel bad 20% of the time in 20 ms spells: at
+    // the start of a packet the channel is bad about 20% of the time, while
+    // some bad spell overlaps most packets.
+    let (at_start, during) = (loss("start"), loss("during"));
+    assert!((at_start - 0.2).abs() < 0.05, "{at_start}");
+    assert!(during > 0.5, "{during}");
+    let e =
+        airtcp_core::scenario::Scenario::from_toml_str(&text("sometimes"), "ge.toml").unwrap_err();
+    assert_eq!(e.field, "link[0].a_to_b.error.loss_rule");
+}

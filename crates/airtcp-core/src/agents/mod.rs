@@ -5,7 +5,9 @@
 //! it later from its timer), and it may inject packets of its own. Agents are
 //! sans-I/O like the TCP endpoints.
 
+pub mod gsnoop;
 pub mod kick_node;
+pub mod snoop;
 
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;

@@ -158,7 +158,7 @@ impl LinkDir {
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += bytes as u64;
         self.stats.busy_ns += tx;
-        match self.channel.transmit(start, pkt) {
+        match self.channel.transmit(start, tx, pkt) {
             ChannelVerdict::Deliver { extra_delay_ns } => LinkOutcome::Arrives {
                 arrival_ns: start + tx + self.delay_ns + extra_delay_ns,
                 marked,

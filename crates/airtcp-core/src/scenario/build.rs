@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use super::schema::*;
 use super::units::{parse_duration_ns, Duration, QueueCapacity};
 use super::{Scenario, ScenarioError};
+use crate::agents::gsnoop::{GSnoopA, GSnoopB, GSnoopBConfig};
 use crate::agents::kick_node::KickAwareNode;
+use crate::agents::snoop::{Snoop, SnoopConfig};
+use crate::agents::NodeAgent;
 use crate::app::{OnOffConfig, TcpApp};
 use crate::net::channel::{
     Bernoulli, BitErrorRate, Channel, ChannelModel, DropList, GilbertElliott, PacketFilter,
@@ -125,12 +128,12 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         .zip(routes)
         .map(|(n, r)| Node::new(n.clone(), r))
         .collect();
-    for n in &f.node {
+    for (i, n) in f.node.iter().enumerate() {
         let id = index_of(&names, n.name.get_ref()).expect("declared nodes are named");
-        for a in &n.agents {
-            match a.get_ref() {
-                AgentSpec::Kick => nodes[id as usize].add_agent(Box::new(KickAwareNode::new(id))),
-            }
+        for (j, a) in n.agents.iter().enumerate() {
+            let field = format!("node[{i}].agents[{j}]");
+            let agent = build_agent(sc, a, &field, id, &names, &ends, &links, &nodes)?;
+            nodes[id as usize].add_agent(agent);
         }
     }
     let node_of = |s: &toml::Spanned<String>, field: String| -> Result<u32, ScenarioError> {
@@ -295,6 +298,125 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     Ok(world)
 }
 
+/// One agent table of node `id`: fields checked per kind; G-Snoop's `peer`
+/// must be a node joined to this one by a link (the wireless link).
+#[allow(clippy::too_many_arguments)]
+fn build_agent(
+    sc: &Scenario,
+    spanned: &toml::Spanned<AgentSpec>,
+    field: &str,
+    id: u32,
+    names: &[String],
+    ends: &[(u32, u32)],
+    links: &[LinkDir],
+    nodes: &[Node],
+) -> Result<Box<dyn NodeAgent>, ScenarioError> {
+    let a = spanned.get_ref();
+    let span = Some(spanned.span());
+    let present = [
+        ("peer", a.peer.is_some()),
+        ("cache", a.cache.is_some()),
+        ("guard", a.guard.is_some()),
+        ("wireless_rtt", a.wireless_rtt.is_some()),
+        ("min_timeout", a.min_timeout.is_some()),
+    ];
+    let kind: (&str, &[&str], &[&str]) = match a.kind {
+        AgentKind::Kick => ("kick", &[], &[]),
+        AgentKind::Snoop => ("snoop", &[], &["min_timeout"]),
+        AgentKind::GsnoopA => ("gsnoop_a", &["peer"], &["cache"]),
+        AgentKind::GsnoopB => ("gsnoop_b", &["peer"], &["guard", "wireless_rtt"]),
+    };
+    check_kind_fields(sc, span.clone(), field, kind, &present)?;
+    // The wireless link: directions (this -> peer, peer -> this).
+    let wireless = || -> Result<(u32, u32, u32), ScenarioError> {
+        let p = a.peer.as_ref().expect("checked by check_kind_fields");
+        let perr = |msg: String| sc.error_at(Some(p.span()), format!("{field}.peer"), msg);
+        let peer = index_of(names, p.get_ref()).ok_or_else(|| {
+            perr(format!(
+                "unknown node \"{}\" (nodes: {})",
+                p.get_ref(),
+                names.join(", ")
+            ))
+        })?;
+        if peer == id {
+            return Err(perr(
+                "must be another node (the far end of the wireless link)".into(),
+            ));
+        }
+        let l = ends
+            .iter()
+            .position(|&(x, y)| (x, y) == (id, peer) || (x, y) == (peer, id))
+            .ok_or_else(|| {
+                perr(format!(
+                    "no link joins \"{}\" and \"{}\" (the wireless link)",
+                    names[id as usize],
+                    p.get_ref()
+                ))
+            })? as u32;
+        let (out, back) = if ends[l as usize].0 == id {
+            (2 * l, 2 * l + 1)
+        } else {
+            (2 * l + 1, 2 * l)
+        };
+        Ok((peer, out, back))
+    };
+    let routes = &nodes[id as usize].routes;
+    Ok(match a.kind {
+        AgentKind::Kick => Box::new(KickAwareNode::new(id)),
+        AgentKind::Snoop => {
+            let mut cfg = SnoopConfig::default();
+            if let Some(t) = &a.min_timeout {
+                if t.get_ref().0 == 0 {
+                    return Err(sc.error_at(
+                        Some(t.span()),
+                        format!("{field}.min_timeout"),
+                        "must be positive",
+                    ));
+                }
+                cfg.min_timeout_ns = t.get_ref().0;
+            }
+            Box::new(Snoop::new(cfg))
+        }
+        AgentKind::GsnoopA => {
+            let (peer, out, back) = wireless()?;
+            let cache = match &a.cache {
+                None => 25,
+                Some(c) if *c.get_ref() == 0 => {
+                    return Err(sc.error_at(
+                        Some(c.span()),
+                        format!("{field}.cache"),
+                        "must be at least 1 packet",
+                    ))
+                }
+                Some(c) => (*c.get_ref()).min(1 << 20) as usize,
+            };
+            Box::new(GSnoopA::new(id, peer, out, back, routes, cache))
+        }
+        AgentKind::GsnoopB => {
+            let (peer, out, back) = wireless()?;
+            let mut cfg = GSnoopBConfig {
+                wireless_rtt_ns: links[back as usize].delay_ns + links[out as usize].delay_ns,
+                ..Default::default()
+            };
+            if let Some(g) = &a.guard {
+                cfg.guard_ns = g.get_ref().0;
+            }
+            if let Some(r) = &a.wireless_rtt {
+                if r.get_ref().0 == 0 {
+                    return Err(sc.error_at(
+                        Some(r.span()),
+                        format!("{field}.wireless_rtt"),
+                        "must be positive",
+                    ));
+                }
+                cfg.wireless_rtt_ns = r.get_ref().0;
+            }
+            // Data arrives over peer -> this; NACKs and ACKs leave over this -> peer.
+            Box::new(GSnoopB::new(id, peer, back, out, routes, cfg))
+        }
+    })
+}
+
 fn index_of(names: &[String], n: &str) -> Option<u32> {
     names.iter().position(|x| x == n).map(|i| i as u32)
 }
@@ -443,6 +565,9 @@ fn build_channel(
     name: &str,
     field: &str,
 ) -> Result<Channel, ScenarioError> {
+    use crate::net::channel::gilbert_elliott::{
+        InitialState as GeInitialState, LossRule as GeLossRule,
+    };
     let Some(spanned) = e else {
         return Ok(Channel::perfect());
     };
@@ -454,6 +579,8 @@ fn build_channel(
         ("mean_bad", e.mean_bad.is_some()),
         ("loss_good", e.loss_good.is_some()),
         ("loss_bad", e.loss_bad.is_some()),
+        ("loss_rule", e.loss_rule.is_some()),
+        ("initial_state", e.initial_state.is_some()),
         ("packets", e.packets.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match e.kind {
@@ -462,7 +589,7 @@ fn build_channel(
         ErrorKind::GilbertElliott => (
             "gilbert_elliott",
             &["mean_good", "mean_bad"],
-            &["loss_good", "loss_bad"],
+            &["loss_good", "loss_bad", "loss_rule", "initial_state"],
         ),
         ErrorKind::DropList => ("drop_list", &["packets"], &[]),
     };
@@ -488,13 +615,22 @@ fn build_channel(
                         )),
                     }
                 };
-            let fading = RandomStream::new(seed, &format!("fading:{name}"));
-            ChannelModel::GilbertElliott(GilbertElliott::new(
+            let mut fading = RandomStream::new(seed, &format!("fading:{name}"));
+            ChannelModel::GilbertElliott(GilbertElliott::with_options(
                 mean(&e.mean_good, "mean_good")?,
                 mean(&e.mean_bad, "mean_bad")?,
                 e.loss_good.map_or(0.0, |p| p.0),
                 e.loss_bad.map_or(1.0, |p| p.0),
-                fading,
+                match e.loss_rule.unwrap_or(GeLossRuleSpec::Start) {
+                    GeLossRuleSpec::Start => GeLossRule::AtStart,
+                    GeLossRuleSpec::During => GeLossRule::AnyBadDuringTransmission,
+                },
+                match e.initial_state.unwrap_or(GeInitialStateSpec::Stationary) {
+                    GeInitialStateSpec::Stationary => GeInitialState::Stationary,
+                    GeInitialStateSpec::Good => GeInitialState::Good,
+                    GeInitialStateSpec::Bad => GeInitialState::Bad,
+                },
+                &mut fading,
             ))
         }
         ErrorKind::DropList => {

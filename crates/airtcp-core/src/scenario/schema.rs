@@ -45,11 +45,34 @@ pub struct NodeSpec {
     pub agents: Vec<Spanned<AgentSpec>>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AgentSpec {
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
     /// Kick TCP's kick-aware intermediate node.
     Kick,
+    /// Snoop (Balakrishnan et al. 1995) on the node before the wireless
+    /// hop: optional `min_timeout` (floor of the local timer, "20ms").
+    Snoop,
+    /// G-Snoop gateway A (sender side of the wireless link to `peer`):
+    /// `peer`, optional `cache` (packets, default 25).
+    GsnoopA,
+    /// G-Snoop gateway B (receiver side of the wireless link from `peer`):
+    /// `peer`, optional `guard` ("10ms") and `wireless_rtt` (default: the
+    /// link's propagation delay both ways).
+    GsnoopB,
+}
+
+/// An agent table: a `kind` plus the fields that kind takes (see
+/// [`AgentKind`]); `build.rs` checks which.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSpec {
+    pub kind: AgentKind,
+    pub peer: Option<Spanned<String>>,
+    pub cache: Option<Spanned<u64>>,
+    pub guard: Option<Spanned<Duration>>,
+    pub wireless_rtt: Option<Spanned<Duration>>,
+    pub min_timeout: Option<Spanned<Duration>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -170,6 +193,21 @@ pub enum ErrorKind {
     DropList,
 }
 
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GeLossRuleSpec {
+    Start,
+    During,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GeInitialStateSpec {
+    Stationary,
+    Good,
+    Bad,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorSpec {
@@ -180,6 +218,12 @@ pub struct ErrorSpec {
     pub mean_bad: Option<Spanned<Duration>>,
     pub loss_good: Option<Probability>,
     pub loss_bad: Option<Probability>,
+    /// Gilbert–Elliott: which state decides a packet's fate, "start" (of
+    /// its transmission, default) or "during" (bad at any time while it is
+    /// sent, as ns-2's two-state error model).
+    pub loss_rule: Option<GeLossRuleSpec>,
+    /// Gilbert–Elliott: "stationary" (default), "good" or "bad".
+    pub initial_state: Option<GeInitialStateSpec>,
     pub packets: Option<Vec<u64>>,
     /// Which packets the errors hit (default all).
     #[serde(default)]

@@ -200,6 +200,13 @@ impl Scoreboard {
         }
     }
 
+    /// Forget every loss mark (a timeout turned out spurious).
+    pub fn clear_loss_marks(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+        }
+    }
+
     /// RFC 2018 §8 allows the receiver to renege: forget all SACK state.
     pub fn clear_sacks(&mut self) {
         for s in self.segs.iter_mut() {

@@ -175,6 +175,8 @@ pub struct SenderCore {
     ts_recent: u64,
     syn_retransmitted: bool,
     syn_sent_ns: TimeNs,
+    /// An ACK with a SACK block has arrived (DCLOR §6).
+    pub sack_seen: bool,
     pub cc: Box<dyn CongestionControl>,
     pub classifier: Box<dyn LossClassifier>,
     pub stats: SenderStats,
@@ -420,7 +422,7 @@ impl SenderCore {
         }
     }
 
-    fn send_new(&mut self, now_ns: TimeNs, len: u32, out: &mut Vec<Packet>) {
+    pub fn send_new(&mut self, now_ns: TimeNs, len: u32, out: &mut Vec<Packet>) {
         let seq = self.snd_max;
         self.sb.push_new(seq, seq + len as u64, now_ns);
         if self.timed.is_none() && !self.cfg.timestamps {
@@ -479,6 +481,82 @@ impl SenderCore {
         }
         let seq = self.snd_una;
         self.trace(now_ns, TraceEvent::Timeout { seq });
+    }
+
+    /// Bookkeeping every acceptable ACK needs: the peer's window, the
+    /// timestamp to echo, SACK blocks (RFC 2018 / RFC 6675 Update()), and,
+    /// if it acknowledges new data, an RTT sample (RFC 7323 RTTM, else the
+    /// timed segment with Karn's rule; skipped when `sample_rtt` is false)
+    /// and the cumulative ACK itself. Returns the newly acknowledged bytes.
+    pub fn apply_ack(&mut self, now_ns: TimeNs, ack: &Packet, sample_rtt: bool) -> u64 {
+        let ackno = ack.ack;
+        if ackno > self.snd_max || ackno < self.snd_una {
+            return 0;
+        }
+        self.rwnd = ack.wnd;
+        if ack.has_ts {
+            self.ts_recent = ack.ts_val;
+        }
+        if ack.sack_count > 0 {
+            self.sack_seen = true;
+            if self.sack_enabled {
+                self.sb.apply_sack(ack.sack_blocks());
+            }
+        }
+        if ackno == self.snd_una {
+            return 0;
+        }
+        if sample_rtt {
+            if self.cfg.timestamps && ack.has_ts && ack.ts_ecr > 0 {
+                let sample = now_ns.saturating_sub(ack.ts_ecr);
+                self.take_rtt_sample(now_ns, sample);
+            } else if let Some((end, sent)) = self.timed {
+                if ackno >= end {
+                    self.timed = None;
+                    self.take_rtt_sample(now_ns, now_ns - sent);
+                }
+            }
+        } else if self.timed.is_some_and(|(end, _)| ackno >= end) {
+            self.timed = None;
+        }
+        let acked = self.sb.ack_to(ackno).bytes;
+        self.snd_una = ackno;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        if self.high_rxt < self.snd_una {
+            self.high_rxt = self.snd_una;
+        }
+        self.dupacks = 0;
+        if self.sack_after_timeout && self.recover.is_some_and(|r| self.snd_una >= r) {
+            self.sack_after_timeout = false;
+        }
+        acked
+    }
+
+    /// Send up to `n` segments of new data regardless of cwnd (F-RTO step
+    /// 2b, DCLOR step 4), within the receiver's window. Returns how many
+    /// were sent.
+    pub fn send_new_segments(&mut self, now_ns: TimeNs, n: u32, out: &mut Vec<Packet>) -> u32 {
+        let mut sent = 0;
+        while sent < n {
+            let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
+            if len == 0 || self.snd_max + len > self.snd_una + self.rwnd {
+                break;
+            }
+            self.send_new(now_ns, len as u32, out);
+            sent += 1;
+        }
+        sent
+    }
+
+    /// Undo the loss marks a timeout put on every unSACKed segment and
+    /// resume sending from snd_max (a timeout found spurious, RFC 4015).
+    pub fn undo_timeout_go_back_n(&mut self) {
+        self.sb.clear_loss_marks();
+        self.sack_after_timeout = false;
+        self.snd_nxt = self.snd_max;
+        self.high_rxt = self.snd_una;
     }
 
     pub fn forget_timed_segment(&mut self) {
@@ -565,6 +643,7 @@ impl TcpSender {
             ts_recent: 0,
             syn_retransmitted: false,
             syn_sent_ns: 0,
+            sack_seen: false,
             cc,
             classifier,
             stats: SenderStats::default(),
@@ -714,19 +793,12 @@ impl TcpSender {
         self.process_ack_standard(now_ns, ack, out);
     }
 
-    /// The standard ACK path (RFC 5681, RFC 6298, RFC 6675, RFC 3168).
+    /// The standard ACK path (RFC 5681, RFC 6298, RFC 6675, RFC 3168),
+    /// then the timeout response's `after_ack`, then sending.
     pub fn process_ack_standard(&mut self, now_ns: TimeNs, ack: &Packet, out: &mut Vec<Packet>) {
         let c = &mut self.core;
-        let ackno = ack.ack;
-        if ackno > c.snd_max || ackno < c.snd_una {
+        if ack.ack > c.snd_max || ack.ack < c.snd_una {
             return; // acknowledges something never sent, or stale
-        }
-        c.rwnd = ack.wnd;
-        if ack.has_ts {
-            c.ts_recent = ack.ts_val;
-        }
-        if c.sack_enabled && ack.sack_count > 0 {
-            c.sb.apply_sack(ack.sack_blocks());
         }
         // RFC 3168 §6.1.2: at most one reduction per window of data.
         if c.cfg.ecn && ack.has_flag(flags::ECE) && !c.in_recovery && c.snd_una >= c.ecn_recover {
@@ -739,31 +811,9 @@ impl TcpSender {
             c.trace(now_ns, TraceEvent::EcnReduction);
             c.trace_window(now_ns);
         }
-
-        if ackno > c.snd_una {
-            // RTT measurement: RFC 7323 §4.1 RTTM, else the timed segment
-            // (Karn's rule applied when it was retransmitted).
-            if c.cfg.timestamps && ack.has_ts && ack.ts_ecr > 0 {
-                let sample = now_ns.saturating_sub(ack.ts_ecr);
-                c.take_rtt_sample(now_ns, sample);
-            } else if let Some((end, sent)) = c.timed {
-                if ackno >= end {
-                    c.timed = None;
-                    c.take_rtt_sample(now_ns, now_ns - sent);
-                }
-            }
-            let acked = c.sb.ack_to(ackno).bytes;
-            c.snd_una = ackno;
-            if c.snd_nxt < c.snd_una {
-                c.snd_nxt = c.snd_una;
-            }
-            if c.high_rxt < c.snd_una {
-                c.high_rxt = c.snd_una;
-            }
-            c.dupacks = 0;
-            if c.sack_after_timeout && c.recover.is_some_and(|r| c.snd_una >= r) {
-                c.sack_after_timeout = false;
-            }
+        let acked = c.apply_ack(now_ns, ack, true);
+        if acked > 0 {
+            let c = &mut self.core;
             let was_in_recovery = c.in_recovery;
             let outcome = self.recovery.on_new_ack(&mut self.core, acked, now_ns, out);
             let c = &mut self.core;
@@ -776,11 +826,12 @@ impl TcpSender {
             } else if outcome.restart_timer {
                 c.restart_rto_timer(now_ns);
             }
-        } else if ack.payload_len == 0 && c.snd_max > c.snd_una {
+        } else if ack.payload_len == 0 && self.core.snd_max > self.core.snd_una {
             // RFC 5681 §2 duplicate ACK.
-            c.dupacks += 1;
+            self.core.dupacks += 1;
             self.recovery.on_duplicate_ack(&mut self.core, now_ns, out);
         }
+        self.timeout.after_ack(&mut self.core, ack, acked, now_ns);
         self.core.send_pending(now_ns, out);
     }
 

@@ -3,9 +3,34 @@
 //! evolves with time, independently of the traffic: sojourns are drawn from
 //! their own stream and the process is advanced to each packet's transmission
 //! time, so two runs with different traffic see the same fades.
+//!
+//! Which state decides a packet's fate is a parameter ([`LossRule`]): the
+//! state when its transmission starts, or the worst state during its
+//! transmission (as ns-2's two-state error model effectively did: a packet
+//! is corrupted if any of its bits is sent in the bad state).
 
 use crate::sim::rng::RandomStream;
 use crate::sim::{s_to_ns, TimeNs};
+
+/// Which channel state a packet's loss probability comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LossRule {
+    /// The state at the start of the transmission.
+    #[default]
+    AtStart,
+    /// Bad if the channel is bad at any time during the transmission.
+    AnyBadDuringTransmission,
+}
+
+/// The state the fading process starts in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum InitialState {
+    /// Drawn from the stationary distribution (default).
+    #[default]
+    Stationary,
+    Good,
+    Bad,
+}
 
 #[derive(Clone, Debug)]
 pub struct GilbertElliott {
@@ -13,6 +38,7 @@ pub struct GilbertElliott {
     pub mean_bad_ns: TimeNs,
     pub loss_good: f64,
     pub loss_bad: f64,
+    pub loss_rule: LossRule,
     bad: bool,
     next_switch_ns: TimeNs,
     /// Sojourn draws only: independent of how many packets are sent.
@@ -20,9 +46,9 @@ pub struct GilbertElliott {
 }
 
 impl GilbertElliott {
-    /// Start in the stationary distribution: bad with probability
-    /// mean_bad / (mean_good + mean_bad); by memorylessness the first
-    /// sojourn is a fresh exponential draw.
+    /// Start in `initial` (by default the stationary distribution: bad with
+    /// probability mean_bad / (mean_good + mean_bad)); by memorylessness the
+    /// first sojourn is a fresh exponential draw.
     pub fn new(
         mean_good_ns: TimeNs,
         mean_bad_ns: TimeNs,
@@ -30,8 +56,36 @@ impl GilbertElliott {
         loss_bad: f64,
         mut fading_rng: RandomStream,
     ) -> Self {
+        Self::with_options(
+            mean_good_ns,
+            mean_bad_ns,
+            loss_good,
+            loss_bad,
+            LossRule::AtStart,
+            InitialState::Stationary,
+            &mut fading_rng,
+        )
+    }
+
+    /// Like [`Self::new`] with an explicit loss rule and initial state.
+    pub fn with_options(
+        mean_good_ns: TimeNs,
+        mean_bad_ns: TimeNs,
+        loss_good: f64,
+        loss_bad: f64,
+        loss_rule: LossRule,
+        initial: InitialState,
+        fading_rng: &mut RandomStream,
+    ) -> Self {
+        // Always draw the stationary coin so the stream's use does not
+        // depend on the option.
         let p_bad = mean_bad_ns as f64 / (mean_good_ns + mean_bad_ns) as f64;
-        let bad = fading_rng.uniform() < p_bad;
+        let coin_bad = fading_rng.uniform() < p_bad;
+        let bad = match initial {
+            InitialState::Stationary => coin_bad,
+            InitialState::Good => false,
+            InitialState::Bad => true,
+        };
         let mean = if bad { mean_bad_ns } else { mean_good_ns };
         let first = s_to_ns(fading_rng.exponential(mean as f64 / 1e9)).max(1);
         Self {
@@ -39,9 +93,10 @@ impl GilbertElliott {
             mean_bad_ns,
             loss_good,
             loss_bad,
+            loss_rule,
             bad,
             next_switch_ns: first,
-            fading_rng,
+            fading_rng: fading_rng.clone(),
         }
     }
 
@@ -60,13 +115,24 @@ impl GilbertElliott {
         self.bad
     }
 
+    /// Whether the channel is bad at any time in [start, end).
+    pub fn any_bad_during(&mut self, start_ns: TimeNs, end_ns: TimeNs) -> bool {
+        self.is_bad_at(start_ns) || self.next_switch_ns < end_ns
+    }
+
+    /// Fate of a packet transmitted during [start, end).
     #[inline]
-    pub fn is_lost(&mut self, t_ns: TimeNs, loss_rng: &mut RandomStream) -> bool {
-        let p = if self.is_bad_at(t_ns) {
-            self.loss_bad
-        } else {
-            self.loss_good
+    pub fn is_lost(
+        &mut self,
+        start_ns: TimeNs,
+        end_ns: TimeNs,
+        loss_rng: &mut RandomStream,
+    ) -> bool {
+        let bad = match self.loss_rule {
+            LossRule::AtStart => self.is_bad_at(start_ns),
+            LossRule::AnyBadDuringTransmission => self.any_bad_during(start_ns, end_ns),
         };
+        let p = if bad { self.loss_bad } else { self.loss_good };
         loss_rng.uniform() < p
     }
 }
@@ -90,6 +156,36 @@ mod tests {
         let bad = (0..n).filter(|i| ge.is_bad_at(i * step)).count();
         let frac = bad as f64 / n as f64;
         assert!((frac - 0.2).abs() < 0.02, "bad fraction {frac}");
+    }
+
+    #[test]
+    fn loss_during_transmission_and_initial_state() {
+        let mut rng = RandomStream::new(3, "ge");
+        let mut ge = GilbertElliott::with_options(
+            80 * NS_PER_MS,
+            20 * NS_PER_MS,
+            0.0,
+            1.0,
+            LossRule::AnyBadDuringTransmission,
+            InitialState::Good,
+            &mut rng,
+        );
+        assert!(!ge.is_bad_at(0));
+        let switch = ge.next_switch_ns;
+        // A packet that starts good but overlaps the switch to bad is lost.
+        let mut coins = RandomStream::new(1, "coins");
+        assert!(ge.is_lost(switch - 10, switch + 10, &mut coins));
+        let mut rng = RandomStream::new(3, "ge");
+        let mut at_start = GilbertElliott::with_options(
+            80 * NS_PER_MS,
+            20 * NS_PER_MS,
+            0.0,
+            1.0,
+            LossRule::AtStart,
+            InitialState::Good,
+            &mut rng,
+        );
+        assert!(!at_start.is_lost(switch - 10, switch + 10, &mut coins));
     }
 
     #[test]

@@ -100,7 +100,8 @@ impl Channel {
     /// Decide the fate of `pkt`, whose transmission starts at `start_ns`.
     /// Calls come in non-decreasing `start_ns` order per link direction.
     #[inline]
-    pub fn transmit(&mut self, start_ns: TimeNs, pkt: &Packet) -> ChannelVerdict {
+    /// `tx_ns` is the packet's transmission time on the link.
+    pub fn transmit(&mut self, start_ns: TimeNs, tx_ns: TimeNs, pkt: &Packet) -> ChannelVerdict {
         if matches!(self.model, ChannelModel::Perfect) || !self.applies_to.matches(pkt) {
             return ChannelVerdict::Deliver { extra_delay_ns: 0 };
         }
@@ -108,7 +109,7 @@ impl Channel {
             ChannelModel::Perfect => false,
             ChannelModel::Bernoulli(m) => m.is_lost(&mut self.rng),
             ChannelModel::BitErrorRate(m) => m.is_lost(pkt.wire_bytes(), &mut self.rng),
-            ChannelModel::GilbertElliott(m) => m.is_lost(start_ns, &mut self.rng),
+            ChannelModel::GilbertElliott(m) => m.is_lost(start_ns, start_ns + tx_ns, &mut self.rng),
             ChannelModel::DropList(m) => m.is_lost(),
         };
         if let Some(f) = self.fates.as_mut() {

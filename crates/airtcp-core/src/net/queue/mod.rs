@@ -3,14 +3,18 @@
 //! dies; the link serves admitted packets first-in first-out.
 
 pub mod droptail;
+pub mod mecn;
 pub mod red;
+pub mod wmecn;
 
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::rng::RandomStream;
 use crate::sim::TimeNs;
 
 pub use droptail::DropTail;
+pub use mecn::{Mecn, MultiLevelConfig};
 pub use red::{Red, RedConfig};
+pub use wmecn::Wmecn;
 
 /// Capacity of a queue, in packets or in bytes. Packets waiting count; the
 /// one being transmitted does not (as in ns-2's `qlim_`).
@@ -55,6 +59,10 @@ pub enum Admission {
 pub enum QueueDiscipline {
     DropTail(DropTail),
     Red(Red),
+    /// Multi-level ECN (WMECN paper §2.1).
+    Mecn(Mecn),
+    /// WMECN marking (WMECN paper §3.1).
+    Wmecn(Wmecn),
 }
 
 impl QueueDiscipline {
@@ -69,6 +77,8 @@ impl QueueDiscipline {
         match self {
             QueueDiscipline::DropTail(q) => q.admit(occ, pkt),
             QueueDiscipline::Red(q) => q.admit(now_ns, occ, pkt, rng),
+            QueueDiscipline::Mecn(q) => q.admit(now_ns, occ, pkt, rng),
+            QueueDiscipline::Wmecn(q) => q.admit(now_ns, occ, pkt, rng),
         }
     }
 
@@ -76,13 +86,18 @@ impl QueueDiscipline {
         match self {
             QueueDiscipline::DropTail(q) => q.limit,
             QueueDiscipline::Red(q) => q.cfg.limit,
+            QueueDiscipline::Mecn(q) => q.core.cfg.limit,
+            QueueDiscipline::Wmecn(q) => q.core.cfg.limit,
         }
     }
 
-    /// RED's average queue estimate, if this is RED.
+    /// RED's average queue estimate, if this is RED (or MECN / WMECN,
+    /// which average the same way).
     pub fn red_avg(&self) -> Option<f64> {
         match self {
             QueueDiscipline::Red(q) => Some(q.avg),
+            QueueDiscipline::Mecn(q) => Some(q.core.avg()),
+            QueueDiscipline::Wmecn(q) => Some(q.core.avg()),
             _ => None,
         }
     }

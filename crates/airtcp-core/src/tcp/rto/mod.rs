@@ -23,6 +23,10 @@ pub trait TimeoutResponse: Send {
         out: &mut Vec<Packet>,
     );
 
+    /// Called after the standard processing of an ACK that was not
+    /// consumed, before sending; `acked` is the newly acknowledged bytes.
+    fn after_ack(&mut self, _core: &mut SenderCore, _ack: &Packet, _acked: u64, _now_ns: TimeNs) {}
+
     /// Offered every ACK before the standard processing; return true when
     /// the response consumed it (e.g. while probing after a timeout).
     fn on_ack(

@@ -1,0 +1,888 @@
+//! G-Snoop (K.-F. Leung and K. L. Yeung, "G-Snoop: Enhancing TCP
+//! Performance over Wireless Networks"): two agents on the gateways at the
+//! ends of a wireless link that may sit anywhere on the path (document §1,
+//! Fig. 1). Gateway A sends data over the wireless link, gateway B receives
+//! it. Both are transparent to the TCP endpoints.
+//!
+//! **Gateway A** ([`GSnoopA`], document §3.A, Fig. 2):
+//! * a FIFO cache of the last `cache_size` data packets sent over the
+//!   wireless link (all flows share it; the oldest is pushed out);
+//! * per flow, a hole table built from the sequence numbers arriving at A:
+//!   a gap that later arrivals do not fill is a hole (lost upstream);
+//! * on a NACK from B for `[seq, end)`: if it overlaps a hole (**hole hit**,
+//!   the packet was lost upstream, §4.A) the incipient congestion
+//!   notification (ICN) is armed: the next ACK of that connection arriving
+//!   from B is forwarded together with three copies of it, so the sender
+//!   sees three duplicate ACKs and slows down early; else, on a **cache
+//!   hit**, A retransmits the cached packet(s) locally (§4.B); on a **cache
+//!   miss** the NACK is ignored (§4.C).
+//!
+//! **Gateway B** ([`GSnoopB`], document §3.B):
+//! * per flow, tracks the sequence numbers arriving over the wireless link;
+//!   a gap not filled by the next `nack_after` (3) out-of-order arrivals
+//!   triggers one NACK to A. The NACK is a 40-byte [`PacketKind::Control`]
+//!   packet from B to A over the reverse wireless direction carrying the
+//!   flow, epoch, first missing sequence number (`seq`) and the end of the
+//!   gap (`ack`);
+//! * `O3_counter` counts the out-of-order arrivals since the gap opened
+//!   (the three before the NACK included: in the document's example packet
+//!   4 is lost, 5, 6, 7 trigger the NACK, the repair arrives after 8, 9, 10
+//!   and O3_counter = 6) until the repair arrives. If no repair arrives
+//!   within one wireless RTT plus a guard time of the NACK, the counter is
+//!   reset (the gap is forgotten: a hole hit at A, or a lost repair);
+//! * after the repair, the first duplicate ACK for the repaired segment and
+//!   the following ones are suppressed, O3_counter of them in all, never
+//!   more: a repair lost downstream produces more duplicate ACKs than
+//!   O3_counter, and those reach the sender (§3.B, last paragraph).
+//!
+//! ## Choices where the document is silent or inconsistent
+//!
+//! * **Who sends the ICN duplicate ACKs.** §3.A says gateway A; the data-flow
+//!   analysis (§4.A) says gateway B. We choose **A**: A is the gateway that
+//!   learns of the hole hit (B only knows a NACK went out), it is next to
+//!   the sender so the ICN arrives a wireless RTT earlier (the whole point
+//!   of "incipient" notification), and §3.A, the protocol description, is
+//!   the normative text while §4 is an illustration.
+//! * **The ICN ACK.** "Three copies of the next received ACK" of the
+//!   connection: the original is forwarded and three copies follow it, so
+//!   a sender whose `snd_una` the original advances sees exactly three
+//!   duplicates (§3.A: the retransmitted packet "is not the packet
+//!   requested by NACK").
+//! * **Duplicate ACKs that reach B before the repair** (a short downstream
+//!   path). The document assumes the repair arrives first (§3.B: "when the
+//!   retransmitted packet 4 arrives ... When the first duplicate ACK for
+//!   packet 4 arrives at gateway B subsequently"), which holds in its ns-2
+//!   topology (30 ms downstream, 5 ms wireless). Earlier duplicate ACKs are
+//!   forwarded, and are deducted from the suppression budget, so the total
+//!   suppressed never exceeds O3_counter minus those already forwarded.
+//! * **What counts as a duplicate ACK at B**: an ACK without payload, SYN or
+//!   FIN that acknowledges the same number as the previous ACK B forwarded
+//!   for the connection (RFC 5681 §2, as the sender counts them).
+//! * **Caching at A happens when the packet reaches A** (agents see packets
+//!   before routing, not when the link finishes sending them). In the
+//!   document's topology A's wireless queue stays empty (5 Mb/s in, 10 Mb/s
+//!   out), so "cached when sent" and "cached when it arrives" coincide; with
+//!   a backlog the cache also holds packets still queued.
+//! * **Reset timing.** The RTT-plus-guard expiry is checked when the next
+//!   packet of the flow reaches B; only later packets of the flow can
+//!   observe it, so this equals a timer without one.
+//! * **Multi-packet gaps** (bursts) are one NACK for the whole range; A
+//!   resends every cached packet inside it (an extension: the document
+//!   speaks of "the requested packet").
+
+use std::collections::VecDeque;
+
+use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
+use crate::sim::{TimeNs, NS_PER_MS};
+
+/// Holes remembered per flow at A (oldest forgotten first).
+pub const MAX_HOLES: usize = 64;
+/// Open gaps tracked per flow at B (oldest forgotten first).
+pub const MAX_GAPS: usize = 64;
+/// Wire size of a NACK: IP + TCP-like header, no payload.
+pub const NACK_BYTES: u32 = 40;
+
+fn is_dupack_shape(p: &Packet) -> bool {
+    p.payload_len == 0 && !p.has_flag(flags::SYN | flags::FIN)
+}
+
+/// Per-flow slot indexed by flow id; `None` from `get` for an older epoch.
+#[derive(Clone, Debug)]
+struct PerFlow<T> {
+    slots: Vec<Option<(u32, T)>>,
+}
+
+impl<T> Default for PerFlow<T> {
+    fn default() -> Self {
+        Self { slots: Vec::new() }
+    }
+}
+
+impl<T> PerFlow<T> {
+    /// The state of `pkt`'s connection, created by `init` for a new one.
+    fn get(&mut self, pkt: &Packet, init: impl FnOnce() -> T) -> Option<&mut T> {
+        let i = pkt.flow as usize;
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, || None);
+        }
+        let slot = &mut self.slots[i];
+        match slot {
+            Some((e, _)) if *e == pkt.epoch => {}
+            Some((e, _)) if *e > pkt.epoch => return None,
+            _ => *slot = Some((pkt.epoch, init())),
+        }
+        slot.as_mut().map(|(_, t)| t)
+    }
+
+    /// The state of `pkt`'s connection if it exists.
+    fn existing(&mut self, pkt: &Packet) -> Option<&mut T> {
+        match self.slots.get_mut(pkt.flow as usize)? {
+            Some((e, t)) if *e == pkt.epoch => Some(t),
+            _ => None,
+        }
+    }
+
+    fn peek(&self, flow: u32, epoch: u32) -> Option<&T> {
+        match self.slots.get(flow as usize)? {
+            Some((e, t)) if *e == epoch => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Remove `[s, e)` from a list of disjoint ranges (splitting as needed).
+/// Returns true if some range lost bytes.
+fn remove_range<R>(
+    ranges: &mut Vec<R>,
+    s: u64,
+    e: u64,
+    get: impl Fn(&mut R) -> (&mut u64, &mut u64),
+) -> bool
+where
+    R: Clone,
+{
+    let mut touched = false;
+    let mut i = 0;
+    while i < ranges.len() {
+        let (rs, re) = {
+            let (a, b) = get(&mut ranges[i]);
+            (*a, *b)
+        };
+        if e <= rs || s >= re {
+            i += 1;
+            continue;
+        }
+        touched = true;
+        if s <= rs && e >= re {
+            ranges.remove(i);
+            continue;
+        }
+        if s > rs && e < re {
+            // Split: keep [rs, s) here and insert [e, re) after it.
+            let mut tail = ranges[i].clone();
+            *get(&mut ranges[i]).1 = s;
+            *get(&mut tail).0 = e;
+            ranges.insert(i + 1, tail);
+            i += 2;
+            continue;
+        }
+        if s <= rs {
+            *get(&mut ranges[i]).0 = e;
+        } else {
+            *get(&mut ranges[i]).1 = s;
+        }
+        i += 1;
+    }
+    touched
+}
+
+// ---------------------------------------------------------------- gateway A
+
+#[derive(Clone, Debug, Default)]
+struct AFlow {
+    /// One past the highest sequence number that reached A.
+    highest_end: u64,
+    /// Holes `[start, end)` in what reached A, oldest first.
+    holes: Vec<(u64, u64)>,
+    /// A hole hit is waiting for the next ACK (ICN).
+    icn_pending: bool,
+}
+
+/// G-Snoop gateway A: the sender side of the wireless link (§3.A).
+#[derive(Clone, Debug)]
+pub struct GSnoopA {
+    pub node: u32,
+    /// Gateway B's node index (source of NACKs).
+    pub peer: u32,
+    /// Link direction A -> B and B -> A.
+    pub wireless_out: u32,
+    pub wireless_back: u32,
+    /// Per destination node: is the next hop the wireless link?
+    via_wireless: Vec<bool>,
+    pub cache_size: usize,
+    cache: VecDeque<Packet>,
+    flows: PerFlow<AFlow>,
+    pub nacks_received: u64,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    pub local_retransmissions: u64,
+    /// Hole hits (each arms one ICN).
+    pub icns: u64,
+    /// Duplicate ACKs sent to senders by ICNs (three per ICN).
+    pub icn_dupacks_sent: u64,
+}
+
+impl GSnoopA {
+    /// `routes`: this node's next-hop link direction per destination node.
+    pub fn new(
+        node: u32,
+        peer: u32,
+        wireless_out: u32,
+        wireless_back: u32,
+        routes: &[u32],
+        cache_size: usize,
+    ) -> Self {
+        assert!(cache_size > 0, "G-Snoop cache size must be positive");
+        Self {
+            node,
+            peer,
+            wireless_out,
+            wireless_back,
+            via_wireless: routes.iter().map(|&l| l == wireless_out).collect(),
+            cache_size,
+            cache: VecDeque::with_capacity(cache_size),
+            flows: PerFlow::default(),
+            nacks_received: 0,
+            cache_hits: 0,
+            cache_misses: 0,
+            local_retransmissions: 0,
+            icns: 0,
+            icn_dupacks_sent: 0,
+        }
+    }
+
+    /// Holes currently in `flow`'s table (tests, diagnostics).
+    pub fn holes(&self, flow: u32, epoch: u32) -> Vec<(u64, u64)> {
+        self.flows
+            .peek(flow, epoch)
+            .map_or_else(Vec::new, |f| f.holes.clone())
+    }
+
+    fn on_data(&mut self, pkt: &Packet) {
+        let (s, e) = (pkt.seq, pkt.end_seq());
+        if let Some(f) = self.flows.get(pkt, || AFlow {
+            highest_end: s,
+            ..Default::default()
+        }) {
+            if s > f.highest_end {
+                if f.holes.len() >= MAX_HOLES {
+                    f.holes.remove(0);
+                }
+                f.holes.push((f.highest_end, s));
+            } else if s < f.highest_end {
+                remove_range(&mut f.holes, s, e, |r| (&mut r.0, &mut r.1));
+            }
+            f.highest_end = f.highest_end.max(e);
+        }
+        // Fig. 2: the packet goes to the FIFO buffer, then the FIFO cache.
+        if self.cache.len() == self.cache_size {
+            self.cache.pop_front();
+        }
+        self.cache.push_back(*pkt);
+    }
+
+    fn on_nack(&mut self, nack: &Packet, out: &mut AgentOutput) {
+        self.nacks_received += 1;
+        let (s, e) = (nack.seq, nack.ack.max(nack.seq + 1));
+        if let Some(f) = self.flows.existing(nack) {
+            if f.holes.iter().any(|&(hs, he)| hs < e && s < he) {
+                // §3.A: lost upstream, not on the wireless link.
+                f.icn_pending = true;
+                self.icns += 1;
+                return;
+            }
+        }
+        let mut found = 0;
+        for (i, p) in self.cache.iter().enumerate() {
+            let wanted = p.flow == nack.flow
+                && p.epoch == nack.epoch
+                && p.seq >= s
+                && p.seq < e
+                && !self
+                    .cache
+                    .iter()
+                    .take(i)
+                    .any(|q| q.flow == p.flow && q.epoch == p.epoch && q.seq == p.seq);
+            if wanted {
+                out.inject.push(Packet {
+                    is_retransmission: true,
+                    ttl: DEFAULT_TTL,
+                    ..*p
+                });
+                found += 1;
+            }
+        }
+        if found > 0 {
+            self.cache_hits += 1;
+            self.local_retransmissions += found;
+        } else {
+            self.cache_misses += 1;
+        }
+    }
+
+    fn on_ack(&mut self, pkt: &Packet, out: &mut AgentOutput) {
+        let Some(f) = self.flows.get(pkt, || AFlow {
+            highest_end: pkt.ack,
+            ..Default::default()
+        }) else {
+            return;
+        };
+        // Holes the receiver has acknowledged past were filled.
+        f.holes.retain(|&(_, he)| he > pkt.ack);
+        if f.icn_pending {
+            f.icn_pending = false;
+            for _ in 0..3 {
+                out.inject.push(Packet {
+                    ttl: DEFAULT_TTL,
+                    ..*pkt
+                });
+            }
+            self.icn_dupacks_sent += 3;
+        }
+    }
+}
+
+impl NodeAgent for GSnoopA {
+    fn name(&self) -> &'static str {
+        "gsnoop_a"
+    }
+
+    fn on_packet(
+        &mut self,
+        _now_ns: TimeNs,
+        pkt: &mut Packet,
+        ingress: Ingress,
+        out: &mut AgentOutput,
+    ) -> AgentVerdict {
+        let from_wireless = ingress == Ingress::Link(self.wireless_back);
+        match pkt.kind {
+            PacketKind::Control if pkt.dst == self.node && pkt.src == self.peer => {
+                self.on_nack(pkt, out);
+                AgentVerdict::Take
+            }
+            PacketKind::TcpData
+                if pkt.payload_len > 0
+                    && !from_wireless
+                    && self.via_wireless.get(pkt.dst as usize) == Some(&true) =>
+            {
+                self.on_data(pkt);
+                AgentVerdict::Pass
+            }
+            PacketKind::TcpAck if from_wireless && pkt.has_flag(flags::ACK) => {
+                self.on_ack(pkt, out);
+                AgentVerdict::Pass
+            }
+            _ => AgentVerdict::Pass,
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("nacks_received", self.nacks_received),
+            ("cache_hits", self.cache_hits),
+            ("cache_misses", self.cache_misses),
+            ("local_retransmissions", self.local_retransmissions),
+            ("icns", self.icns),
+            ("icn_dupacks_sent", self.icn_dupacks_sent),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------- gateway B
+
+#[derive(Clone, Debug)]
+struct Gap {
+    /// Still missing `[start, end)`.
+    start: u64,
+    end: u64,
+    /// The first missing byte when the gap opened: the receiver's
+    /// duplicate ACKs for it carry this number.
+    first: u64,
+    /// O3_counter: out-of-order arrivals since the gap opened.
+    o3: u32,
+    nack_ns: Option<TimeNs>,
+    /// Duplicate ACKs for `first` forwarded before the repair.
+    dupacks_passed: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Suppress {
+    ack: u64,
+    remaining: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct BFlow {
+    highest_end: u64,
+    gaps: Vec<Gap>,
+    last_ack: Option<u64>,
+    suppress: Vec<Suppress>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GSnoopBConfig {
+    /// Out-of-order arrivals that must fail to fill a gap before the NACK
+    /// (3, "in line with sender's Fast Retransmit", §3.B).
+    pub nack_after: u32,
+    /// Wireless link round-trip time (propagation both ways).
+    pub wireless_rtt_ns: TimeNs,
+    /// Guard time added to it before O3_counter is reset.
+    pub guard_ns: TimeNs,
+    /// Wire size of a NACK.
+    pub nack_bytes: u32,
+}
+
+impl Default for GSnoopBConfig {
+    fn default() -> Self {
+        Self {
+            nack_after: 3,
+            wireless_rtt_ns: 10 * NS_PER_MS,
+            guard_ns: 10 * NS_PER_MS,
+            nack_bytes: NACK_BYTES,
+        }
+    }
+}
+
+/// G-Snoop gateway B: the receiver side of the wireless link (§3.B).
+#[derive(Clone, Debug)]
+pub struct GSnoopB {
+    pub node: u32,
+    /// Gateway A's node index (destination of NACKs).
+    pub peer: u32,
+    /// Link direction A -> B (data arrives over it).
+    pub wireless_in: u32,
+    /// Per destination node: is the next hop the wireless link back to A?
+    via_wireless: Vec<bool>,
+    pub cfg: GSnoopBConfig,
+    flows: PerFlow<BFlow>,
+    pub nacks_sent: u64,
+    pub repairs_received: u64,
+    /// O3_counters reset because no repair came within RTT + guard.
+    pub o3_resets: u64,
+    pub dupacks_suppressed: u64,
+    /// Sum of O3_counter over repairs, and its last value.
+    pub o3_total: u64,
+    pub last_o3_counter: u32,
+}
+
+impl GSnoopB {
+    /// `routes`: this node's next-hop link direction per destination node;
+    /// `wireless_back` is the direction B -> A.
+    pub fn new(
+        node: u32,
+        peer: u32,
+        wireless_in: u32,
+        wireless_back: u32,
+        routes: &[u32],
+        cfg: GSnoopBConfig,
+    ) -> Self {
+        Self {
+            node,
+            peer,
+            wireless_in,
+            via_wireless: routes.iter().map(|&l| l == wireless_back).collect(),
+            cfg,
+            flows: PerFlow::default(),
+            nacks_sent: 0,
+            repairs_received: 0,
+            o3_resets: 0,
+            dupacks_suppressed: 0,
+            o3_total: 0,
+            last_o3_counter: 0,
+        }
+    }
+
+    fn expire(&mut self, now: TimeNs, pkt: &Packet) {
+        let limit = self.cfg.wireless_rtt_ns + self.cfg.guard_ns;
+        let Some(f) = self.flows.existing(pkt) else {
+            return;
+        };
+        let before = f.gaps.len();
+        f.gaps
+            .retain(|g| g.nack_ns.is_none_or(|t| now <= t + limit));
+        self.o3_resets += (before - f.gaps.len()) as u64;
+    }
+
+    fn on_data(&mut self, now: TimeNs, pkt: &Packet, out: &mut AgentOutput) {
+        self.expire(now, pkt);
+        let (s, e) = (pkt.seq, pkt.end_seq());
+        let node = self.node;
+        let peer = self.peer;
+        let cfg = self.cfg;
+        let Some(f) = self.flows.get(pkt, || BFlow {
+            highest_end: s,
+            ..Default::default()
+        }) else {
+            return;
+        };
+        let mut repaired: Option<Gap> = None;
+        if s >= f.highest_end {
+            if s > f.highest_end {
+                if f.gaps.len() >= MAX_GAPS {
+                    f.gaps.remove(0);
+                }
+                f.gaps.push(Gap {
+                    start: f.highest_end,
+                    end: s,
+                    first: f.highest_end,
+                    o3: 0,
+                    nack_ns: None,
+                    dupacks_passed: 0,
+                });
+            }
+            f.highest_end = e;
+        } else {
+            // Fills (part of) a gap, or a duplicate.
+            let mut i = 0;
+            while i < f.gaps.len() {
+                let g = &f.gaps[i];
+                if e <= g.start || s >= g.end {
+                    i += 1;
+                    continue;
+                }
+                if s <= g.start && e >= g.end {
+                    let g = f.gaps.remove(i);
+                    if g.nack_ns.is_some() {
+                        repaired = Some(g);
+                    }
+                    continue;
+                }
+                remove_range(&mut f.gaps, s, e, |g| (&mut g.start, &mut g.end));
+                break;
+            }
+        }
+        // O3_counter: this arrival is out of order for every gap below it.
+        let mut nacks = 0;
+        for g in f.gaps.iter_mut() {
+            if s >= g.end {
+                g.o3 += 1;
+                if g.nack_ns.is_none() && g.o3 >= cfg.nack_after {
+                    g.nack_ns = Some(now);
+                    out.inject.push(Packet {
+                        kind: PacketKind::Control,
+                        flow: pkt.flow,
+                        epoch: pkt.epoch,
+                        src: node,
+                        dst: peer,
+                        ttl: DEFAULT_TTL,
+                        seq: g.start,
+                        ack: g.end,
+                        raw_size: cfg.nack_bytes,
+                        sent_ns: now,
+                        ..Default::default()
+                    });
+                    nacks += 1;
+                }
+            }
+        }
+        if let Some(g) = repaired {
+            f.suppress.push(Suppress {
+                ack: g.first,
+                remaining: g.o3.saturating_sub(g.dupacks_passed),
+            });
+            self.repairs_received += 1;
+            self.o3_total += g.o3 as u64;
+            self.last_o3_counter = g.o3;
+        }
+        self.nacks_sent += nacks;
+    }
+
+    fn on_ack(&mut self, now: TimeNs, pkt: &Packet) -> AgentVerdict {
+        self.expire(now, pkt);
+        let Some(f) = self.flows.get(pkt, || BFlow {
+            highest_end: pkt.ack,
+            ..Default::default()
+        }) else {
+            return AgentVerdict::Pass;
+        };
+        let ack = pkt.ack;
+        match f.last_ack {
+            Some(last) if ack < last => AgentVerdict::Pass,
+            Some(last) if ack == last => {
+                if !is_dupack_shape(pkt) {
+                    return AgentVerdict::Pass;
+                }
+                if let Some(sp) = f
+                    .suppress
+                    .iter_mut()
+                    .find(|sp| sp.ack == ack && sp.remaining > 0)
+                {
+                    sp.remaining -= 1;
+                    self.dupacks_suppressed += 1;
+                    return AgentVerdict::Drop;
+                }
+                if let Some(g) = f
+                    .gaps
+                    .iter_mut()
+                    .find(|g| g.first == ack && g.nack_ns.is_some())
+                {
+                    g.dupacks_passed += 1;
+                }
+                AgentVerdict::Pass
+            }
+            _ => {
+                f.last_ack = Some(ack);
+                f.suppress.retain(|sp| sp.ack >= ack);
+                AgentVerdict::Pass
+            }
+        }
+    }
+}
+
+impl NodeAgent for GSnoopB {
+    fn name(&self) -> &'static str {
+        "gsnoop_b"
+    }
+
+    fn on_packet(
+        &mut self,
+        now_ns: TimeNs,
+        pkt: &mut Packet,
+        ingress: Ingress,
+        out: &mut AgentOutput,
+    ) -> AgentVerdict {
+        let from_wireless = ingress == Ingress::Link(self.wireless_in);
+        match pkt.kind {
+            PacketKind::TcpData if pkt.payload_len > 0 && from_wireless => {
+                self.on_data(now_ns, pkt, out);
+                AgentVerdict::Pass
+            }
+            PacketKind::TcpAck
+                if !from_wireless
+                    && pkt.has_flag(flags::ACK)
+                    && self.via_wireless.get(pkt.dst as usize) == Some(&true) =>
+            {
+                self.on_ack(now_ns, pkt)
+            }
+            _ => AgentVerdict::Pass,
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("nacks_sent", self.nacks_sent),
+            ("repairs_received", self.repairs_received),
+            ("o3_resets", self.o3_resets),
+            ("dupacks_suppressed", self.dupacks_suppressed),
+            ("o3_total", self.o3_total),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 512;
+    // Nodes: 0 sender, 1 A, 2 B, 3 receiver. Directions: 0 S->A, 1 A->S,
+    // 2 A->B, 3 B->A, 4 B->D, 5 D->B.
+    const A_ROUTES: [u32; 4] = [1, u32::MAX, 2, 2];
+    const B_ROUTES: [u32; 4] = [3, 3, u32::MAX, 4];
+
+    fn data(i: u64) -> Packet {
+        Packet {
+            kind: PacketKind::TcpData,
+            flow: 0,
+            epoch: 1,
+            src: 0,
+            dst: 3,
+            seq: i * MSS,
+            payload_len: MSS as u32,
+            ttl: 62,
+            flags: flags::ACK,
+            ..Default::default()
+        }
+    }
+
+    fn ack(next: u64) -> Packet {
+        Packet {
+            kind: PacketKind::TcpAck,
+            flow: 0,
+            epoch: 1,
+            src: 3,
+            dst: 0,
+            ack: next * MSS,
+            ttl: 62,
+            flags: flags::ACK,
+            ..Default::default()
+        }
+    }
+
+    fn b() -> GSnoopB {
+        GSnoopB::new(2, 1, 2, 3, &B_ROUTES, GSnoopBConfig::default())
+    }
+
+    fn a(cache: usize) -> GSnoopA {
+        GSnoopA::new(1, 2, 2, 3, &A_ROUTES, cache)
+    }
+
+    fn at_b(g: &mut GSnoopB, t: TimeNs, mut p: Packet, out: &mut AgentOutput) -> AgentVerdict {
+        let ingress = if p.kind == PacketKind::TcpData { 2 } else { 5 };
+        g.on_packet(t, &mut p, Ingress::Link(ingress), out)
+    }
+
+    /// The document's example (§3.B): packet 4 corrupted, NACK after 5, 6,
+    /// 7; repair after 8, 9, 10; O3_counter = 6; six duplicate ACKs
+    /// suppressed, a seventh passes.
+    #[test]
+    fn packet_4_example() {
+        let mut g = b();
+        let mut out = AgentOutput::default();
+        let ms = NS_PER_MS;
+        for i in 1..=3 {
+            at_b(&mut g, i * ms, data(i), &mut out);
+        }
+        for i in 5..=6 {
+            at_b(&mut g, i * ms, data(i), &mut out);
+            assert!(out.inject.is_empty(), "no NACK before 3 out-of-order");
+        }
+        at_b(&mut g, 7 * ms, data(7), &mut out);
+        assert_eq!(out.inject.len(), 1);
+        let n = out.inject[0];
+        assert_eq!(
+            (n.kind, n.src, n.dst, n.flow, n.epoch, n.seq, n.ack),
+            (PacketKind::Control, 2, 1, 0, 1, 4 * MSS, 5 * MSS)
+        );
+        assert_eq!(n.wire_bytes(), 40);
+        for i in 8..=10 {
+            at_b(&mut g, i * ms, data(i), &mut out);
+        }
+        at_b(&mut g, 11 * ms, data(4), &mut out);
+        assert_eq!(out.inject.len(), 1, "one NACK only");
+        assert_eq!(g.last_o3_counter, 6);
+        assert_eq!(g.repairs_received, 1);
+        // The ACK for 3 (new), then the receiver's six duplicates.
+        assert_eq!(at_b(&mut g, 20 * ms, ack(4), &mut out), AgentVerdict::Pass);
+        for k in 0..6 {
+            assert_eq!(
+                at_b(&mut g, 21 * ms + k, ack(4), &mut out),
+                AgentVerdict::Drop,
+                "dupack {k}"
+            );
+        }
+        assert_eq!(at_b(&mut g, 22 * ms, ack(4), &mut out), AgentVerdict::Pass);
+        assert_eq!(g.dupacks_suppressed, 6);
+        assert_eq!(at_b(&mut g, 23 * ms, ack(11), &mut out), AgentVerdict::Pass);
+    }
+
+    #[test]
+    fn no_repair_within_rtt_plus_guard_resets_o3() {
+        let mut g = b();
+        let mut out = AgentOutput::default();
+        let ms = NS_PER_MS;
+        for i in [1, 2, 3, 5, 6, 7] {
+            at_b(&mut g, i * ms, data(i), &mut out);
+        }
+        assert_eq!(g.nacks_sent, 1);
+        // RTT 10 ms + guard 10 ms after the NACK at 7 ms: reset at 27 ms.
+        at_b(&mut g, 28 * ms, data(8), &mut out);
+        assert_eq!(g.o3_resets, 1);
+        at_b(&mut g, 29 * ms, data(4), &mut out); // the sender's retransmission
+        assert_eq!(g.repairs_received, 0);
+        at_b(&mut g, 30 * ms, ack(4), &mut out);
+        assert_eq!(at_b(&mut g, 31 * ms, ack(4), &mut out), AgentVerdict::Pass);
+    }
+
+    #[test]
+    fn dupacks_before_the_repair_pass_and_reduce_the_budget() {
+        let mut g = b();
+        let mut out = AgentOutput::default();
+        for i in [1, 2, 3, 5, 6, 7] {
+            at_b(&mut g, i, data(i), &mut out);
+        }
+        at_b(&mut g, 8, ack(4), &mut out);
+        assert_eq!(at_b(&mut g, 9, ack(4), &mut out), AgentVerdict::Pass);
+        assert_eq!(at_b(&mut g, 10, ack(4), &mut out), AgentVerdict::Pass);
+        at_b(&mut g, 11, data(4), &mut out);
+        assert_eq!(g.last_o3_counter, 3);
+        assert_eq!(at_b(&mut g, 12, ack(4), &mut out), AgentVerdict::Drop);
+        assert_eq!(at_b(&mut g, 13, ack(4), &mut out), AgentVerdict::Pass);
+    }
+
+    #[test]
+    fn reordering_filled_before_three_arrivals_sends_no_nack() {
+        let mut g = b();
+        let mut out = AgentOutput::default();
+        for i in [1, 2, 4, 5, 3, 6, 7, 8] {
+            at_b(&mut g, i, data(i), &mut out);
+        }
+        assert!(out.inject.is_empty());
+        assert_eq!(g.nacks_sent, 0);
+    }
+
+    fn nack(seq: u64, end: u64) -> Packet {
+        Packet {
+            kind: PacketKind::Control,
+            flow: 0,
+            epoch: 1,
+            src: 2,
+            dst: 1,
+            seq: seq * MSS,
+            ack: end * MSS,
+            raw_size: 40,
+            ..Default::default()
+        }
+    }
+
+    fn at_a(g: &mut GSnoopA, mut p: Packet, out: &mut AgentOutput) -> AgentVerdict {
+        let ingress = match p.kind {
+            PacketKind::TcpData => 0,
+            _ => 3,
+        };
+        g.on_packet(0, &mut p, Ingress::Link(ingress), out)
+    }
+
+    #[test]
+    fn a_cache_hit_retransmits_locally() {
+        let mut g = a(25);
+        let mut out = AgentOutput::default();
+        for i in 1..=7 {
+            at_a(&mut g, data(i), &mut out);
+        }
+        assert_eq!(at_a(&mut g, nack(4, 5), &mut out), AgentVerdict::Take);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!(out.inject[0].seq, 4 * MSS);
+        assert!(out.inject[0].is_retransmission);
+        assert_eq!((g.cache_hits, g.cache_misses, g.icns), (1, 0, 0));
+    }
+
+    #[test]
+    fn a_hole_hit_sends_three_copies_of_the_next_ack() {
+        let mut g = a(25);
+        let mut out = AgentOutput::default();
+        for i in [1, 2, 3, 5, 6, 7] {
+            at_a(&mut g, data(i), &mut out);
+        }
+        assert_eq!(g.holes(0, 1), vec![(4 * MSS, 5 * MSS)]);
+        at_a(&mut g, nack(4, 5), &mut out);
+        assert!(out.inject.is_empty(), "no local retransmission");
+        assert_eq!((g.icns, g.cache_hits, g.cache_misses), (1, 0, 0));
+        assert_eq!(at_a(&mut g, ack(3), &mut out), AgentVerdict::Pass);
+        assert_eq!(out.inject.len(), 3);
+        assert!(out
+            .inject
+            .iter()
+            .all(|p| p.kind == PacketKind::TcpAck && p.ack == 3 * MSS && p.dst == 0));
+        // Only the next ACK.
+        at_a(&mut g, ack(3), &mut out);
+        assert_eq!(out.inject.len(), 3);
+        assert_eq!(g.icn_dupacks_sent, 3);
+        // The sender's retransmission fills the hole.
+        at_a(&mut g, data(4), &mut out);
+        assert!(g.holes(0, 1).is_empty());
+    }
+
+    #[test]
+    fn a_cache_miss_is_ignored() {
+        let mut g = a(2);
+        let mut out = AgentOutput::default();
+        for i in 1..=7 {
+            at_a(&mut g, data(i), &mut out);
+        }
+        at_a(&mut g, nack(4, 5), &mut out);
+        assert!(out.inject.is_empty());
+        assert_eq!((g.cache_hits, g.cache_misses, g.icns), (0, 1, 0));
+    }
+
+    #[test]
+    fn remove_range_splits() {
+        let mut r = vec![(0u64, 10u64), (20, 30)];
+        assert!(remove_range(&mut r, 4, 6, |x| (&mut x.0, &mut x.1)));
+        assert_eq!(r, vec![(0, 4), (6, 10), (20, 30)]);
+        assert!(remove_range(&mut r, 0, 4, |x| (&mut x.0, &mut x.1)));
+        assert!(remove_range(&mut r, 25, 40, |x| (&mut x.0, &mut x.1)));
+        assert_eq!(r, vec![(6, 10), (20, 25)]);
+        assert!(!remove_range(&mut r, 10, 20, |x| (&mut x.0, &mut x.1)));
+    }
+}
