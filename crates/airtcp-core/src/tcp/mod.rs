@@ -4,6 +4,7 @@
 pub mod cc;
 pub mod classify;
 pub mod kick;
+pub mod mecn;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;
