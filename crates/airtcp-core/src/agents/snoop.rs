@@ -27,7 +27,7 @@
 //!   ACKs older than the last one seen are forwarded (as ns-2 does; the
 //!   paper drops them, which changes nothing for a Reno sender).
 //! * **Local retransmission timer**: per connection, on the oldest
-//!   unacknowledged cached segment, with timeout `max(srtt + 4 rttvar,
+//!   unacknowledged cached segment, with timeout `srtt + max(4 rttvar,
 //!   min_timeout)` from a smoothed estimate of the **local** round trip
 //!   (agent -> mobile host -> agent) as the paper prescribes. Our choice of
 //!   estimator: RFC 6298's gains (alpha = 1/8, beta = 1/4) on samples taken
@@ -36,6 +36,18 @@
 //!   segment is still the one the mobile host waits for, the segment is
 //!   retransmitted locally, at most `max_local_rxmits` times per segment
 //!   (ns-2 allows 2).
+//!
+//! **Duplicate segments** (our choice, not in the paper): a receiver answers
+//! a duplicate segment (a spurious local or sender retransmission) with an
+//! ACK identical to a duplicate ACK. Taken as a loss report, it would make
+//! the agent resend the in-flight head segment, whose copy is again a
+//! duplicate: a cascade. A duplicate ACK is therefore taken as a loss report
+//! only if the head segment was forwarded at least the smallest local RTT
+//! sample ago (a duplicate ACK caused by a segment forwarded after the head
+//! cannot arrive sooner); earlier ones are forwarded as `echo_dupacks`.
+//! ns-2's snoop.cc avoids the cascade differently, by ignoring the first
+//! duplicate ACK (`RTX_THRESH`), which contradicts the paper's "first
+//! duplicate ACK" rule.
 //!
 //! Simplifications, documented: local retransmissions join the link's FIFO
 //! queue (the paper sends them "at high priority"; a FIFO queue means every
@@ -58,7 +70,10 @@ pub const MAX_CACHED_PER_FLOW: usize = 1024;
 pub struct SnoopConfig {
     /// Local timeout before the first local RTT sample (RFC 6298's 1 s).
     pub initial_timeout_ns: TimeNs,
-    /// Floor of the local timeout.
+    /// Smallest margin of the local timeout over the smoothed local RTT
+    /// (RFC 6298's clock-granularity term G): on a path of constant delay
+    /// the variance goes to zero and srtt alone would expire just as the
+    /// ACK arrives.
     pub min_timeout_ns: TimeNs,
     /// Local retransmissions per segment (ns-2's `SNOOP_MAX_RXMIT`).
     pub max_local_rxmits: u8,
@@ -97,6 +112,9 @@ struct FlowState {
     exp_dupacks: Option<u32>,
     srtt_ns: Option<f64>,
     rttvar_ns: f64,
+    /// Smallest local RTT sample: no duplicate ACK caused by a later
+    /// segment can arrive sooner after the segment it reports lost.
+    min_rtt_ns: Option<TimeNs>,
     timer: Option<TimeNs>,
 }
 
@@ -114,6 +132,9 @@ pub struct Snoop {
     /// Duplicate ACKs whose segment was not cached or was retransmitted by
     /// the sender (forwarded to the sender).
     pub cache_misses: u64,
+    /// "Duplicate" ACKs that answer a duplicate segment rather than report a
+    /// loss (forwarded; see the module doc).
+    pub echo_dupacks: u64,
 }
 
 impl Snoop {
@@ -149,7 +170,9 @@ impl Snoop {
     fn timeout_ns(&self, st: &FlowState) -> TimeNs {
         match st.srtt_ns {
             None => self.cfg.initial_timeout_ns,
-            Some(srtt) => ((srtt + 4.0 * st.rttvar_ns) as TimeNs).max(self.cfg.min_timeout_ns),
+            Some(srtt) => {
+                (srtt + (4.0 * st.rttvar_ns).max(self.cfg.min_timeout_ns as f64)) as TimeNs
+            }
         }
     }
 
@@ -170,7 +193,8 @@ impl Snoop {
             local_rxmits: 0,
             sender_rxmit: false,
         };
-        if pkt.seq >= st.last_seen_end {
+        let in_sequence = pkt.seq >= st.last_seen_end;
+        if in_sequence {
             // New segment in the normal sequence.
             if st.cache.len() < MAX_CACHED_PER_FLOW {
                 st.cache.push_back(entry);
@@ -199,7 +223,9 @@ impl Snoop {
                 Err(_) => {}
             }
         }
-        if st.timer.is_none() && !st.cache.is_empty() {
+        // An out-of-sequence segment restarts the timer (ns-2's SNOOP_TAIL):
+        // it may have become the awaited one just now.
+        if (st.timer.is_none() || !in_sequence) && !st.cache.is_empty() {
             let t = now + self.timeout_ns(self.flows[pkt.flow as usize].as_ref().unwrap());
             self.flows[pkt.flow as usize].as_mut().unwrap().timer = Some(t);
         }
@@ -234,6 +260,7 @@ impl Snoop {
                     st.cache.pop_front();
                 }
                 if let Some(r) = sample {
+                    st.min_rtt_ns = Some(st.min_rtt_ns.map_or(r, |m| m.min(r)));
                     let r = r as f64;
                     match st.srtt_ns {
                         None => {
@@ -284,6 +311,13 @@ impl Snoop {
                 AgentVerdict::Drop
             }
             None => {
+                let head = st.cache.front().unwrap();
+                if st.min_rtt_ns.is_some_and(|m| now < head.sent_ns + m) {
+                    // Too soon to be caused by a segment sent after the
+                    // head: the receiver's answer to a duplicate segment.
+                    self.echo_dupacks += 1;
+                    return AgentVerdict::Pass;
+                }
                 self.cache_hits += 1;
                 // One duplicate ACK per segment forwarded after the lost one;
                 // this is the first of them.
@@ -376,6 +410,7 @@ impl NodeAgent for Snoop {
             ("dupacks_suppressed", self.dupacks_suppressed),
             ("cache_hits", self.cache_hits),
             ("cache_misses", self.cache_misses),
+            ("echo_dupacks", self.echo_dupacks),
         ]
     }
 }
@@ -493,6 +528,38 @@ mod tests {
         // The ACK of a retransmitted segment gives no sample (Karn).
         feed(&mut s, 420 * ms, ack(2), &mut out);
         assert_eq!(s.local_timeout_ns(0), Some(120 * ms));
+    }
+
+    #[test]
+    fn a_dupack_sooner_than_the_min_local_rtt_after_the_head_is_an_echo() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        let ms = NS_PER_MS;
+        feed(&mut s, 0, data(0), &mut out);
+        feed(&mut s, 40 * ms, ack(1), &mut out); // min local RTT 40 ms
+        feed(&mut s, 50 * ms, data(1), &mut out);
+        feed(&mut s, 51 * ms, data(2), &mut out);
+        // A duplicate ACK 30 ms after segment 1 left cannot report its loss.
+        assert_eq!(feed(&mut s, 80 * ms, ack(1), &mut out), AgentVerdict::Pass);
+        assert!(out.inject.is_empty());
+        assert_eq!((s.echo_dupacks, s.cache_hits), (1, 0));
+        // One arriving 40 ms or more after it can.
+        assert_eq!(feed(&mut s, 91 * ms, ack(1), &mut out), AgentVerdict::Drop);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!(s.cache_hits, 1);
+    }
+
+    #[test]
+    fn an_out_of_sequence_segment_restarts_the_local_timer() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        let ms = NS_PER_MS;
+        feed(&mut s, 0, data(0), &mut out);
+        feed(&mut s, 40 * ms, ack(1), &mut out);
+        feed(&mut s, 50 * ms, data(2), &mut out); // segment 1 lost upstream
+        assert_eq!(s.deadline(), Some(170 * ms));
+        feed(&mut s, 160 * ms, data(1), &mut out); // the sender's retransmission
+        assert_eq!(s.deadline(), Some(280 * ms));
     }
 
     #[test]
