@@ -18,6 +18,7 @@ from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table
 # name -> module (in this package); listed in `airtcp reproduce`.
 _MODULES = {
     "kick": "kick",
+    "gsnoop": "gsnoop",
 }
 
 

@@ -1,0 +1,556 @@
+"""G-Snoop: Figs. 4-6 and Table 1 of Leung & Yeung, "G-Snoop: Enhancing TCP
+Performance over Wireless Networks" (§5, Performance Evaluations).
+
+Five TCP Reno senders S1..S5 reach five receivers D1..D5 through a router
+R1, gateway A, a 10 Mb/s wireless link, gateway B and a router R2 (Fig. 3).
+Every link is 10 Mb/s except R1 -> GA, 5 Mb/s (the bottleneck); every
+buffer is 140 packets DropTail. The wireless link loses data packets
+(uniform, per packet) with probability P_s; ACKs are not lost. Plain Reno,
+Reno with Snoop at gateway A, and Reno with G-Snoop (cache 25, 50, 75
+packets) are compared by aggregate goodput and Jain's fairness against P_s,
+for a 5 ms (terrestrial) and a 275 ms (satellite) wireless link, with the
+downstream network's delay of 30 ms and doubled to 60 ms (Fig. 6).
+
+Every parameter the document leaves open is in ``PARAMS`` and listed, with
+the reason for its value, in ``CHOICES``. None was tuned to match the
+document. The document publishes figures only (no numbers in its text), so
+the claims are checked against our numbers alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std
+
+SOURCE = (
+    'K.-F. Leung and K. L. Yeung, "G-Snoop: Enhancing TCP Performance over Wireless Networks", '
+    "The University of Hong Kong, §3-§5, Fig. 3-6, Table 1"
+)
+
+LOSSES = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5)
+CACHES = (25, 50, 75)
+N_FLOWS = 5
+HEADER_BYTES = 40  # IPv4 + TCP, as airtcp puts on the wire
+
+PARAMS: dict[str, Any] = {
+    # Table 1
+    "packet_bytes": 512,  # on the wire: MSS = 512 - 40
+    "buffer_pkts": 140,
+    "initial_ssthresh_pkts": 64,
+    "wireless_rate_mbps": 10,
+    "bottleneck_rate_mbps": 5,
+    "access_rate_mbps": 10,
+    # delays the document leaves open (ms, one way)
+    "access_ms": 1,  # S_i - R1 and R2 - D_i
+    "upstream_ms": 10,  # S_i -> GA in total (access + R1 - GA)
+    # receiver window (packets); the document sets no limit
+    "window_pkts": 1000,
+    # ns-2 Agent/TCP (2001) timers, as in the Kick TCP reproduction
+    "initial_rto_s": 6.0,
+    "min_rto_s": 0.2,
+    "clock_granularity_s": 0.1,
+    "delayed_ack": False,
+    # start of flow i (0-based) at i * stagger
+    "stagger_ms": 100,
+    # G-Snoop gateway B guard time; Snoop's floor on its local timer
+    "guard_ms": 10,
+    "snoop_min_timeout_ms": 20,
+    "duration_s": 60,
+}
+
+# The document's figures: (wireless one-way delay, downstream delay).
+GROUPS = {
+    "fig4": (5, 30),  # Figs. 4 and 5
+    "fig6": (5, 60),  # Fig. 6: downstream delay doubled
+    "sat": (275, 30),  # Table 1's satellite link (no figure in the document)
+}
+
+CELLS = [
+    {"wireless_ms": w, "downstream_ms": d, "loss": p} for (w, d) in GROUPS.values() for p in LOSSES
+]
+
+SCHEMES = [
+    Scheme("reno", "Reno", "TCP Reno, no gateway agents"),
+    Scheme("snoop", "Snoop", "TCP Reno with Snoop at gateway A"),
+] + [Scheme(f"gsnoop{c}", f"G-Snoop {c}", f"TCP Reno with G-Snoop, gateway A cache {c} packets") for c in CACHES]
+
+
+def _us(seconds: float) -> str:
+    return f"{round(seconds * 1e6)}us"
+
+
+def mss(p: Mapping[str, Any]) -> int:
+    return int(p["packet_bytes"]) - HEADER_BYTES
+
+
+def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict:
+    """Fig. 3 for one (wireless delay, downstream delay, loss) cell."""
+    q = {"kind": "droptail", "limit": f"{p['buffer_pkts']}pkt"}
+    acc = p["access_ms"]
+
+    def link(a, b, rate_mbps, delay_ms, **extra):
+        d = {"a": a, "b": b, "rate": f"{rate_mbps}Mbps", "delay": _us(delay_ms / 1e3), "queue": q}
+        d.update(extra)
+        return d
+
+    links = []
+    for i in range(1, N_FLOWS + 1):
+        links.append(link(f"S{i}", "R1", p["access_rate_mbps"], acc))
+    links.append(link("R1", "GA", p["bottleneck_rate_mbps"], p["upstream_ms"] - acc))
+    wl = link("GA", "GB", p["wireless_rate_mbps"], cell["wireless_ms"])
+    if cell["loss"] > 0:
+        wl["a_to_b"] = {"error": {"kind": "bernoulli", "per": float(cell["loss"]), "applies_to": "data"}}
+    links.append(wl)
+    links.append(link("GB", "R2", p["access_rate_mbps"], cell["downstream_ms"] - acc))
+    for i in range(1, N_FLOWS + 1):
+        links.append(link("R2", f"D{i}", p["access_rate_mbps"], acc))
+    m = mss(p)
+    tcp = {
+        "variant": "reno",
+        "mss": f"{m}B",
+        "initial_ssthresh": f"{p['initial_ssthresh_pkts'] * m}B",
+        "rwnd": f"{p['window_pkts'] * m}B",
+        "delayed_ack": bool(p["delayed_ack"]),
+        "initial_rto": _us(p["initial_rto_s"]),
+        "min_rto": _us(p["min_rto_s"]),
+        "clock_granularity": _us(p["clock_granularity_s"]),
+    }
+    flows = [
+        {
+            "name": f"ftp{i}",
+            "from": f"S{i}",
+            "to": f"D{i}",
+            "start": _us(p["stagger_ms"] * (i - 1) / 1e3),
+            "tcp": tcp,
+            "app": {"kind": "bulk"},
+        }
+        for i in range(1, N_FLOWS + 1)
+    ]
+    nodes: list[dict] = []
+    if scheme == "snoop":
+        nodes = [{"name": "GA", "agents": [{"kind": "snoop", "min_timeout": _us(p["snoop_min_timeout_ms"] / 1e3)}]}]
+    elif scheme.startswith("gsnoop"):
+        cache = int(scheme[len("gsnoop"):])
+        nodes = [
+            {"name": "GA", "agents": [{"kind": "gsnoop_a", "peer": "GB", "cache": cache}]},
+            {"name": "GB", "agents": [{"kind": "gsnoop_b", "peer": "GA", "guard": _us(p["guard_ms"] / 1e3)}]},
+        ]
+    elif scheme != "reno":
+        raise ValueError(f"unknown scheme {scheme!r}")
+    sc: dict[str, Any] = {"simulation": {"duration": f"{p['duration_s']}s", "seed": 1}}
+    if nodes:
+        sc["node"] = nodes
+    sc["link"] = links
+    sc["flow"] = flows
+    return sc
+
+
+# --------------------------------------------------------------------------
+# Metrics
+
+
+AGENT_COUNTERS = {
+    ("gsnoop_a", "local_retransmissions"): "local_rxmits",
+    ("gsnoop_a", "icns"): "icns",
+    ("gsnoop_a", "cache_hits"): "cache_hits",
+    ("gsnoop_a", "cache_misses"): "cache_misses",
+    ("gsnoop_b", "nacks_sent"): "nacks",
+    ("gsnoop_b", "dupacks_suppressed"): "dupacks_suppressed",
+    ("gsnoop_b", "o3_resets"): "o3_resets",
+    ("snoop", "local_retransmissions"): "local_rxmits",
+    ("snoop", "timeout_retransmissions"): "snoop_timeout_rxmits",
+    ("snoop", "dupacks_suppressed"): "dupacks_suppressed",
+}
+
+
+def jain(x: list[float]) -> float:
+    s, s2 = sum(x), sum(v * v for v in x)
+    return s * s / (len(x) * s2) if s2 > 0 else math.nan
+
+
+def metrics(res, cell, scheme, p) -> dict[str, float]:
+    """Per run: aggregate goodput (payload bytes delivered in order over the
+    simulated time, §5's definition), in Mb/s and in packets/s, Jain's
+    fairness of the per-flow goodputs, and counters that explain them."""
+    f = res.tables["flows"].to_pydict()
+    duration = float(p["duration_s"])
+    delivered = [float(b) for b in f["delivered_bytes"]]
+    out = {
+        "goodput_mbps": sum(delivered) * 8 / duration / 1e6,
+        "goodput_pps": sum(delivered) / mss(p) / duration,
+        "fairness": jain(delivered),
+        "timeouts": float(sum(f["timeouts"])),
+        "fast_retransmits": float(sum(f["fast_retransmits"])),
+        "drops_channel": float(sum(f["drops_channel"])),
+        "drops_queue": float(sum(f["drops_queue"])),
+    }
+    for name in set(AGENT_COUNTERS.values()):
+        out[name] = 0.0
+    a = res.tables["agents"].to_pydict()
+    for agent, counter, value in zip(a["agent"], a["counter"], a["value"]):
+        name = AGENT_COUNTERS.get((agent, counter))
+        if name:
+            out[name] += float(value)
+    return out
+
+
+STATISTICS = {"avg": mean, "sd": std}
+
+
+# --------------------------------------------------------------------------
+# Claims (definitions fixed before the first full run)
+
+
+def _cell(group: str, loss: float) -> dict:
+    w, d = GROUPS[group]
+    return {"wireless_ms": w, "downstream_ms": d, "loss": loss}
+
+
+def _gp(n: Numbers, group: str, loss: float, scheme: str) -> float:
+    return n.get(_cell(group, loss), scheme, "goodput_mbps", "avg")
+
+
+HIGH = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3)
+LOW = (3e-4, 1e-4, 1e-5)
+GS = [f"gsnoop{c}" for c in CACHES]
+
+
+def _ratios(n: Numbers, group: str, losses, scheme: str) -> list[tuple[float, float]]:
+    out = []
+    for x in losses:
+        g, r = _gp(n, group, x, scheme), _gp(n, group, x, "reno")
+        if not (math.isnan(g) or math.isnan(r) or r == 0):
+            out.append((x, g / r))
+    return out
+
+
+def _fmt_ratios(rs) -> str:
+    return ", ".join(f"{x:g}: {r:.3f}" for x, r in rs)
+
+
+def _claim_gain(n: Numbers, p) -> ClaimResult:
+    parts, ok, total = [], 0, 0
+    for s in GS:
+        rs = _ratios(n, "fig4", HIGH, s)
+        total += len(rs)
+        ok += sum(r >= 1.10 for _, r in rs)
+        parts.append(f"{s} / Reno: {_fmt_ratios(rs)}")
+    if total == 0:
+        return ClaimResult(None, "no numbers")
+    return ClaimResult(ok == total, f"gain >= 10% in {ok} of {total} (scheme, loss) points. " + "; ".join(parts))
+
+
+def _claim_low_loss_penalty(n: Numbers, p) -> ClaimResult:
+    rs = _ratios(n, "fig4", (1e-4, 1e-5), "gsnoop25")
+    if len(rs) < 2:
+        return ClaimResult(None, "no numbers")
+    lower = all(0.90 <= r < 1.0 for _, r in rs)
+    icn = [n.get(_cell("fig4", x), "gsnoop25", "icns", "avg") for x in (1e-4, 1e-5)]
+    detail = f"G-Snoop 25 / Reno at {_fmt_ratios(rs)}; ICNs per run {', '.join(f'{v:.1f}' for v in icn)}"
+    return ClaimResult(lower and all(v > 0 for v in icn), detail)
+
+
+def _claim_doubled_downstream(n: Numbers, p) -> ClaimResult:
+    low = _ratios(n, "fig6", (1e-3,) + LOW, "gsnoop25")
+    high = _ratios(n, "fig6", (1e-1, 3e-2, 1e-2), "gsnoop25")
+    if not low or not high:
+        return ClaimResult(None, "no numbers")
+    removed = all(r >= 0.99 for _, r in low)
+    kept = all(r >= 1.10 for _, r in high)
+    return ClaimResult(
+        removed and kept,
+        f"60 ms downstream, G-Snoop 25 / Reno: low loss {_fmt_ratios(low)} (need >= 0.99); "
+        f"high loss {_fmt_ratios(high)} (need >= 1.10)",
+    )
+
+
+def _claim_cache(n: Numbers, p) -> ClaimResult:
+    parts, ok, total = [], 0, 0
+    for x in HIGH:
+        g = [_gp(n, "fig4", x, s) for s in GS]
+        r = _gp(n, "fig4", x, "reno")
+        if any(math.isnan(v) for v in g + [r]):
+            continue
+        total += 1
+        d1, d2 = (g[1] - g[0]) / r, (g[2] - g[1]) / r
+        limited = (g[2] - g[0]) / g[0] < 0.05
+        diminishing = d2 <= d1 + 0.01
+        ok += limited and diminishing
+        parts.append(f"{x:g}: 25->50 {d1 * 100:+.1f}%, 50->75 {d2 * 100:+.1f}% of Reno")
+    if total == 0:
+        return ClaimResult(None, "no numbers")
+    return ClaimResult(ok == total, f"holds at {ok} of {total} loss rates: " + "; ".join(parts))
+
+
+def _claim_fairness(n: Numbers, p) -> ClaimResult:
+    worst = (math.inf, None, None)
+    count = 0
+    for x in LOSSES:
+        for s in [sc.name for sc in SCHEMES]:
+            v = n.get(_cell("fig4", x), s, "fairness", "avg")
+            if math.isnan(v):
+                continue
+            count += 1
+            if v < worst[0]:
+                worst = (v, s, x)
+    if count == 0:
+        return ClaimResult(None, "no numbers")
+    return ClaimResult(worst[0] > 0.7, f"lowest mean Jain index {worst[0]:.3f} ({worst[1]}, P_s = {worst[2]:g}) over {count} points")
+
+
+CLAIMS = [
+    Claim(
+        "1",
+        "With G-Snoop, TCP Reno's goodput is significantly improved when the wireless loss rate is from 1e-1 to 1e-3 (Fig. 4).",
+        "5 ms wireless, 30 ms downstream: mean aggregate goodput of G-Snoop >= 1.10 x Reno's at each P_s in "
+        "{1e-1, 3e-2, 1e-2, 3e-3, 1e-3}, for each cache size (25, 50, 75).",
+        _claim_gain,
+    ),
+    Claim(
+        "2",
+        "Below 1e-3, G-Snoop's goodput is a little lower than plain Reno's, caused by the ICN function (Fig. 4).",
+        "5 ms wireless, 30 ms downstream, cache 25: G-Snoop / Reno goodput in [0.90, 1.00) at P_s = 1e-4 and 1e-5 "
+        "('a little bit less'), and ICNs happen there (mean ICN count per run > 0).",
+        _claim_low_loss_penalty,
+    ),
+    Claim(
+        "3",
+        "With the downstream delay doubled to 60 ms, considerable gains remain and the adverse effect at 1e-5 to 1e-3 is removed (Fig. 6).",
+        "5 ms wireless, 60 ms downstream, cache 25: G-Snoop / Reno >= 0.99 at each P_s in {1e-3, 3e-4, 1e-4, 1e-5} "
+        "(no longer lower, 1% for noise) and >= 1.10 at {1e-1, 3e-2, 1e-2}.",
+        _claim_doubled_downstream,
+    ),
+    Claim(
+        "4",
+        "Varying the cache from 25 to 75 gives a diminishing gain: most wireless losses are recovered within one wireless RTT (Fig. 4).",
+        "5 ms wireless, 30 ms downstream, at each P_s from 1e-1 to 1e-3: goodput(75) exceeds goodput(25) by less than "
+        "5% (the excess cache is of limited use), and the 50->75 increase is at most the 25->50 increase plus 1% of "
+        "Reno's goodput (diminishing).",
+        _claim_cache,
+    ),
+    Claim(
+        "5",
+        "All schemes give good fairness, typically above 0.7 (Fig. 5).",
+        "5 ms wireless, 30 ms downstream: the mean Jain index over runs exceeds 0.7 for every scheme and P_s.",
+        _claim_fairness,
+    ),
+]
+
+
+# --------------------------------------------------------------------------
+# Choices the document left open
+
+
+def _choices(p: Mapping[str, Any]) -> list[Choice]:
+    return [
+        Choice(
+            "Packet size",
+            f"{p['packet_bytes']} B on the wire (MSS {mss(p)} B), ACKs 40 B",
+            "Table 1: 'TCP packet size 512 bytes', 'ACK size 40 bytes'. ns-2's TCP of 2001 sent packetSize_ bytes "
+            "on the wire, headers included; airtcp adds 40 header bytes to the MSS, so the MSS is 472 B. Goodput in "
+            "packets/s counts these 512-byte packets.",
+        ),
+        Choice(
+            "Wireless delay",
+            "5 ms one way (RTT 10 ms) and 275 ms one way (RTT 550 ms)",
+            "§5 gives propagation delays of 5 ms and 275 ms; Table 1's RTT_wl column says '5ms, 550ms'. The cache of "
+            "25 packets is 'slightly larger than the wireless link RTT-equivalent bandwidth' only with a 10 ms RTT "
+            "(10 Mb/s x 10 ms / 512 B = 24.4 packets), so 5 ms is one way.",
+        ),
+        Choice(
+            "Other link delays",
+            f"access links S_i-R1 and R2-D_i {p['access_ms']} ms; R1-GA {p['upstream_ms'] - p['access_ms']} ms "
+            f"(upstream {p['upstream_ms']} ms in all); GB-R2 the downstream delay minus {p['access_ms']} ms",
+            "The document gives only the downstream delay (30 ms, doubled to 60 ms in Fig. 6) and the wireless "
+            "delay. The upstream network is short, which is where ICN's head start over the receiver's own "
+            "duplicate ACKs (a downstream plus wireless round trip) matters.",
+        ),
+        Choice(
+            "Receiver window",
+            f"{p['window_pkts']} packets (no practical limit)",
+            "Not given. With ns-2's default window_ of 20 the five flows could not fill the 5 Mb/s bottleneck "
+            "(20 x 512 B per ~100 ms RTT = 0.8 Mb/s each), there would be no congestion loss upstream and ICN "
+            "(which reacts to upstream loss) could never fire; the document's discussion of ICN implies congestion.",
+        ),
+        Choice(
+            "Flow start times",
+            f"flow i starts at (i - 1) x {p['stagger_ms']} ms",
+            "Not given; a small deterministic stagger avoids five identical synchronised flows.",
+        ),
+        Choice(
+            "Simulated time",
+            f"{p['duration_s']} s per run; goodput = payload delivered in order / simulated time",
+            "Not given. §5: goodput = packets received successfully / simulation time.",
+        ),
+        Choice(
+            "TCP timers and ACKs",
+            f"RTO initial {p['initial_rto_s']:g} s, min {p['min_rto_s']:g} s, granularity "
+            f"{p['clock_granularity_s']:g} s; delayed ACKs {'on' if p['delayed_ack'] else 'off'}; no handshake",
+            "ns-2 2.1b7a's Agent/TCP/Reno and Agent/TCPSink defaults (as in the Kick TCP reproduction).",
+        ),
+        Choice(
+            "Initial ssthresh",
+            f"{p['initial_ssthresh_pkts']} packets",
+            "Table 1.",
+        ),
+        Choice(
+            "Loss model",
+            "Bernoulli per data packet on GA -> GB only; ACKs and G-Snoop NACKs are never lost",
+            "§5: 'uniformly distributed' loss on the wireless link, 'ACKs are assumed not experiencing any loss'.",
+        ),
+        Choice(
+            "Snoop baseline",
+            f"Snoop agent at gateway A (local timer floor {p['snoop_min_timeout_ms']} ms)",
+            "The issue's 'Reno with Snoop at the gateway'. Snoop's local round trip then includes the downstream "
+            "network, as it would for Snoop deployed at gateway A in the document's general topology.",
+        ),
+        Choice(
+            "G-Snoop gateway B",
+            f"NACK after 3 out-of-order arrivals, reset after the wireless RTT (propagation both ways) + "
+            f"{p['guard_ms']} ms guard; ICN duplicate ACKs sent by gateway A",
+            "§3.B 'some guard time' is not quantified. The document is inconsistent on which gateway sends the ICN "
+            "duplicate ACKs; we use A (§3.A), see agents/gsnoop.rs.",
+        ),
+        Choice(
+            "Runs",
+            "independent wireless loss realisations (seed i in run i), the same for every scheme",
+            "The document shows one curve per scheme; we report the mean over runs and the standard deviation.",
+        ),
+    ]
+
+
+CAVEATS = [
+    "**Gateway A caches on arrival.** airtcp's agents see a packet when it reaches the node, not when the link "
+    "finishes sending it; in this topology GA's wireless queue stays empty (5 Mb/s in, 10 Mb/s out), so the "
+    "difference does not arise.",
+    "**Local retransmissions are FIFO.** G-Snoop's and Snoop's local retransmissions wait in the wireless link's "
+    "queue like any packet; Snoop's paper sends them 'at high priority'.",
+    "**The document's figures are not in its text**, so no published numbers are compared; the claims are the "
+    "document's sentences, checked on our numbers.",
+]
+
+
+def _tables() -> list[Table]:
+    rows_gp = [(s.name, "goodput_mbps", "avg", s.label) for s in SCHEMES]
+    rows_fair = [(s.name, "fairness", "avg", s.label) for s in SCHEMES]
+    lab = lambda x: f"{x:g}"  # noqa: E731
+    out = [
+        Table("Fig. 4. Aggregate goodput (Mb/s) vs P_s; wireless 5 ms, downstream 30 ms", {"wireless_ms": 5, "downstream_ms": 30}, "loss", rows_gp, lab, "Mb/s"),
+        Table("Fig. 5. Fairness (Jain) vs P_s; wireless 5 ms, downstream 30 ms", {"wireless_ms": 5, "downstream_ms": 30}, "loss", rows_fair, lab),
+        Table("Fig. 6. Aggregate goodput (Mb/s) vs P_s; wireless 5 ms, downstream 60 ms", {"wireless_ms": 5, "downstream_ms": 60}, "loss", rows_gp, lab, "Mb/s"),
+        Table("Satellite (Table 1). Aggregate goodput (Mb/s) vs P_s; wireless 275 ms, downstream 30 ms", {"wireless_ms": 275, "downstream_ms": 30}, "loss", rows_gp, lab, "Mb/s"),
+        Table("Satellite. Fairness (Jain) vs P_s", {"wireless_ms": 275, "downstream_ms": 30}, "loss", rows_fair, lab, in_terminal=False),
+        Table("Fig. 6 group. Fairness (Jain) vs P_s", {"wireless_ms": 5, "downstream_ms": 60}, "loss", rows_fair, lab, in_terminal=False),
+    ]
+    for w, d in GROUPS.values():
+        out.append(
+            Table(
+                f"Diagnostics, wireless {w} ms, downstream {d} ms: means per run",
+                {"wireless_ms": w, "downstream_ms": d},
+                "loss",
+                [
+                    ("reno", "fast_retransmits", "avg", "Reno, fast retransmits"),
+                    ("reno", "timeouts", "avg", "Reno, timeouts"),
+                    ("reno", "drops_queue", "avg", "Reno, queue drops"),
+                    ("snoop", "local_rxmits", "avg", "Snoop, local retransmissions"),
+                    ("snoop", "dupacks_suppressed", "avg", "Snoop, dupacks suppressed"),
+                    ("snoop", "timeouts", "avg", "Snoop, timeouts"),
+                    ("gsnoop25", "nacks", "avg", "G-Snoop 25, NACKs"),
+                    ("gsnoop25", "local_rxmits", "avg", "G-Snoop 25, local retransmissions"),
+                    ("gsnoop25", "cache_misses", "avg", "G-Snoop 25, cache misses"),
+                    ("gsnoop25", "icns", "avg", "G-Snoop 25, ICNs"),
+                    ("gsnoop25", "dupacks_suppressed", "avg", "G-Snoop 25, dupacks suppressed"),
+                    ("gsnoop25", "fast_retransmits", "avg", "G-Snoop 25, fast retransmits"),
+                    ("gsnoop25", "timeouts", "avg", "G-Snoop 25, timeouts"),
+                    ("gsnoop25", "drops_queue", "avg", "G-Snoop 25, queue drops"),
+                ],
+                lab,
+                in_terminal=False,
+            )
+        )
+    return out
+
+
+def _setup(p: Mapping[str, Any]) -> str:
+    return (
+        f"Fig. 3: five senders S1..S5 -> R1 -> gateway A ~ wireless ~ gateway B -> R2 -> five receivers, one FTP "
+        f"(bulk) TCP Reno flow S_i -> D_i each. Links {p['access_rate_mbps']} Mb/s except R1 -> GA "
+        f"{p['bottleneck_rate_mbps']} Mb/s (the bottleneck); wireless {p['wireless_rate_mbps']} Mb/s; every buffer "
+        f"{p['buffer_pkts']} packets DropTail. Packets {p['packet_bytes']} B, ACKs 40 B, initial ssthresh "
+        f"{p['initial_ssthresh_pkts']} packets. Wireless loss: independent per data packet with probability P_s from "
+        f"1e-1 to 1e-5. Wireless delay 5 ms (Figs. 4-6) and 275 ms (satellite); downstream delay 30 ms (Figs. 4, 5) "
+        f"and 60 ms (Fig. 6). Schemes: plain Reno, Reno + Snoop at gateway A, Reno + G-Snoop with a 25, 50 and 75 "
+        f"packet cache at gateway A. Metrics: aggregate goodput and Jain's fairness over {p['duration_s']} s."
+    )
+
+
+def _plots(summary, runs, published: Numbers, out: str, exp: Experiment, p) -> list[str]:
+    import os
+
+    import matplotlib.pyplot as plt
+
+    files = []
+    labels = {s.name: s.label for s in exp.schemes}
+    styles = {
+        "reno": ("tab:red", "o"),
+        "snoop": ("tab:gray", "v"),
+        "gsnoop25": ("tab:blue", "s"),
+        "gsnoop50": ("tab:green", "^"),
+        "gsnoop75": ("tab:purple", "D"),
+    }
+    figs = [
+        ("gsnoop_fig4_goodput.png", "Fig. 4: goodput, wireless 5 ms, downstream 30 ms", (5, 30), "goodput_mbps", "aggregate goodput (Mb/s)"),
+        ("gsnoop_fig5_fairness.png", "Fig. 5: fairness, wireless 5 ms, downstream 30 ms", (5, 30), "fairness", "Jain's fairness index"),
+        ("gsnoop_fig6_goodput.png", "Fig. 6: goodput, wireless 5 ms, downstream 60 ms", (5, 60), "goodput_mbps", "aggregate goodput (Mb/s)"),
+        ("gsnoop_satellite_goodput.png", "Satellite: goodput, wireless 275 ms, downstream 30 ms", (275, 30), "goodput_mbps", "aggregate goodput (Mb/s)"),
+    ]
+    for name, title, (w, d), metric, ylabel in figs:
+        sub = summary[(summary.wireless_ms == w) & (summary.downstream_ms == d) & (summary.metric == metric) & (summary.statistic == "avg")]
+        if sub.empty:
+            continue
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        for s in exp.schemes:
+            ss = sub[sub.scheme == s.name].sort_values("loss")
+            if ss.empty:
+                continue
+            c, mk = styles.get(s.name, ("black", "x"))
+            ax.plot(ss.loss, ss.ours, "-" + mk, color=c, label=labels[s.name], markersize=4)
+        ax.set_xscale("log")
+        ax.set_xlabel("wireless packet loss probability P_s")
+        ax.set_ylabel(ylabel)
+        if metric == "fairness":
+            ax.set_ylim(0, 1.05)
+        ax.set_title(title, fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, name), dpi=110)
+        plt.close(fig)
+        files.append(name)
+    return files
+
+
+EXPERIMENT = Experiment(
+    name="gsnoop",
+    title="G-Snoop (Leung & Yeung), Figs. 4-6",
+    source=SOURCE,
+    cells=CELLS,
+    schemes=SCHEMES,
+    scenario=scenario,
+    metrics=metrics,
+    statistics=STATISTICS,
+    params=PARAMS,
+    runs=10,
+    version=1,
+    setup=_setup,
+    published={},
+    published_note="The document publishes figures only; there are no numbers to compare.",
+    tables=_tables(),
+    claims=CLAIMS,
+    choices=_choices,
+    caveats=CAVEATS,
+    plots=_plots,
+)
