@@ -9,6 +9,7 @@ use crate::metrics::{
 };
 use crate::net::link::{LinkDir, LinkOutcome};
 use crate::net::packet::{DeathCause, Packet, PacketKind, DEFAULT_TTL};
+use crate::net::stis::StallProcess;
 use crate::net::topology::NO_ROUTE;
 use crate::sim::events::{EventKind, EventQueue};
 use crate::sim::rng::RandomStream;
@@ -245,6 +246,8 @@ pub struct World {
     pub links: Vec<LinkDir>,
     pub flows: Vec<Flow>,
     pub series_cfg: Option<SeriesConfig>,
+    /// Per link (not direction): STIS per-connection stalling, if any.
+    pub stalls: Vec<Option<StallProcess>>,
     events: EventQueue,
     primed: bool,
     pool: PacketPool,
@@ -273,6 +276,7 @@ impl World {
             links,
             flows,
             series_cfg: None,
+            stalls: Vec::new(),
             events: EventQueue::new(),
             primed: false,
             pool: PacketPool::default(),
@@ -360,6 +364,10 @@ impl World {
             EventKind::App { flow } => self.app_event(flow),
             EventKind::AgentTimer { node, agent } => self.agent_timer(node, agent),
             EventKind::Sample => self.sample(),
+            EventKind::Offer { link, slot } => {
+                let (pkt, _) = self.pool.take(slot);
+                self.offer_to_link(link, pkt);
+            }
         }
     }
 
@@ -407,6 +415,21 @@ impl World {
             self.kill(&pkt, DeathCause::NoRoute);
             return;
         }
+        // STIS stalling: a packet of a stalled connection waits at the
+        // link's entrance until the stall ends.
+        if let Some(Some(stall)) = self.stalls.get_mut(l as usize / 2) {
+            if let Some(release_ns) = stall.release_time(self.now_ns, pkt.flow) {
+                let slot = self.pool.put(pkt, l);
+                self.events
+                    .schedule(release_ns, EventKind::Offer { link: l, slot });
+                return;
+            }
+        }
+        self.offer_to_link(l, pkt);
+    }
+
+    /// Offer `pkt` to link direction `l` now.
+    fn offer_to_link(&mut self, l: u32, mut pkt: Packet) {
         let link = &mut self.links[l as usize];
         match link.offer(self.now_ns, &mut pkt) {
             LinkOutcome::Arrives { arrival_ns, marked } => {
@@ -586,6 +609,7 @@ impl World {
             c.fast_retransmits += st.fast_retransmits;
             c.ecn_reductions += st.ecn_reductions;
             c.non_congestion_losses += st.non_congestion_losses;
+            c.spurious_timeouts_detected += st.spurious_timeouts_detected;
             c.first_expiries += st.first_expiries;
             c.first_expiry_rto_sum_ns += st.first_expiry_rto_sum_ns;
             t.rtt_samples += s.core.rtt.samples;
@@ -900,6 +924,7 @@ impl World {
                     r.duplicate_bytes_received = rx.duplicate_bytes;
                     r.timeouts = s.timeouts;
                     r.spurious_timeouts = t.spurious_timeouts;
+                    r.spurious_timeouts_detected = s.spurious_timeouts_detected;
                     r.fast_retransmits = s.fast_retransmits;
                     r.ecn_reductions = s.ecn_reductions;
                     r.non_congestion_losses = s.non_congestion_losses;

@@ -267,6 +267,9 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
     });
     f.col(&r.flows, "timeouts", |x| x.timeouts);
     f.col(&r.flows, "spurious_timeouts", |x| x.spurious_timeouts);
+    f.col(&r.flows, "spurious_timeouts_detected", |x| {
+        x.spurious_timeouts_detected
+    });
     f.col(&r.flows, "fast_retransmits", |x| x.fast_retransmits);
     f.col(&r.flows, "ecn_reductions", |x| x.ecn_reductions);
     f.col(&r.flows, "non_congestion_losses", |x| {

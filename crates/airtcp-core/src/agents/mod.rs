@@ -5,6 +5,7 @@
 //! it later from its timer), and it may inject packets of its own. Agents are
 //! sans-I/O like the TCP endpoints.
 
+pub mod arq;
 pub mod gsnoop;
 pub mod kick_node;
 pub mod snoop;

@@ -31,6 +31,9 @@ pub struct FlowResult {
     pub duplicate_bytes_received: u64,
     pub timeouts: u64,
     pub spurious_timeouts: u64,
+    /// Timeouts the flow's timeout response (Eifel, F-RTO, DCLOR) judged
+    /// spurious (compare with the ground-truth `spurious_timeouts`).
+    pub spurious_timeouts_detected: u64,
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
     pub non_congestion_losses: u64,

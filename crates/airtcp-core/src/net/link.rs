@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use crate::net::channel::{Channel, ChannelVerdict};
 use crate::net::packet::{DeathCause, Packet};
 use crate::net::queue::{Admission, QueueDiscipline, QueueOccupancy};
+use crate::net::stis::PerFlowService;
 use crate::sim::rng::RandomStream;
 use crate::sim::{tx_time_ns, TimeNs};
 
@@ -59,6 +60,9 @@ pub struct LinkDir {
     /// service, in FIFO order.
     waiting: VecDeque<(TimeNs, u32)>,
     waiting_bytes: u64,
+    /// STIS-style per-connection service with a shared buffer, instead of
+    /// the single FIFO (`queue` is then unused).
+    pub per_flow: Option<PerFlowService>,
     pub stats: LinkStats,
 }
 
@@ -86,6 +90,7 @@ impl LinkDir {
             busy_until_ns: 0,
             waiting: VecDeque::with_capacity(64),
             waiting_bytes: 0,
+            per_flow: None,
             stats: LinkStats::default(),
         }
     }
@@ -124,6 +129,9 @@ impl LinkDir {
     /// packet's transmission start.
     #[inline]
     pub fn offer(&mut self, now_ns: TimeNs, pkt: &mut Packet) -> LinkOutcome {
+        if self.per_flow.is_some() {
+            return self.offer_per_flow(now_ns, pkt);
+        }
         self.advance(now_ns);
         self.stats.packets_offered += 1;
         let idle = self.waiting.is_empty() && self.busy_until_ns <= now_ns;
@@ -162,6 +170,32 @@ impl LinkDir {
             ChannelVerdict::Deliver { extra_delay_ns } => LinkOutcome::Arrives {
                 arrival_ns: start + tx + self.delay_ns + extra_delay_ns,
                 marked,
+            },
+            ChannelVerdict::Lost => {
+                self.stats.drops[DeathCause::ChannelError.index()] += 1;
+                LinkOutcome::Dropped(DeathCause::ChannelError)
+            }
+        }
+    }
+
+    /// Per-connection logical queues sharing one buffer (STIS item 2).
+    fn offer_per_flow(&mut self, now_ns: TimeNs, pkt: &mut Packet) -> LinkOutcome {
+        self.stats.packets_offered += 1;
+        let bytes = pkt.wire_bytes();
+        let pf = self.per_flow.as_mut().expect("checked by offer");
+        let Some((start, end)) = pf.admit(now_ns, pkt.flow, bytes, self.rate_bps) else {
+            self.stats.drops[DeathCause::QueueOverflow.index()] += 1;
+            return LinkOutcome::Dropped(DeathCause::QueueOverflow);
+        };
+        let occupancy = pf.occupancy_pkts(now_ns);
+        self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(occupancy);
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += bytes as u64;
+        self.stats.busy_ns += end - start;
+        match self.channel.transmit(start, end - start, pkt) {
+            ChannelVerdict::Deliver { extra_delay_ns } => LinkOutcome::Arrives {
+                arrival_ns: end + self.delay_ns + extra_delay_ns,
+                marked: false,
             },
             ChannelVerdict::Lost => {
                 self.stats.drops[DeathCause::ChannelError.index()] += 1;

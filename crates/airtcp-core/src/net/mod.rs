@@ -4,4 +4,5 @@ pub mod channel;
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod stis;
 pub mod topology;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::schema::*;
 use super::units::{parse_duration_ns, Duration, QueueCapacity};
 use super::{Scenario, ScenarioError};
+use crate::agents::arq::{ArqConfig, Dda, DdaConfig, LinkArq};
 use crate::agents::gsnoop::{GSnoopA, GSnoopB, GSnoopBConfig};
 use crate::agents::kick_node::KickAwareNode;
 use crate::agents::snoop::{Snoop, SnoopConfig};
@@ -13,17 +14,22 @@ use crate::agents::NodeAgent;
 use crate::app::{OnOffConfig, TcpApp};
 use crate::net::channel::{
     Bernoulli, BitErrorRate, Channel, ChannelModel, DropList, GilbertElliott, PacketFilter,
+    RouteChange,
 };
 use crate::net::link::LinkDir;
-use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit, Red, RedConfig};
+use crate::net::queue::{
+    DropTail, Mecn, MultiLevelConfig, QueueDiscipline, QueueLimit, Red, RedConfig, Wmecn,
+};
+use crate::net::stis::{PerFlowService, StallConfig, StallProcess};
 use crate::net::topology::{shortest_path_routes, NO_ROUTE};
 use crate::sim::rng::RandomStream;
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
-use crate::tcp::classify::{RttThresholdConfig, Threshold, TimeoutPolicy};
+use crate::tcp::cc::{MecnCcConfig, WestwoodConfig, WestwoodFilter};
+use crate::tcp::classify::{RttThresholdConfig, Threshold, TimeoutPolicy, WmecnClassifierConfig};
 use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
-use crate::tcp::spec::{TcpSpec, Variant};
+use crate::tcp::spec::{CcChoice, ClassifierChoice, TcpSpec, TimeoutKind, Variant};
 use crate::world::{Flow, Node, SeriesConfig, World};
 
 /// ns-2's default queue limit.
@@ -118,9 +124,11 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             let queue = build_queue(sc, qspec, rate, &qfield)?;
             let channel = build_channel(sc, espec, seed, &name, &efield)?;
             let qrng = RandomStream::new(seed, &format!("queue:{name}"));
-            links.push(LinkDir::new(
-                name, from, to, rate, delay, queue, channel, qrng,
-            ));
+            let mut link = LinkDir::new(name, from, to, rate, delay, queue, channel, qrng);
+            if qspec.is_some_and(|q| q.get_ref().kind == QueueKind::PerFlow) {
+                link.per_flow = Some(PerFlowService::new(link.queue.limit()));
+            }
+            links.push(link);
         }
     }
     let mut nodes: Vec<Node> = names
@@ -281,6 +289,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         }
     }
     let mut world = World::new(seed, duration, nodes, links, flows);
+    world.stalls = stall_processes(sc, seed)?;
     if let Some(ts) = &f.output.timeseries {
         if ts.interval.get_ref().0 == 0 {
             return Err(sc.error_at(
@@ -319,12 +328,17 @@ fn build_agent(
         ("guard", a.guard.is_some()),
         ("wireless_rtt", a.wireless_rtt.is_some()),
         ("min_timeout", a.min_timeout.is_some()),
+        ("retries", a.retries.is_some()),
+        ("timeout", a.timeout.is_some()),
+        ("delay", a.delay.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match a.kind {
         AgentKind::Kick => ("kick", &[], &[]),
         AgentKind::Snoop => ("snoop", &[], &["min_timeout"]),
         AgentKind::GsnoopA => ("gsnoop_a", &["peer"], &["cache"]),
         AgentKind::GsnoopB => ("gsnoop_b", &["peer"], &["guard", "wireless_rtt"]),
+        AgentKind::Arq => ("arq", &["peer"], &["retries", "timeout"]),
+        AgentKind::Dda => ("dda", &["peer"], &["delay"]),
     };
     check_kind_fields(sc, span.clone(), field, kind, &present)?;
     // The wireless link: directions (this -> peer, peer -> this).
@@ -414,7 +428,71 @@ fn build_agent(
             // Data arrives over peer -> this; NACKs and ACKs leave over this -> peer.
             Box::new(GSnoopB::new(id, peer, back, out, routes, cfg))
         }
+        AgentKind::Arq => {
+            let (peer, out, back) = wireless()?;
+            let retries = match &a.retries {
+                None => 3,
+                Some(r) if *r.get_ref() > 255 => {
+                    return Err(sc.error_at(
+                        Some(r.span()),
+                        format!("{field}.retries"),
+                        "must be at most 255",
+                    ))
+                }
+                Some(r) => *r.get_ref() as u8,
+            };
+            let timeout_ns = match &a.timeout {
+                None => wireless_round_trip(links, out, back) * 3 / 2,
+                Some(t) if t.get_ref().0 == 0 => {
+                    return Err(sc.error_at(
+                        Some(t.span()),
+                        format!("{field}.timeout"),
+                        "must be positive",
+                    ))
+                }
+                Some(t) => t.get_ref().0,
+            };
+            Box::new(LinkArq::new(
+                id,
+                peer,
+                out,
+                routes,
+                ArqConfig {
+                    retries,
+                    timeout_ns,
+                },
+            ))
+        }
+        AgentKind::Dda => {
+            // The wireless link as seen from the mobile host: data arrives
+            // over peer -> this (`back`).
+            let (peer, out, back) = wireless()?;
+            let delay_ns = a
+                .delay
+                .as_ref()
+                .map_or(2 * wireless_round_trip(links, back, out), |d| d.get_ref().0);
+            Box::new(Dda::new(
+                id,
+                peer,
+                back,
+                DdaConfig {
+                    delay_ns,
+                    undelayed_dups: 2,
+                },
+            ))
+        }
     })
+}
+
+/// One link-layer round trip over the wireless hop: a 1040-byte frame over
+/// `data`, a link ACK back over `ack`, and both propagation delays (ARQ and
+/// DDA defaults).
+fn wireless_round_trip(links: &[LinkDir], data: u32, ack: u32) -> TimeNs {
+    let (d, a) = (&links[data as usize], &links[ack as usize]);
+    d.delay_ns
+        + a.delay_ns
+        + crate::sim::tx_time_ns(1040, d.rate_bps)
+        + crate::sim::tx_time_ns(crate::agents::arq::LINK_ACK_BYTES, a.rate_bps)
 }
 
 fn index_of(names: &[String], n: &str) -> Option<u32> {
@@ -475,13 +553,27 @@ fn build_queue(
         ("gentle", q.gentle.is_some()),
         ("ecn", q.ecn.is_some()),
         ("mean_packet_size", q.mean_packet_size.is_some()),
+        ("mid_th", q.mid_th.is_some()),
+        ("max_p1", q.max_p1.is_some()),
+        ("max_p2", q.max_p2.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match q.kind {
         QueueKind::Droptail => ("droptail", &["limit"], &[]),
+        QueueKind::PerFlow => ("per_flow", &["limit"], &[]),
         QueueKind::Red => (
             "red",
             &["limit", "min_th", "max_th"],
             &["weight", "max_p", "gentle", "ecn", "mean_packet_size"],
+        ),
+        QueueKind::Mecn => (
+            "mecn",
+            &["limit", "min_th", "mid_th", "max_th"],
+            &["weight", "max_p1", "max_p2", "mean_packet_size"],
+        ),
+        QueueKind::Wmecn => (
+            "wmecn",
+            &["limit", "min_th", "mid_th", "max_th"],
+            &["weight", "max_p", "mean_packet_size"],
         ),
     };
     check_kind_fields(sc, Some(spanned.span()), field, kind, &present)?;
@@ -504,7 +596,8 @@ fn build_queue(
         c => queue_limit(c),
     };
     Ok(match q.kind {
-        QueueKind::Droptail => QueueDiscipline::DropTail(DropTail::new(limit)),
+        // Per-flow service replaces the FIFO; see `per_flow_service`.
+        QueueKind::Droptail | QueueKind::PerFlow => QueueDiscipline::DropTail(DropTail::new(limit)),
         QueueKind::Red => {
             let (min_th, max_th) = (
                 q.min_th.as_ref().expect("checked"),
@@ -545,6 +638,79 @@ fn build_queue(
             };
             QueueDiscipline::Red(Red::new(cfg, rate_bps))
         }
+        QueueKind::Mecn | QueueKind::Wmecn => {
+            let cfg = multi_level_config(sc, q, limit, field)?;
+            if q.kind == QueueKind::Mecn {
+                let p = |x: &Option<toml::Spanned<super::units::Probability>>| {
+                    x.as_ref().map_or(0.1, |p| p.get_ref().0)
+                };
+                let (p1, p2) = (p(&q.max_p1), p(&q.max_p2));
+                if p1 + p2 > 1.0 {
+                    return Err(sc.error_at(
+                        q.max_p2.as_ref().or(q.max_p1.as_ref()).map(|p| p.span()),
+                        format!("{field}.max_p2"),
+                        "max_p1 + max_p2 must not exceed 1 (one draw decides both marks)",
+                    ));
+                }
+                QueueDiscipline::Mecn(Mecn::new(cfg, p1, p2, rate_bps))
+            } else {
+                let max_p = q.max_p.map_or(0.1, |p| p.0);
+                QueueDiscipline::Wmecn(Wmecn::new(cfg, max_p, rate_bps))
+            }
+        }
+    })
+}
+
+/// Thresholds and averaging of an `mecn` or `wmecn` queue:
+/// 0 <= min_th < mid_th < max_th.
+fn multi_level_config(
+    sc: &Scenario,
+    q: &QueueSpec,
+    limit: QueueLimit,
+    field: &str,
+) -> Result<MultiLevelConfig, ScenarioError> {
+    let th = |x: &Option<toml::Spanned<f64>>| {
+        let t = x.as_ref().expect("checked by check_kind_fields");
+        (*t.get_ref(), t.span())
+    };
+    let (lo, lo_span) = th(&q.min_th);
+    let (mid, mid_span) = th(&q.mid_th);
+    let (hi, hi_span) = th(&q.max_th);
+    if lo.is_nan() || lo < 0.0 {
+        return Err(sc.error_at(
+            Some(lo_span),
+            format!("{field}.min_th"),
+            "must not be negative",
+        ));
+    }
+    if mid.is_nan() || mid <= lo {
+        return Err(sc.error_at(
+            Some(mid_span),
+            format!("{field}.mid_th"),
+            "must be greater than min_th",
+        ));
+    }
+    if hi.is_nan() || hi <= mid {
+        return Err(sc.error_at(
+            Some(hi_span),
+            format!("{field}.max_th"),
+            "must be greater than mid_th",
+        ));
+    }
+    let weight = q.weight.as_ref().map_or(0.002, |w| *w.get_ref());
+    if weight.is_nan() || weight <= 0.0 || weight > 1.0 {
+        let span = q.weight.as_ref().map(|w| w.span());
+        return Err(sc.error_at(span, format!("{field}.weight"), "must be in (0, 1]"));
+    }
+    Ok(MultiLevelConfig {
+        limit,
+        min_th_pkts: lo,
+        mid_th_pkts: mid,
+        max_th_pkts: hi,
+        weight,
+        mean_pkt_bytes: q
+            .mean_packet_size
+            .map_or(1000, |s| s.0.clamp(1, 65_535) as u32),
     })
 }
 
@@ -582,6 +748,8 @@ fn build_channel(
         ("loss_rule", e.loss_rule.is_some()),
         ("initial_state", e.initial_state.is_some()),
         ("packets", e.packets.is_some()),
+        ("switch_probability", e.switch_probability.is_some()),
+        ("extra_delay", e.extra_delay.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match e.kind {
         ErrorKind::Bernoulli => ("bernoulli", &["per"], &[]),
@@ -592,6 +760,7 @@ fn build_channel(
             &["loss_good", "loss_bad", "loss_rule", "initial_state"],
         ),
         ErrorKind::DropList => ("drop_list", &["packets"], &[]),
+        ErrorKind::RouteChange => ("route_change", &["switch_probability", "extra_delay"], &[]),
     };
     check_kind_fields(sc, Some(spanned.span()), field, kind, &present)?;
     let rng = RandomStream::new(seed, &format!("channel:{name}"));
@@ -636,6 +805,10 @@ fn build_channel(
         ErrorKind::DropList => {
             ChannelModel::DropList(DropList::new(e.packets.clone().expect("checked")))
         }
+        ErrorKind::RouteChange => ChannelModel::RouteChange(RouteChange::new(
+            e.switch_probability.expect("checked").0,
+            e.extra_delay.expect("checked").0,
+        )),
     };
     Ok(Channel::new(model, filter(e.applies_to), rng))
 }
@@ -705,6 +878,16 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "must be at most 500ms (RFC 5681 §4.2)",
         ));
     }
+    let classifier = classifier_config(sc, t, i)?;
+    let cc = cc_config(sc, t, i)?;
+    let mecn =
+        matches!(cc, CcChoice::Mecn(_)) || matches!(classifier, Some(ClassifierChoice::Wmecn(_)));
+    if mecn && t.ecn == Some(true) {
+        return Err(err(
+            "ecn",
+            "multi-level ECN (an mecn/wmecn cc or the wmecn classifier) replaces RFC 3168 ECN: remove `ecn`",
+        ));
+    }
     Ok(TcpSpec {
         variant,
         sack,
@@ -726,7 +909,9 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         delack_segments,
         dupthresh,
         trace: t.trace.unwrap_or(false),
-        classifier: classifier_config(sc, t, i)?,
+        classifier,
+        cc,
+        timeout_response: timeout_response(sc, t, i)?,
         kick: match &t.kick {
             None => None,
             Some(k) => {
@@ -769,7 +954,7 @@ fn classifier_config(
     sc: &Scenario,
     t: &TcpFileSpec,
     i: usize,
-) -> Result<Option<RttThresholdConfig>, ScenarioError> {
+) -> Result<Option<ClassifierChoice>, ScenarioError> {
     let Some(spanned) = &t.classifier else {
         return Ok(None);
     };
@@ -788,10 +973,22 @@ fn classifier_config(
             &[],
             &["threshold", "ticks_above_base", "tick", "on_timeout"],
         ),
+        ClassifierKind::Wmecn => ("wmecn", &[], &["on_timeout"]),
     };
     check_kind_fields(sc, Some(spanned.span()), &field, kind, &present)?;
-    if c.kind == ClassifierKind::AlwaysCongestion {
-        return Ok(None);
+    let timeout_policy = |default| match c.on_timeout {
+        None => default,
+        Some(OnTimeoutSpec::Congestion) => TimeoutPolicy::Congestion,
+        Some(OnTimeoutSpec::Classify) => TimeoutPolicy::Classify,
+    };
+    match c.kind {
+        ClassifierKind::AlwaysCongestion => return Ok(None),
+        ClassifierKind::Wmecn => {
+            return Ok(Some(ClassifierChoice::Wmecn(WmecnClassifierConfig {
+                on_timeout: timeout_policy(TimeoutPolicy::Classify),
+            })))
+        }
+        ClassifierKind::RttThreshold => {}
     }
     let threshold = match (c.threshold, c.ticks_above_base) {
         (Some(d), None) => {
@@ -824,12 +1021,153 @@ fn classifier_config(
             ));
         }
     };
-    let on_timeout = match c.on_timeout.unwrap_or(OnTimeoutSpec::Congestion) {
-        OnTimeoutSpec::Congestion => TimeoutPolicy::Congestion,
-        OnTimeoutSpec::Classify => TimeoutPolicy::Classify,
-    };
-    Ok(Some(RttThresholdConfig {
+    Ok(Some(ClassifierChoice::RttThreshold(RttThresholdConfig {
         threshold,
-        on_timeout,
-    }))
+        on_timeout: timeout_policy(TimeoutPolicy::Congestion),
+    })))
+}
+
+/// The TCP table's `cc`, checked per kind.
+fn cc_config(sc: &Scenario, t: &TcpFileSpec, i: usize) -> Result<CcChoice, ScenarioError> {
+    let Some(spanned) = &t.cc else {
+        return Ok(CcChoice::Reno);
+    };
+    let c = spanned.get_ref();
+    let field = format!("flow[{i}].tcp.cc");
+    let present = [
+        ("beta1", c.beta1.is_some()),
+        ("beta2", c.beta2.is_some()),
+        ("beta3", c.beta3.is_some()),
+        ("tau", c.tau.is_some()),
+    ];
+    let betas: &[&str] = &["beta1", "beta2", "beta3"];
+    let kind: (&str, &[&str], &[&str]) = match c.kind {
+        CcKind::Reno => ("reno", &[], &[]),
+        CcKind::Mecn => ("mecn", &[], betas),
+        CcKind::Wmecn => ("wmecn", &[], betas),
+        CcKind::Westwood => ("westwood", &[], &["tau"]),
+        CcKind::WestwoodPlus => ("westwood_plus", &[], &[]),
+    };
+    check_kind_fields(sc, Some(spanned.span()), &field, kind, &present)?;
+    Ok(match c.kind {
+        CcKind::Reno => CcChoice::Reno,
+        CcKind::Mecn | CcKind::Wmecn => {
+            let mut m = if c.kind == CcKind::Mecn {
+                MecnCcConfig::mecn()
+            } else {
+                MecnCcConfig::wmecn()
+            };
+            for (name, b, slot) in [
+                ("beta1", &c.beta1, &mut m.beta1),
+                ("beta2", &c.beta2, &mut m.beta2),
+                ("beta3", &c.beta3, &mut m.beta3),
+            ] {
+                if let Some(b) = b {
+                    let v = b.get_ref().0;
+                    if v >= 1.0 {
+                        return Err(sc.error_at(
+                            Some(b.span()),
+                            format!("{field}.{name}"),
+                            "must be below 1 (the fraction of cwnd removed)",
+                        ));
+                    }
+                    *slot = v;
+                }
+            }
+            CcChoice::Mecn(m)
+        }
+        CcKind::Westwood => {
+            let tau_ns = match &c.tau {
+                None => 500 * NS_PER_MS,
+                Some(d) if d.get_ref().0 == 0 => {
+                    return Err(sc.error_at(
+                        Some(d.span()),
+                        format!("{field}.tau"),
+                        "must be positive",
+                    ))
+                }
+                Some(d) => d.get_ref().0,
+            };
+            CcChoice::Westwood(WestwoodConfig {
+                filter: WestwoodFilter::PerAck { tau_ns },
+            })
+        }
+        CcKind::WestwoodPlus => CcChoice::Westwood(WestwoodConfig::westwood_plus()),
+    })
+}
+
+/// Each link's `stall` table as a per-connection stall process.
+fn stall_processes(sc: &Scenario, seed: u64) -> Result<Vec<Option<StallProcess>>, ScenarioError> {
+    let mut out = Vec::new();
+    for (i, l) in sc.file.link.iter().enumerate() {
+        let Some(spanned) = &l.stall else {
+            out.push(None);
+            continue;
+        };
+        let st = spanned.get_ref();
+        if st.p1.0 + st.p2.0 > 1.0 {
+            return Err(sc.error_at(
+                Some(spanned.span()),
+                format!("link[{i}].stall"),
+                "p1 + p2 must not exceed 1",
+            ));
+        }
+        let period_ns = st.period.map_or(NS_PER_S, |d| d.0);
+        if period_ns == 0 {
+            return Err(sc.error_at(
+                Some(spanned.span()),
+                format!("link[{i}].stall.period"),
+                "must be positive",
+            ));
+        }
+        let cfg = StallConfig {
+            period_ns,
+            p1: st.p1.0,
+            d1_ns: st.d1.0,
+            p2: st.p2.0,
+            d2_ns: st.d2.0,
+        };
+        let name = format!("{}-{}", l.a.get_ref(), l.b.get_ref());
+        out.push(Some(StallProcess::new(cfg, seed, name)));
+    }
+    Ok(out)
+}
+
+/// The TCP table's `timeout_response`, with the option each one needs.
+fn timeout_response(
+    sc: &Scenario,
+    t: &TcpFileSpec,
+    i: usize,
+) -> Result<TimeoutKind, ScenarioError> {
+    let Some(spanned) = &t.timeout_response else {
+        return Ok(TimeoutKind::Standard);
+    };
+    let err = |msg: &str| {
+        sc.error_at(
+            Some(spanned.span()),
+            format!("flow[{i}].tcp.timeout_response"),
+            msg,
+        )
+    };
+    let sack = t.sack.unwrap_or(false) || t.variant == Some(VariantSpec::Sack);
+    Ok(match spanned.get_ref() {
+        TimeoutResponseSpec::Standard => TimeoutKind::Standard,
+        TimeoutResponseSpec::Eifel if !t.timestamps.unwrap_or(false) => {
+            return Err(err("Eifel detection needs timestamps = true (RFC 3522)"));
+        }
+        TimeoutResponseSpec::Eifel => TimeoutKind::Eifel,
+        TimeoutResponseSpec::Frto => TimeoutKind::Frto {
+            sack_enhanced: false,
+        },
+        TimeoutResponseSpec::FrtoSack if !sack => {
+            return Err(err("frto_sack needs SACK (sack = true)"))
+        }
+        TimeoutResponseSpec::FrtoSack => TimeoutKind::Frto {
+            sack_enhanced: true,
+        },
+        TimeoutResponseSpec::Dclor if !sack => return Err(err("DCLOR needs SACK (sack = true)")),
+        TimeoutResponseSpec::Dclor => TimeoutKind::Dclor {
+            require_sack_seen: t.dclor_requires_sack_block.unwrap_or(true),
+        },
+    })
 }

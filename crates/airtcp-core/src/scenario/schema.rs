@@ -60,6 +60,13 @@ pub enum AgentKind {
     /// `peer`, optional `guard` ("10ms") and `wireless_rtt` (default: the
     /// link's propagation delay both ways).
     GsnoopB,
+    /// Link-layer ARQ on the node before the wireless hop to `peer`
+    /// (WMECN paper's LRT, DDA-like): optional `retries` (default 3) and
+    /// `timeout` (default: see docs/scenario.md).
+    Arq,
+    /// The mobile host's side of the ARQ with `peer`: link-layer ACKs and
+    /// DDA's delayed duplicate ACKs, optional `delay` (default: see docs).
+    Dda,
 }
 
 /// An agent table: a `kind` plus the fields that kind takes (see
@@ -73,6 +80,9 @@ pub struct AgentSpec {
     pub guard: Option<Spanned<Duration>>,
     pub wireless_rtt: Option<Spanned<Duration>>,
     pub min_timeout: Option<Spanned<Duration>>,
+    pub retries: Option<Spanned<u32>>,
+    pub timeout: Option<Spanned<Duration>>,
+    pub delay: Option<Spanned<Duration>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -83,6 +93,8 @@ pub enum ClassifierKind {
     /// Teng & Chang's RTT threshold: `threshold` (an RTT) or
     /// `ticks_above_base` (with `tick`, default "10ms"); `on_timeout`.
     RttThreshold,
+    /// WMECN's filtering context (§3.2); `on_timeout` (default "classify").
+    Wmecn,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -101,6 +113,16 @@ pub struct ClassifierSpec {
     pub tick: Option<Spanned<Duration>>,
     /// What a timeout is (default "congestion").
     pub on_timeout: Option<OnTimeoutSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutResponseSpec {
+    Standard,
+    Eifel,
+    Frto,
+    FrtoSack,
+    Dclor,
 }
 
 /// Kick TCP at the sender (draft-bahk-pilc-tcp-wireless-00).
@@ -130,6 +152,21 @@ pub struct LinkSpec {
     /// Per-direction overrides.
     pub a_to_b: Option<DirectionSpec>,
     pub b_to_a: Option<DirectionSpec>,
+    /// STIS per-connection stalling on this link (both directions).
+    pub stall: Option<Spanned<StallSpec>>,
+}
+
+/// DCLOR draft Appendix 1 item 4: every `period` (default "1s") each
+/// connection draws r: r < p1 stalls it for d1, p1 <= r < p1 + p2 for d2;
+/// packets arriving during a stall wait until its end.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StallSpec {
+    pub period: Option<Duration>,
+    pub p1: Probability,
+    pub d1: Duration,
+    pub p2: Probability,
+    pub d2: Duration,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -150,6 +187,16 @@ pub struct DirectionSpec {
 pub enum QueueKind {
     Droptail,
     Red,
+    /// Multi-level ECN (WMECN paper §2.1): `limit`, `min_th`, `mid_th`,
+    /// `max_th`; optional `weight`, `max_p1` (0.1), `max_p2` (0.1),
+    /// `mean_packet_size`.
+    Mecn,
+    /// WMECN marking (§3.1): `limit`, `min_th`, `mid_th`, `max_th`;
+    /// optional `weight`, `max_p` (0.1), `mean_packet_size`.
+    Wmecn,
+    /// STIS bottleneck (DCLOR draft, Appendix 1): `limit` is a buffer shared
+    /// by all connections, each served in its own queue at the link rate.
+    PerFlow,
 }
 
 /// `kind = "droptail"`: `limit`. `kind = "red"` (Floyd & Jacobson RED,
@@ -168,6 +215,9 @@ pub struct QueueSpec {
     pub gentle: Option<bool>,
     pub ecn: Option<bool>,
     pub mean_packet_size: Option<Size>,
+    pub mid_th: Option<Spanned<f64>>,
+    pub max_p1: Option<Spanned<Probability>>,
+    pub max_p2: Option<Spanned<Probability>>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
@@ -191,6 +241,10 @@ pub enum ErrorKind {
     GilbertElliott,
     /// Drop exactly the listed `packets` (1-based count of matching packets).
     DropList,
+    /// Reordering by route changes (DCLOR draft Appendix 1 item 5): per
+    /// connection, each packet switches route with `switch_probability`;
+    /// the second route adds `extra_delay`. Loses nothing.
+    RouteChange,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -225,6 +279,8 @@ pub struct ErrorSpec {
     /// Gilbert–Elliott: "stationary" (default), "good" or "bad".
     pub initial_state: Option<GeInitialStateSpec>,
     pub packets: Option<Vec<u64>>,
+    pub switch_probability: Option<Probability>,
+    pub extra_delay: Option<Duration>,
     /// Which packets the errors hit (default all).
     #[serde(default)]
     pub applies_to: AppliesTo,
@@ -293,8 +349,42 @@ pub struct TcpFileSpec {
     pub trace: Option<bool>,
     /// Kick TCP's kick timer (default off).
     pub kick: Option<KickFileSpec>,
+    /// What to do after a retransmission timeout: "standard" (default),
+    /// "eifel" (needs timestamps), "frto", "frto_sack" or "dclor" (needs
+    /// SACK).
+    pub timeout_response: Option<Spanned<TimeoutResponseSpec>>,
+    /// DCLOR §6: only after a SACK block was seen (default true).
+    pub dclor_requires_sack_block: Option<bool>,
     /// Loss classifier (default: every loss is congestion).
     pub classifier: Option<Spanned<ClassifierSpec>>,
+    /// Congestion controller (default Reno, RFC 5681).
+    pub cc: Option<Spanned<CcSpec>>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    Reno,
+    /// MECN source response (§2.3): `beta1` (0.2), `beta2` (0.4), `beta3` (0.5).
+    Mecn,
+    /// MECN response that applies the WMECN classifier's graded loss
+    /// reductions (§3.2); same fields.
+    Wmecn,
+    /// TCP Westwood (Casetti et al. 2002): `tau` ("500ms").
+    Westwood,
+    /// Westwood+ (Grieco & Mascolo 2004).
+    WestwoodPlus,
+}
+
+/// `cc = { kind = ... }`, fields checked per kind in `build.rs`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcSpec {
+    pub kind: CcKind,
+    pub beta1: Option<Spanned<Probability>>,
+    pub beta2: Option<Spanned<Probability>>,
+    pub beta3: Option<Spanned<Probability>>,
+    pub tau: Option<Spanned<Duration>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

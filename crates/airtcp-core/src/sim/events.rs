@@ -22,6 +22,9 @@ pub enum EventKind {
     AgentTimer { node: u32, agent: u32 },
     /// Time-series sampling tick.
     Sample,
+    /// A packet held at the entrance of link direction `link` (a stalled
+    /// connection) is offered to it now.
+    Offer { link: u32, slot: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -1,10 +1,12 @@
 //! The TCP data receiver, sans-I/O: cumulative ACKs, delayed ACKs (RFC 5681
 //! §4.2, RFC 1122 §4.2.3.2), immediate ACKs for out-of-order and
 //! gap-filling segments, SACK blocks (RFC 2018), timestamp echo (RFC 7323
-//! §4.3) and ECN echo (RFC 3168 §6.1.3).
+//! §4.3), ECN echo (RFC 3168 §6.1.3) and multi-level ECN echo (WMECN
+//! paper §2.2, `crate::tcp::mecn`).
 
 use crate::net::packet::{flags, Ecn, Packet, PacketKind, SackBlock, DEFAULT_TTL, MAX_SACK_BLOCKS};
 use crate::sim::TimeNs;
+use crate::tcp::mecn::{self, MecnLevel};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReceiverConfig {
@@ -19,6 +21,11 @@ pub struct ReceiverConfig {
     pub sack: bool,
     pub timestamps: bool,
     pub ecn: bool,
+    /// Multi-level ECN: each ACK echoes, in bits 8 and 9, the highest level
+    /// carried by the data segments it is the first ACK after (per ACK, not
+    /// held until CWR: the WMECN source's filtering context wants one
+    /// feedback per ACK, §3.2).
+    pub mecn: bool,
     /// Delayed ACKs: ACK every `delack_segments`-th full-sized segment or
     /// after `delack_timeout_ns`; None = ACK every segment.
     pub delack_timeout_ns: Option<TimeNs>,
@@ -56,6 +63,8 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     /// RFC 3168 §6.1.3: send ECE until a CWR arrives.
     ece: bool,
+    /// Highest MECN level since the last ACK.
+    mecn_level: MecnLevel,
     pub stats: ReceiverStats,
 }
 
@@ -72,6 +81,7 @@ impl TcpReceiver {
             ts_recent: 0,
             last_ack_sent: 0,
             ece: false,
+            mecn_level: MecnLevel::NotCapable,
             stats: ReceiverStats::default(),
         }
     }
@@ -100,6 +110,9 @@ impl TcpReceiver {
         // RFC 3168 §6.1.3: CWR stops the echo; a CE mark (re)starts it.
         if pkt.has_flag(flags::CWR) {
             self.ece = false;
+        }
+        if self.cfg.mecn {
+            self.mecn_level = self.mecn_level.max(MecnLevel::of_ip(pkt.ecn));
         }
         if pkt.ecn == Ecn::Ce {
             self.stats.ce_marked_segments += 1;
@@ -254,6 +267,9 @@ impl TcpReceiver {
         if self.ece {
             p.flags |= flags::ECE;
         }
+        if self.cfg.mecn {
+            mecn::set_echo(&mut p, self.mecn_level);
+        }
         if self.cfg.sack {
             p.sack_count = self.sack_blocks(&mut p.sack);
         }
@@ -263,6 +279,7 @@ impl TcpReceiver {
     fn send_ack(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
         let p = self.ack_packet(now_ns);
         self.last_ack_sent = self.rcv_nxt;
+        self.mecn_level = MecnLevel::NotCapable;
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
@@ -297,6 +314,7 @@ mod tests {
             sack,
             timestamps: false,
             ecn: true,
+            mecn: false,
             delack_timeout_ns: delack,
             delack_segments: 2,
             mss: 100,

@@ -92,6 +92,28 @@ impl RttEstimator {
         self.sample_sum_ns += r_ns as u128;
     }
 
+    /// RFC 4015 §3.1 step (5): after a spurious timeout, restart the
+    /// estimator from the first new RTT sample `m`: SRTT = max(SRTT_prev,
+    /// m), RTTVAR = max(RTTVAR_prev, m/2), RTO recomputed (RFC 6298 (2.3)).
+    pub fn rebase(&mut self, srtt_prev_ns: f64, rttvar_prev_ns: f64, m_ns: TimeNs) {
+        let m = m_ns as f64;
+        let srtt = srtt_prev_ns.max(m);
+        self.rttvar_ns = rttvar_prev_ns.max(m / 2.0);
+        self.srtt_ns = Some(srtt);
+        let g = self.cfg.clock_granularity_ns as f64;
+        let rto = (srtt + g.max(K * self.rttvar_ns)).round() as TimeNs;
+        self.base_rto_ns = rto.clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
+        self.backoff_count = 0;
+    }
+
+    /// SRTT and RTTVAR as floats (for saving and restoring them).
+    pub fn srtt_f64(&self) -> Option<f64> {
+        self.srtt_ns
+    }
+    pub fn rttvar_f64(&self) -> f64 {
+        self.rttvar_ns
+    }
+
     /// The RTO to arm the timer with now: base RTO doubled per backoff,
     /// capped at max RTO (RFC 6298 (5.5)).
     pub fn rto_ns(&self) -> TimeNs {

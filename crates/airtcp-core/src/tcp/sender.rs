@@ -14,6 +14,7 @@ use crate::net::packet::{flags, Ecn, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::TimeNs;
 use crate::tcp::cc::{CongestionControl, Window};
 use crate::tcp::classify::{LossCause, LossClassifier, LossDetection};
+use crate::tcp::mecn::{self, MecnLevel};
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::rto::TimeoutResponse;
 use crate::tcp::rtt::{RtoConfig, RttEstimator};
@@ -42,6 +43,10 @@ pub struct SenderConfig {
     pub dupthresh: u32,
     /// Keep a per-event trace (tests and diagnostics).
     pub trace: bool,
+    /// Multi-level ECN (`crate::tcp::mecn`): new data carries `01`, the
+    /// reduced-window signal is MECN's, and the congestion controller's
+    /// `mark_response` sees every echoed level.
+    pub mecn: bool,
 }
 
 impl SenderConfig {
@@ -74,6 +79,8 @@ pub struct SenderStats {
     /// Sum of the base (un-backed-off) RTO at each first expiry.
     pub first_expiry_rto_sum_ns: u128,
     pub first_expiries: u64,
+    /// Timeouts the timeout response (Eifel, F-RTO, DCLOR) judged spurious.
+    pub spurious_timeouts_detected: u64,
 }
 
 /// One entry of the optional per-sender trace.
@@ -175,6 +182,8 @@ pub struct SenderCore {
     ts_recent: u64,
     syn_retransmitted: bool,
     syn_sent_ns: TimeNs,
+    /// When the window was last reduced (once-per-RTT rule).
+    pub last_reduction_ns: Option<TimeNs>,
     /// An ACK with a SACK block has arrived (DCLOR §6).
     pub sack_seen: bool,
     pub cc: Box<dyn CongestionControl>,
@@ -253,12 +262,62 @@ impl SenderCore {
         });
         match cause {
             LossCause::Congestion => {
+                if how == LossDetection::DuplicateAcks && !self.reduction_allowed(now_ns) {
+                    // MECN §2.3 / WMECN §3.2: reduce at most once per RTT;
+                    // the loss is still retransmitted, the window kept.
+                    return LossCause::NonCongestion;
+                }
                 let flight = self.flight_size();
-                self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
+                self.w.ssthresh = match self.classifier.graded_keep() {
+                    Some(keep) => self
+                        .cc
+                        .ssthresh_after_graded_congestion(&self.w, flight, keep),
+                    None => self.cc.ssthresh_after_congestion(&self.w, flight),
+                };
+                self.note_reduction(now_ns);
             }
             LossCause::NonCongestion => self.stats.non_congestion_losses += 1,
         }
         cause
+    }
+
+    /// May the window be reduced now? Always, unless the congestion
+    /// controller reduces at most once per RTT and the last reduction is
+    /// less than one SRTT old.
+    pub fn reduction_allowed(&self, now_ns: TimeNs) -> bool {
+        if !self.cc.once_per_rtt() {
+            return true;
+        }
+        match (self.last_reduction_ns, self.rtt.srtt_ns()) {
+            (Some(t), Some(srtt)) => now_ns >= t + srtt,
+            _ => true,
+        }
+    }
+
+    /// Remember a window reduction (once-per-RTT rule, MECN's CWR signal).
+    fn note_reduction(&mut self, now_ns: TimeNs) {
+        self.last_reduction_ns = Some(now_ns);
+        if self.cfg.mecn {
+            self.cwr_pending = true;
+        }
+    }
+
+    /// MECN §2.3: an ACK echoed congestion `level`; the congestion
+    /// controller says how much of cwnd to keep. At most once per RTT and
+    /// not during loss recovery.
+    fn mecn_feedback(&mut self, now_ns: TimeNs, level: MecnLevel) {
+        let Some(keep) = self.cc.mark_response(level) else {
+            return;
+        };
+        if self.in_recovery || !self.reduction_allowed(now_ns) {
+            return;
+        }
+        self.w.ssthresh = ((self.w.cwnd as f64 * keep) as u64).max(2 * self.mss);
+        self.w.cwnd = self.w.ssthresh;
+        self.note_reduction(now_ns);
+        self.stats.ecn_reductions += 1;
+        self.trace(now_ns, TraceEvent::EcnReduction);
+        self.trace_window(now_ns);
     }
 
     /// Common entry into fast retransmit / fast recovery (RFC 5681 §3.2
@@ -311,7 +370,11 @@ impl SenderCore {
         let retransmission = seq < self.snd_max;
         let mut f = flags::ACK;
         if self.cwr_pending && !retransmission {
-            f |= flags::CWR;
+            f |= if self.cfg.mecn {
+                mecn::MECN_BITS
+            } else {
+                flags::CWR
+            };
             self.cwr_pending = false;
         }
         let pkt = Packet {
@@ -321,8 +384,11 @@ impl SenderCore {
             src: self.cfg.src,
             dst: self.cfg.dst,
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+            // MECN marks new data `01` (no congestion) the same way.
             ecn: if self.cfg.ecn && !retransmission {
                 Ecn::Ect0
+            } else if self.cfg.mecn && !retransmission {
+                MecnLevel::NoCongestion.to_ip()
             } else {
                 Ecn::NotEct
             },
@@ -643,6 +709,7 @@ impl TcpSender {
             ts_recent: 0,
             syn_retransmitted: false,
             syn_sent_ns: 0,
+            last_reduction_ns: None,
             sack_seen: false,
             cc,
             classifier,
@@ -784,6 +851,12 @@ impl TcpSender {
             return;
         }
         c.classifier.on_ack(now_ns, ack, c.rtt.latest_rtt_ns());
+        if ack.ack >= c.snd_una && ack.ack <= c.snd_max {
+            // Bandwidth estimators see every acceptable ACK (Westwood).
+            let acked = ack.ack - c.snd_una;
+            let dupack = acked == 0 && ack.payload_len == 0 && c.snd_max > c.snd_una;
+            c.cc.on_ack_arrival(now_ns, acked, dupack, &c.rtt);
+        }
         if self
             .timeout
             .on_ack(&mut self.core, self.recovery.as_mut(), ack, now_ns, out)
@@ -810,6 +883,11 @@ impl TcpSender {
             c.stats.ecn_reductions += 1;
             c.trace(now_ns, TraceEvent::EcnReduction);
             c.trace_window(now_ns);
+        }
+        if c.cfg.mecn {
+            if let Some(level) = mecn::echoed_level(ack) {
+                c.mecn_feedback(now_ns, level);
+            }
         }
         let acked = c.apply_ack(now_ns, ack, true);
         if acked > 0 {

@@ -2,14 +2,32 @@
 //! endpoints (a new pair per connection).
 
 use crate::sim::TimeNs;
-use crate::tcp::cc::RenoCc;
-use crate::tcp::classify::{AlwaysCongestion, LossClassifier, RttThreshold, RttThresholdConfig};
+use crate::tcp::cc::{CongestionControl, MecnCc, MecnCcConfig, RenoCc, Westwood, WestwoodConfig};
+use crate::tcp::classify::{
+    AlwaysCongestion, LossClassifier, RttThreshold, RttThresholdConfig, WmecnClassifier,
+    WmecnClassifierConfig,
+};
 use crate::tcp::kick::{KickConfig, KickTimer};
 use crate::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use crate::tcp::recovery::{
     LossRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
 };
-use crate::tcp::rto::StandardTimeout;
+use crate::tcp::rto::{DclorTimeout, EifelTimeout, FrtoTimeout, StandardTimeout, TimeoutResponse};
+
+/// The timeout response of a flow (`tcp.timeout_response`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TimeoutKind {
+    /// RFC 6298 / RFC 5681 (`rto/standard.rs`).
+    #[default]
+    Standard,
+    /// RFC 3522 detection and RFC 4015 response (`rto/eifel.rs`).
+    Eifel,
+    /// RFC 5682 (`rto/frto.rs`), basic or SACK-enhanced.
+    Frto { sack_enhanced: bool },
+    /// draft-swami-tsvwg-tcp-dclor-00 (`rto/dclor.rs`); §6's "only after
+    /// a SACK block was seen" unless `require_sack_seen` is false.
+    Dclor { require_sack_seen: bool },
+}
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::{SenderConfig, SenderHook, TcpSender};
 
@@ -33,6 +51,25 @@ impl Variant {
     }
 }
 
+/// How much to send: the congestion controller (`cc/`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CcChoice {
+    /// RFC 5681 (the default).
+    Reno,
+    /// MECN's graded response to marks (and, in WMECN mode, to graded
+    /// losses).
+    Mecn(MecnCcConfig),
+    /// Westwood or Westwood+ bandwidth estimation.
+    Westwood(WestwoodConfig),
+}
+
+/// Why a loss happened: a classifier other than "always congestion".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ClassifierChoice {
+    RttThreshold(RttThresholdConfig),
+    Wmecn(WmecnClassifierConfig),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpSpec {
     pub variant: Variant,
@@ -53,8 +90,12 @@ pub struct TcpSpec {
     pub trace: bool,
     /// Kick TCP's kick timer at this sender.
     pub kick: Option<KickConfig>,
+    /// What to do after a retransmission timeout.
+    pub timeout_response: TimeoutKind,
     /// Why a loss happened: None = every loss is congestion.
-    pub classifier: Option<RttThresholdConfig>,
+    pub classifier: Option<ClassifierChoice>,
+    /// How much to send.
+    pub cc: CcChoice,
 }
 
 impl TcpSpec {
@@ -62,12 +103,32 @@ impl TcpSpec {
         self.sack || self.variant == Variant::Sack
     }
 
-    /// The name reported in results, e.g. "newreno+sack".
+    /// Multi-level ECN at both ends: an MECN/WMECN controller or the
+    /// WMECN classifier needs the marks.
+    pub fn uses_mecn(&self) -> bool {
+        matches!(self.cc, CcChoice::Mecn(_))
+            || matches!(self.classifier, Some(ClassifierChoice::Wmecn(_)))
+    }
+
+    /// The name reported in results, e.g. "newreno+sack", "reno/westwood".
     pub fn label(&self) -> String {
-        if self.sack && self.variant != Variant::Sack {
+        let mut l = if self.sack && self.variant != Variant::Sack {
             format!("{}+sack", self.variant.name())
         } else {
             self.variant.name().to_string()
+        };
+        if self.cc != CcChoice::Reno {
+            l.push('/');
+            l.push_str(self.congestion_control().name());
+        }
+        l
+    }
+
+    fn congestion_control(&self) -> Box<dyn CongestionControl> {
+        match self.cc {
+            CcChoice::Reno => Box::new(RenoCc),
+            CcChoice::Mecn(c) => Box::new(MecnCc::new(c)),
+            CcChoice::Westwood(c) => Box::new(Westwood::new(c, self.mss as u64)),
         }
     }
 
@@ -95,15 +156,24 @@ impl TcpSpec {
             handshake: self.handshake,
             dupthresh: self.dupthresh,
             trace: self.trace,
+            mecn: self.uses_mecn(),
         };
         TcpSender::new(
             cfg,
-            Box::new(RenoCc),
+            self.congestion_control(),
             self.recovery(),
-            Box::new(StandardTimeout),
+            match self.timeout_response {
+                TimeoutKind::Standard => Box::new(StandardTimeout) as Box<dyn TimeoutResponse>,
+                TimeoutKind::Eifel => Box::new(EifelTimeout::default()),
+                TimeoutKind::Frto { sack_enhanced } => Box::new(FrtoTimeout::new(sack_enhanced)),
+                TimeoutKind::Dclor { require_sack_seen } => {
+                    Box::new(DclorTimeout::new(require_sack_seen))
+                }
+            },
             match self.classifier {
                 None => Box::new(AlwaysCongestion) as Box<dyn LossClassifier>,
-                Some(cfg) => Box::new(RttThreshold::new(cfg)),
+                Some(ClassifierChoice::RttThreshold(cfg)) => Box::new(RttThreshold::new(cfg)),
+                Some(ClassifierChoice::Wmecn(cfg)) => Box::new(WmecnClassifier::new(cfg)),
             },
             self.kick
                 .map(|k| Box::new(KickTimer::new(k)) as Box<dyn SenderHook>),
@@ -121,6 +191,7 @@ impl TcpSpec {
             sack: self.uses_sack(),
             timestamps: self.timestamps,
             ecn: self.ecn,
+            mecn: self.uses_mecn(),
             delack_timeout_ns: self.delack_timeout_ns,
             delack_segments: self.delack_segments,
             mss: self.mss,

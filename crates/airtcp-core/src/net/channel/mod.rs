@@ -8,6 +8,7 @@ pub mod ber;
 pub mod bernoulli;
 pub mod drop_list;
 pub mod gilbert_elliott;
+pub mod route_change;
 
 use crate::net::packet::{flags, Packet, PacketKind};
 use crate::sim::rng::RandomStream;
@@ -17,6 +18,7 @@ pub use ber::BitErrorRate;
 pub use bernoulli::Bernoulli;
 pub use drop_list::DropList;
 pub use gilbert_elliott::GilbertElliott;
+pub use route_change::RouteChange;
 
 /// What a channel does to one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +63,7 @@ pub enum ChannelModel {
     BitErrorRate(BitErrorRate),
     GilbertElliott(GilbertElliott),
     DropList(DropList),
+    RouteChange(RouteChange),
 }
 
 /// A link direction's channel: a model, the packets it applies to, and its
@@ -105,8 +108,12 @@ impl Channel {
         if matches!(self.model, ChannelModel::Perfect) || !self.applies_to.matches(pkt) {
             return ChannelVerdict::Deliver { extra_delay_ns: 0 };
         }
+        if let ChannelModel::RouteChange(m) = &mut self.model {
+            let extra_delay_ns = m.delay_for(pkt.flow, &mut self.rng);
+            return ChannelVerdict::Deliver { extra_delay_ns };
+        }
         let lost = match &mut self.model {
-            ChannelModel::Perfect => false,
+            ChannelModel::Perfect | ChannelModel::RouteChange(_) => false,
             ChannelModel::Bernoulli(m) => m.is_lost(&mut self.rng),
             ChannelModel::BitErrorRate(m) => m.is_lost(pkt.wire_bytes(), &mut self.rng),
             ChannelModel::GilbertElliott(m) => m.is_lost(start_ns, start_ns + tx_ns, &mut self.rng),

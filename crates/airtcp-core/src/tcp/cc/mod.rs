@@ -3,11 +3,17 @@
 //! loss was congestion. Loss recovery, timeout response and loss
 //! classification live in their own folders.
 
+pub mod mecn;
 pub mod reno;
+pub mod westwood;
 
 use crate::sim::TimeNs;
+use crate::tcp::mecn::MecnLevel;
+use crate::tcp::rtt::RttEstimator;
 
+pub use mecn::{MecnCc, MecnCcConfig};
 pub use reno::RenoCc;
+pub use westwood::{Westwood, WestwoodConfig, WestwoodFilter};
 
 /// The window state a controller acts on.
 #[derive(Clone, Copy, Debug)]
@@ -27,4 +33,37 @@ pub trait CongestionControl: Send {
     /// The ssthresh to use after a congestion signal with `flight` bytes
     /// outstanding.
     fn ssthresh_after_congestion(&mut self, w: &Window, flight: u64) -> u64;
+
+    /// Every ACK the sender accepts, before any processing: `acked` new
+    /// bytes it acknowledges (0 for a duplicate ACK, `dupack`). For
+    /// bandwidth estimation (Westwood).
+    fn on_ack_arrival(&mut self, _now_ns: TimeNs, _acked: u64, _dupack: bool, _rtt: &RttEstimator) {
+    }
+
+    /// MECN §2.3: the congestion level echoed on an ACK; return the
+    /// fraction of cwnd to keep, or None for no reduction.
+    fn mark_response(&mut self, _level: MecnLevel) -> Option<f64> {
+        None
+    }
+
+    /// ssthresh after a congestion verdict the classifier graded: `keep`
+    /// is the fraction of cwnd to keep (WMECN §3.2). By default the grade is
+    /// ignored and the controller's own rule applies.
+    fn ssthresh_after_graded_congestion(&mut self, w: &Window, flight: u64, _keep: f64) -> u64 {
+        self.ssthresh_after_congestion(w, flight)
+    }
+
+    /// Reduce at most once per RTT (MECN §2.3, WMECN §3.2): within one
+    /// SRTT of the last reduction, marks and duplicate-ACK losses do not
+    /// reduce again (the loss is still retransmitted and its verdict
+    /// scored).
+    fn once_per_rtt(&self) -> bool {
+        false
+    }
+
+    /// A bandwidth estimator's current estimate in bits per second
+    /// (Westwood's BWE), for tests and diagnostics.
+    fn bwe_bps(&self) -> Option<f64> {
+        None
+    }
 }

@@ -5,6 +5,7 @@
 
 pub mod always_congestion;
 pub mod rtt_threshold;
+pub mod wmecn;
 
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
@@ -12,6 +13,7 @@ use crate::tcp::rtt::RttEstimator;
 
 pub use always_congestion::AlwaysCongestion;
 pub use rtt_threshold::{RttThreshold, RttThresholdConfig, Threshold, TimeoutPolicy};
+pub use wmecn::{WmecnClassifier, WmecnClassifierConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossCause {
@@ -40,4 +42,17 @@ pub trait LossClassifier: Send {
         how: LossDetection,
         rtt: &RttEstimator,
     ) -> LossCause;
+
+    /// For a congestion verdict just returned by [`Self::classify`]: the
+    /// fraction of cwnd to keep when the classifier grades congestion
+    /// (WMECN §3.2: 0.8, 0.6 or 0.5). None: the congestion controller's own
+    /// rule applies. Controllers that do not grade ignore it.
+    fn graded_keep(&self) -> Option<f64> {
+        None
+    }
+
+    /// Named counters (diagnostics and tests), e.g. WMECN's feedback counts.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }

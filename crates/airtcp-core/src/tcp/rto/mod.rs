@@ -2,6 +2,9 @@
 //! TCP here; Eifel (RFC 3522/4015), F-RTO (RFC 5682) and DCLOR plug into the
 //! same slot.
 
+pub mod dclor;
+pub mod eifel;
+pub mod frto;
 pub mod standard;
 
 use crate::net::packet::Packet;
@@ -9,6 +12,9 @@ use crate::sim::TimeNs;
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::sender::SenderCore;
 
+pub use dclor::DclorTimeout;
+pub use eifel::EifelTimeout;
+pub use frto::FrtoTimeout;
 pub use standard::StandardTimeout;
 
 pub trait TimeoutResponse: Send {

@@ -1,0 +1,160 @@
+//! Eifel: detection of spurious timeouts with timestamps (RFC 3522) and the
+//! Eifel response (RFC 4015). The response is shared with F-RTO, which
+//! detects differently but responds the same way.
+
+use super::standard::standard_timeout_actions;
+use super::TimeoutResponse;
+use crate::net::packet::Packet;
+use crate::sim::TimeNs;
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::sender::SenderCore;
+
+/// State saved at a timeout so that it can be undone (RFC 4015 §3.1 steps
+/// (1) and (2)), and the response (steps (3)–(5)).
+#[derive(Clone, Debug, Default)]
+pub struct EifelResponse {
+    pipe_prev: u64,
+    srtt_prev_ns: f64,
+    rttvar_prev_ns: f64,
+    /// After a detected spurious timeout: re-seed the RTT estimator from
+    /// the first sample for data sent after the timeout (above this seq).
+    rebase_after: Option<u64>,
+}
+
+impl EifelResponse {
+    /// RFC 4015 §3.1 steps (1)–(2), before cwnd and ssthresh change:
+    /// pipe_prev = max(FlightSize, ssthresh); SRTT_prev = SRTT + 2G;
+    /// RTTVAR_prev = RTTVAR.
+    pub fn save(&mut self, core: &SenderCore) {
+        self.pipe_prev = core.flight_size().max(core.w.ssthresh);
+        let g = core.rtt.cfg.clock_granularity_ns as f64;
+        self.srtt_prev_ns = core.rtt.srtt_f64().unwrap_or(0.0) + 2.0 * g;
+        self.rttvar_prev_ns = core.rtt.rttvar_f64();
+        self.rebase_after = None;
+    }
+
+    /// The timeout was spurious (SPUR_TO): resume with new data instead of
+    /// going back N (step (3)); the caller processes the ACK next.
+    pub fn undo_go_back_n(&mut self, core: &mut SenderCore) {
+        core.undo_timeout_go_back_n();
+        core.stats.spurious_timeouts_detected += 1;
+        self.rebase_after = Some(core.snd_max);
+    }
+
+    /// Step (4), after the acceptable ACK was processed: cwnd = FlightSize +
+    /// min(bytes_acked, IW); ssthresh = pipe_prev. (An ECN-Echo on that ACK
+    /// would call for halving instead; ECN is not combined with Eifel here.)
+    pub fn restore_congestion_state(&mut self, core: &mut SenderCore, acked: u64, now_ns: TimeNs) {
+        let iw = core.cfg.initial_cwnd_segments as u64 * core.mss;
+        core.w.cwnd = core.flight_size() + acked.min(iw);
+        core.w.ssthresh = self.pipe_prev;
+        core.trace_window(now_ns);
+    }
+
+    /// Step (5): the first RTT sample for data sent after the timeout
+    /// re-seeds SRTT and RTTVAR.
+    pub fn maybe_rebase_rto(
+        &mut self,
+        core: &mut SenderCore,
+        ack: &Packet,
+        acked: u64,
+        now_ns: TimeNs,
+    ) {
+        let Some(after) = self.rebase_after else {
+            return;
+        };
+        if acked > 0 && ack.ack > after && ack.has_ts && ack.ts_ecr > 0 {
+            let m = now_ns.saturating_sub(ack.ts_ecr);
+            core.rtt.rebase(self.srtt_prev_ns, self.rttvar_prev_ns, m);
+            self.rebase_after = None;
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Detection {
+    Idle,
+    /// Waiting for the first acceptable ACK after the retransmission sent
+    /// at `retransmit_ts` (RFC 3522 §3.2 (1)).
+    Waiting {
+        retransmit_ts: TimeNs,
+    },
+    /// Spurious: restore the congestion state after this ACK's processing.
+    Respond,
+}
+
+/// RFC 3522 detection + RFC 4015 response. Needs the timestamps option;
+/// without it Eifel cannot detect anything and behaves like standard TCP.
+#[derive(Clone, Debug)]
+pub struct EifelTimeout {
+    detection: Detection,
+    response: EifelResponse,
+}
+
+impl Default for EifelTimeout {
+    fn default() -> Self {
+        Self {
+            detection: Detection::Idle,
+            response: EifelResponse::default(),
+        }
+    }
+}
+
+impl TimeoutResponse for EifelTimeout {
+    fn name(&self) -> &'static str {
+        "eifel"
+    }
+
+    fn on_timeout(
+        &mut self,
+        core: &mut SenderCore,
+        recovery: &mut dyn LossRecovery,
+        now_ns: TimeNs,
+        out: &mut Vec<Packet>,
+    ) {
+        // RFC 4015: only the first timeout of a segment starts a detection;
+        // a later one, before the first completed, is handled normally.
+        if core.rtt.backoff_count() == 0 && core.cfg.timestamps {
+            self.response.save(core);
+            // The retransmission below carries TSval = now (RFC 3522 (1)).
+            self.detection = Detection::Waiting {
+                retransmit_ts: now_ns,
+            };
+        } else {
+            self.detection = Detection::Idle;
+        }
+        standard_timeout_actions(core, recovery, now_ns);
+        core.restart_rto_timer(now_ns);
+        core.send_pending(now_ns, out);
+    }
+
+    fn on_ack(
+        &mut self,
+        core: &mut SenderCore,
+        _r: &mut dyn LossRecovery,
+        ack: &Packet,
+        _now: TimeNs,
+        _out: &mut Vec<Packet>,
+    ) -> bool {
+        if let Detection::Waiting { retransmit_ts } = self.detection {
+            // RFC 3522 §3.2 (3)–(4): the first acceptable ACK decides.
+            if ack.ack > core.snd_una && ack.ack <= core.snd_max {
+                if ack.has_ts && ack.ts_ecr < retransmit_ts {
+                    self.response.undo_go_back_n(core);
+                    self.detection = Detection::Respond;
+                } else {
+                    self.detection = Detection::Idle;
+                }
+            }
+        }
+        false
+    }
+
+    fn after_ack(&mut self, core: &mut SenderCore, ack: &Packet, acked: u64, now_ns: TimeNs) {
+        if self.detection == Detection::Respond {
+            self.response.restore_congestion_state(core, acked, now_ns);
+            self.detection = Detection::Idle;
+        }
+        self.response.maybe_rebase_rto(core, ack, acked, now_ns);
+    }
+}

@@ -1,0 +1,326 @@
+//! Multi-level ECN and WMECN end to end (Sridharan, Durresi, Liu, Jain,
+//! "Wireless TCP Enhancements Using Multi-level ECN"): the echo path from a
+//! router's mark to the source's filtering context, the once-per-RTT rule,
+//! graded reductions, and the classifier scored against the ground truth.
+//! SWF arithmetic, every threshold boundary, the context update and the
+//! marking probabilities are unit-tested in `tcp/classify/wmecn.rs` and
+//! `net/queue/{mecn,wmecn}.rs`.
+
+mod common;
+use airtcp_core::net::packet::{Packet, PacketKind};
+use airtcp_core::sim::NS_PER_MS;
+use airtcp_core::tcp::cc::{CongestionControl, MecnCc, MecnCcConfig, Window};
+use airtcp_core::tcp::classify::{LossCause, LossClassifier, LossDetection, WmecnClassifier};
+use airtcp_core::tcp::mecn::{self, MecnLevel};
+use airtcp_core::tcp::recovery::RenoRecovery;
+use airtcp_core::tcp::rto::StandardTimeout;
+use airtcp_core::tcp::rtt::{RtoConfig, RttEstimator};
+use airtcp_core::tcp::sender::{SenderConfig, TcpSender, TraceEvent};
+use common::*;
+
+/// S -> D over one 10 Mb/s, 10 ms link whose S -> D queue is WMECN with
+/// the instantaneous queue as its "average" (weight 1) and thresholds that
+/// make every packet arriving to a non-empty queue `11`.
+fn marking_path(tcp: &str, drops: &[u64]) -> String {
+    let drops: Vec<String> = drops.iter().map(|d| d.to_string()).collect();
+    format!(
+        r#"
+[simulation]
+duration = "20s"
+[[link]]
+a = "S"
+b = "D"
+rate = "10Mbps"
+delay = "10ms"
+a_to_b = {{ queue = {{ kind = "wmecn", limit = "1000pkt", min_th = 0.0, mid_th = 0.5, max_th = 0.9, weight = 1.0 }}, error = {{ kind = "drop_list", packets = [{drops}], applies_to = "data" }} }}
+[[flow]]
+from = "S"
+to = "D"
+tcp = {{ {tcp}, mss = "1000B", delayed_ack = false, initial_cwnd = 1, initial_ssthresh = "16000B", trace = true }}
+app = {{ kind = "file", size = "200000B" }}
+"#,
+        drops = drops.join(", ")
+    )
+}
+
+fn counter(c: &[(&'static str, u64)], name: &str) -> u64 {
+    c.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v)
+}
+
+#[test]
+fn a_router_mark_reaches_the_sources_filtering_context() {
+    // Reno window, WMECN classifier: the marks change nothing but the
+    // context, so every mark set at the router must come back as a `11`
+    // feedback, one per ACK (no delayed ACKs, no loss).
+    let tcp = r#"variant = "reno", classifier = { kind = "wmecn" }"#;
+    let (w, r) = run_world(&marking_path(tcp, &[]), None);
+    let f = &r.flows[0];
+    assert_eq!(f.transfers_completed, 1);
+    let marks = f.ecn_marks;
+    assert!(
+        marks >= 10,
+        "slow-start bursts queue and get marked: {marks}"
+    );
+    let rx = w.tcp_receiver(0).unwrap();
+    assert_eq!(
+        rx.stats.ce_marked_segments, marks,
+        "`11` is CE's bit pattern"
+    );
+    let c = w.tcp_sender(0).unwrap().core.classifier.counters();
+    assert_eq!(counter(&c, "feedback_11"), marks);
+    assert_eq!(counter(&c, "feedback_10"), 0);
+    assert_eq!(
+        counter(&c, "feedback_01") + marks,
+        200,
+        "every segment fed back once"
+    );
+    assert_eq!(f.ecn_reductions, 0, "Reno does not react to MECN marks");
+}
+
+#[test]
+fn mecn_marks_reduce_at_most_once_per_rtt() {
+    let tcp = r#"variant = "reno", cc = { kind = "mecn" }"#;
+    let (w, r) = run_world(&marking_path(tcp, &[]), None);
+    let f = &r.flows[0];
+    assert_eq!(f.transfers_completed, 1);
+    let s = w.tcp_sender(0).unwrap();
+    let times: Vec<u64> = s
+        .core
+        .trace
+        .iter()
+        .filter(|(_, e)| matches!(e, TraceEvent::EcnReduction))
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(times.len() >= 2, "{times:?}");
+    assert_eq!(times.len() as u64, f.ecn_reductions);
+    // The path's RTT is at least 20.8 ms; SRTT never falls below it.
+    for pair in times.windows(2) {
+        assert!(pair[1] - pair[0] >= 20 * NS_PER_MS, "{times:?}");
+    }
+    // `11` keeps 60% of cwnd (beta2 = 40%): the first reduction.
+    let win = windows(s);
+    let first = s
+        .core
+        .trace
+        .iter()
+        .position(|(_, e)| matches!(e, TraceEvent::EcnReduction))
+        .unwrap();
+    let after = s.core.trace[first + 1..]
+        .iter()
+        .find_map(|(_, e)| match e {
+            TraceEvent::Window { cwnd, ssthresh } => Some((*cwnd, *ssthresh)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(after.0, after.1);
+    assert!(!win.is_empty());
+    // Data segments after a reduction carry MECN's CWR (both bits).
+    assert_eq!(r.flows[0].timeouts, 0);
+}
+
+#[test]
+fn a_wireless_loss_on_a_clean_path_is_retransmitted_without_reduction() {
+    // A DropTail router never marks: every feedback is `01`, SWF = 0, so
+    // the loss is wireless.
+    let text = marking_path(
+        r#"variant = "reno", classifier = { kind = "wmecn" }, cc = { kind = "wmecn" }"#,
+        &[30],
+    )
+    .replace(
+        r#"kind = "wmecn", limit = "1000pkt", min_th = 0.0, mid_th = 0.5, max_th = 0.9, weight = 1.0"#,
+        r#"kind = "droptail", limit = "1000pkt""#,
+    );
+    let (w, r) = run_world(&text, None);
+    let s = w.tcp_sender(0).unwrap();
+    dump(s);
+    let f = &r.flows[0];
+    assert_eq!(f.transfers_completed, 1);
+    assert_eq!(retransmissions(s), vec![29]);
+    assert_eq!(
+        (f.loss_wireless_as_wireless, f.loss_wireless_as_congestion),
+        (1, 0)
+    );
+    assert_eq!(f.non_congestion_losses, 1);
+    // ssthresh untouched.
+    assert!(windows(s).iter().all(|w| w.1 == 16.0));
+    let c = s.core.classifier.counters();
+    assert_eq!(counter(&c, "wireless"), 1);
+    assert_eq!(counter(&c, "feedback_11") + counter(&c, "feedback_10"), 0);
+}
+
+#[test]
+fn a_congestion_loss_in_a_marked_context_is_graded_and_scored() {
+    // Every arrival to a non-empty queue is marked `11`; a drop of a packet
+    // sent in a burst finds a context of `11`s: severe congestion, cwnd x 0.5
+    // in WMECN mode. The drop is scripted (a channel loss), so the ground
+    // truth calls it wireless: a type-2 error, scored as such.
+    let tcp = r#"variant = "reno", classifier = { kind = "wmecn" }, cc = { kind = "wmecn" }"#;
+    let (w, r) = run_world(&marking_path(tcp, &[40]), None);
+    let s = w.tcp_sender(0).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.transfers_completed, 1);
+    assert_eq!(f.fast_retransmits, 1);
+    let c = s.core.classifier.counters();
+    let congestion = counter(&c, "mild") + counter(&c, "moderate") + counter(&c, "severe");
+    assert_eq!(congestion + counter(&c, "wireless"), 1);
+    assert_eq!(
+        f.loss_wireless_as_congestion, congestion,
+        "a congestion verdict for a channel loss is a type-2 error"
+    );
+}
+
+/// A classifier that always says "congestion, keep 80%".
+struct Graded;
+impl LossClassifier for Graded {
+    fn name(&self) -> &'static str {
+        "graded"
+    }
+    fn classify(&mut self, _: u64, _: u64, _: LossDetection, _: &RttEstimator) -> LossCause {
+        LossCause::Congestion
+    }
+    fn graded_keep(&self) -> Option<f64> {
+        Some(0.8)
+    }
+}
+
+fn sans_io_sender(
+    cc: Box<dyn CongestionControl>,
+    classifier: Box<dyn LossClassifier>,
+) -> TcpSender {
+    let cfg = SenderConfig {
+        flow: 0,
+        epoch: 1,
+        src: 0,
+        dst: 1,
+        mss: 1000,
+        initial_cwnd_segments: 20,
+        initial_ssthresh_bytes: u64::MAX / 4,
+        rto: RtoConfig::default(),
+        timestamps: false,
+        ecn: false,
+        handshake: false,
+        dupthresh: 3,
+        trace: true,
+        mecn: true,
+    };
+    let mut s = TcpSender::new(
+        cfg,
+        cc,
+        Box::new(RenoRecovery),
+        Box::new(StandardTimeout),
+        classifier,
+        None,
+    );
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    s.app_write(0, 1_000_000, &mut out);
+    assert_eq!(out.len(), 20);
+    assert!(out.iter().all(|p| p.ecn == MecnLevel::NoCongestion.to_ip()));
+    s.core.rtt.on_sample(100 * NS_PER_MS);
+    s
+}
+
+#[test]
+fn losses_reduce_once_per_rtt_but_every_verdict_is_recorded() {
+    let mut s = sans_io_sender(
+        Box::new(MecnCc::new(MecnCcConfig::wmecn())),
+        Box::new(Graded),
+    );
+    let dup = LossDetection::DuplicateAcks;
+    let t0 = 1_000 * NS_PER_MS;
+    assert_eq!(s.core.congestion_signal(t0, dup), LossCause::Congestion);
+    assert_eq!(s.core.w.ssthresh, 16_000, "graded: 0.8 x 20 segments");
+    // Half an SRTT later: verdict recorded as congestion, no reduction.
+    s.core.w.cwnd = 20_000;
+    let t1 = t0 + 50 * NS_PER_MS;
+    assert_eq!(s.core.congestion_signal(t1, dup), LossCause::NonCongestion);
+    assert_eq!(s.core.w.ssthresh, 16_000);
+    assert_eq!(s.core.loss_decisions.len(), 2);
+    assert!(s
+        .core
+        .loss_decisions
+        .iter()
+        .all(|d| d.cause == LossCause::Congestion));
+    // A timeout is never suppressed (the ACK clock stopped).
+    assert_eq!(
+        s.core.congestion_signal(t1, LossDetection::Timeout),
+        LossCause::Congestion
+    );
+    // One SRTT after the last reduction: reduces again.
+    s.core.w.cwnd = 10_000;
+    let t2 = t1 + 100 * NS_PER_MS;
+    assert_eq!(s.core.congestion_signal(t2, dup), LossCause::Congestion);
+    assert_eq!(s.core.w.ssthresh, 8_000);
+}
+
+#[test]
+fn graded_keep_is_ignored_by_controllers_that_do_not_grade() {
+    // The WMECN grade with Reno: RFC 5681 (4), FlightSize / 2.
+    let mut s = sans_io_sender(Box::new(airtcp_core::tcp::cc::RenoCc), Box::new(Graded));
+    s.core
+        .congestion_signal(NS_PER_MS, LossDetection::DuplicateAcks);
+    assert_eq!(s.core.w.ssthresh, 10_000);
+    let w = Window {
+        cwnd: 20_000,
+        ssthresh: 0,
+        mss: 1000,
+    };
+    let mut m = MecnCc::new(MecnCcConfig::mecn());
+    assert_eq!(m.ssthresh_after_graded_congestion(&w, 0, 0.8), 10_000);
+}
+
+fn echo_ack(ack: u64, level: MecnLevel) -> Packet {
+    let mut p = Packet {
+        kind: PacketKind::TcpAck,
+        flow: 0,
+        epoch: 1,
+        src: 1,
+        dst: 0,
+        ack,
+        wnd: 1 << 30,
+        flags: airtcp_core::net::packet::flags::ACK,
+        ..Default::default()
+    };
+    mecn::set_echo(&mut p, level);
+    p
+}
+
+#[test]
+fn mark_response_sets_cwr_and_reduces_once_per_rtt() {
+    let mut s = sans_io_sender(
+        Box::new(MecnCc::new(MecnCcConfig::mecn())),
+        Box::new(WmecnClassifier::new(Default::default())),
+    );
+    let mut out = Vec::new();
+    let t = 200 * NS_PER_MS;
+    s.on_packet(t, &echo_ack(1000, MecnLevel::Incipient), &mut out);
+    // 20 segments x 0.8 = 16 (then this ACK's congestion-avoidance growth).
+    assert_eq!(s.core.w.ssthresh, 16_000);
+    assert!((16_000..16_100).contains(&s.core.w.cwnd));
+    assert!(out.is_empty(), "flight 19 segments exceeds the new window");
+    // A `11` within the same RTT: no second reduction. This ACK opens the
+    // window; the first new segment carries MECN's CWR (both bits).
+    s.on_packet(
+        t + 10 * NS_PER_MS,
+        &echo_ack(8000, MecnLevel::Moderate),
+        &mut out,
+    );
+    assert_eq!(s.core.w.ssthresh, 16_000);
+    assert!(out.len() >= 2);
+    let cwr: Vec<bool> = out.iter().map(mecn::has_cwr).collect();
+    assert!(cwr[0] && cwr[1..].iter().all(|c| !c), "{cwr:?}");
+    // After an SRTT: `11` keeps 60%.
+    let cwnd = s.core.w.cwnd;
+    s.on_packet(
+        t + 150 * NS_PER_MS,
+        &echo_ack(9000, MecnLevel::Moderate),
+        &mut out,
+    );
+    assert_eq!(s.core.w.ssthresh, (cwnd as f64 * 0.6) as u64);
+    assert_eq!(s.stats().ecn_reductions, 2);
+    let c = s.core.classifier.counters();
+    assert_eq!(
+        (counter(&c, "feedback_10"), counter(&c, "feedback_11")),
+        (1, 2)
+    );
+}
