@@ -26,7 +26,7 @@
 //! §6: DCLOR is not invoked unless a SACK block was seen before the timeout
 //! (the standard response is used instead).
 
-use super::standard::standard_timeout_actions;
+use super::standard::standard_timeout;
 use super::TimeoutResponse;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
@@ -133,9 +133,7 @@ impl TimeoutResponse for DclorTimeout {
     ) {
         if self.require_sack_seen && !core.sack_seen {
             // §6: never saw a SACK block: standard TCP.
-            standard_timeout_actions(core, recovery, now_ns);
-            core.restart_rto_timer(now_ns);
-            core.send_pending(now_ns, out);
+            standard_timeout(core, recovery, now_ns, out);
             return;
         }
         core.record_timeout(now_ns);

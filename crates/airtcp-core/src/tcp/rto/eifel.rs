@@ -2,7 +2,7 @@
 //! Eifel response (RFC 4015). The response is shared with F-RTO, which
 //! detects differently but responds the same way.
 
-use super::standard::standard_timeout_actions;
+use super::standard::standard_timeout;
 use super::TimeoutResponse;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
@@ -19,6 +19,9 @@ pub struct EifelResponse {
     /// After a detected spurious timeout: re-seed the RTT estimator from
     /// the first sample for data sent after the timeout (above this seq).
     rebase_after: Option<u64>,
+    /// A spurious timeout was detected on the ACK being processed: restore
+    /// the congestion state after it.
+    restore_pending: bool,
 }
 
 impl EifelResponse {
@@ -39,12 +42,22 @@ impl EifelResponse {
         core.undo_timeout_go_back_n();
         core.stats.spurious_timeouts_detected += 1;
         self.rebase_after = Some(core.snd_max);
+        self.restore_pending = true;
+    }
+
+    /// Run after the standard processing of every ACK: steps (4) and (5)
+    /// when they are due.
+    pub fn after_ack(&mut self, core: &mut SenderCore, ack: &Packet, acked: u64, now_ns: TimeNs) {
+        if std::mem::take(&mut self.restore_pending) {
+            self.restore_congestion_state(core, acked, now_ns);
+        }
+        self.maybe_rebase_rto(core, ack, acked, now_ns);
     }
 
     /// Step (4), after the acceptable ACK was processed: cwnd = FlightSize +
     /// min(bytes_acked, IW); ssthresh = pipe_prev. (An ECN-Echo on that ACK
     /// would call for halving instead; ECN is not combined with Eifel here.)
-    pub fn restore_congestion_state(&mut self, core: &mut SenderCore, acked: u64, now_ns: TimeNs) {
+    fn restore_congestion_state(&mut self, core: &mut SenderCore, acked: u64, now_ns: TimeNs) {
         let iw = core.cfg.initial_cwnd_segments as u64 * core.mss;
         core.w.cwnd = core.flight_size() + acked.min(iw);
         core.w.ssthresh = self.pipe_prev;
@@ -53,7 +66,7 @@ impl EifelResponse {
 
     /// Step (5): the first RTT sample for data sent after the timeout
     /// re-seeds SRTT and RTTVAR.
-    pub fn maybe_rebase_rto(
+    fn maybe_rebase_rto(
         &mut self,
         core: &mut SenderCore,
         ack: &Packet,
@@ -79,8 +92,6 @@ enum Detection {
     Waiting {
         retransmit_ts: TimeNs,
     },
-    /// Spurious: restore the congestion state after this ACK's processing.
-    Respond,
 }
 
 /// RFC 3522 detection + RFC 4015 response. Needs the timestamps option;
@@ -123,9 +134,7 @@ impl TimeoutResponse for EifelTimeout {
         } else {
             self.detection = Detection::Idle;
         }
-        standard_timeout_actions(core, recovery, now_ns);
-        core.restart_rto_timer(now_ns);
-        core.send_pending(now_ns, out);
+        standard_timeout(core, recovery, now_ns, out);
     }
 
     fn on_ack(
@@ -141,20 +150,14 @@ impl TimeoutResponse for EifelTimeout {
             if ack.ack > core.snd_una && ack.ack <= core.snd_max {
                 if ack.has_ts && ack.ts_ecr < retransmit_ts {
                     self.response.undo_go_back_n(core);
-                    self.detection = Detection::Respond;
-                } else {
-                    self.detection = Detection::Idle;
                 }
+                self.detection = Detection::Idle;
             }
         }
         false
     }
 
     fn after_ack(&mut self, core: &mut SenderCore, ack: &Packet, acked: u64, now_ns: TimeNs) {
-        if self.detection == Detection::Respond {
-            self.response.restore_congestion_state(core, acked, now_ns);
-            self.detection = Detection::Idle;
-        }
-        self.response.maybe_rebase_rto(core, ack, acked, now_ns);
+        self.response.after_ack(core, ack, acked, now_ns);
     }
 }

@@ -6,7 +6,7 @@
 //! with the Eifel response (RFC 4015), as RFC 5682 §4 suggests.
 
 use super::eifel::EifelResponse;
-use super::standard::standard_timeout_actions;
+use super::standard::{standard_timeout, standard_timeout_actions};
 use super::TimeoutResponse;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
@@ -21,8 +21,6 @@ enum Step {
     First,
     /// Step 3: new segments sent; waiting for the next ACK.
     Second,
-    /// Spurious: apply the response after this ACK is processed.
-    Respond,
 }
 
 #[derive(Clone, Debug)]
@@ -75,9 +73,7 @@ impl TimeoutResponse for FrtoTimeout {
             || (core.recover_from_timeout && core.recover.is_some_and(|r| r >= core.snd_una));
         if in_rto_recovery {
             self.step = Step::Idle;
-            standard_timeout_actions(core, recovery, now_ns);
-            core.restart_rto_timer(now_ns);
-            core.send_pending(now_ns, out);
+            standard_timeout(core, recovery, now_ns, out);
             return;
         }
         self.response.save(core);
@@ -101,7 +97,7 @@ impl TimeoutResponse for FrtoTimeout {
         let dup = ack.ack == core.snd_una && ack.payload_len == 0;
         let advances = ack.ack > core.snd_una && ack.ack <= core.snd_max;
         match self.step {
-            Step::Idle | Step::Respond => false,
+            Step::Idle => false,
             Step::First => {
                 if dup {
                     if !self.sack_enhanced {
@@ -137,7 +133,7 @@ impl TimeoutResponse for FrtoTimeout {
                 if advances {
                     // Step 3b: the timeout was spurious.
                     self.response.undo_go_back_n(core);
-                    self.step = Step::Respond;
+                    self.step = Step::Idle;
                     return false;
                 }
                 if !dup {
@@ -167,10 +163,6 @@ impl TimeoutResponse for FrtoTimeout {
     }
 
     fn after_ack(&mut self, core: &mut SenderCore, ack: &Packet, acked: u64, now_ns: TimeNs) {
-        if self.step == Step::Respond {
-            self.response.restore_congestion_state(core, acked, now_ns);
-            self.step = Step::Idle;
-        }
-        self.response.maybe_rebase_rto(core, ack, acked, now_ns);
+        self.response.after_ack(core, ack, acked, now_ns);
     }
 }

@@ -13,6 +13,19 @@ use crate::tcp::classify::{LossCause, LossDetection};
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::sender::SenderCore;
 
+/// The whole standard response: the actions above, then RFC 6298 (5.6)
+/// restart the timer with the backed-off RTO and (5.4) retransmit.
+pub fn standard_timeout(
+    core: &mut SenderCore,
+    recovery: &mut dyn LossRecovery,
+    now_ns: TimeNs,
+    out: &mut Vec<Packet>,
+) {
+    standard_timeout_actions(core, recovery, now_ns);
+    core.restart_rto_timer(now_ns);
+    core.send_pending(now_ns, out);
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct StandardTimeout;
 
@@ -60,9 +73,6 @@ impl TimeoutResponse for StandardTimeout {
         now_ns: TimeNs,
         out: &mut Vec<Packet>,
     ) {
-        standard_timeout_actions(core, recovery, now_ns);
-        // (5.6): restart with the backed-off RTO, then (5.4) retransmit.
-        core.restart_rto_timer(now_ns);
-        core.send_pending(now_ns, out);
+        standard_timeout(core, recovery, now_ns, out);
     }
 }
