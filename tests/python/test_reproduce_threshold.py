@@ -1,0 +1,118 @@
+"""`airtcp reproduce threshold` (Teng & Chang's RTT-threshold classifier)."""
+
+import math
+
+import airtcp
+from airtcp import experiments
+from airtcp.experiments import threshold as thr
+from airtcp.experiments.base import Numbers, cell_key
+from airtcp.experiments.run import reproduce
+from airtcp.experiments.runner import plan
+
+from conftest import run_cli
+
+EXP = thr.EXPERIMENT
+P = EXP.params
+
+
+def test_every_scenario_validates_and_the_paths_have_the_documents_base_rtts():
+    assert "threshold" in experiments.available()
+    p = plan(EXP, 1)  # builds and validates every (cell, scheme) scenario
+    assert len(p.texts) == len(EXP.cells) * len(EXP.schemes) == 18 * 12
+    # The trace scenarios (absolute 550 ms threshold, time series) validate too.
+    sc = airtcp.load(thr.scenario({"case": "long", "flows": 3, "ber": 1e-6}, "off", P, threshold_ms=550, series=True))
+    assert (sc.links, sc.flows) == (4, 3) and 'threshold = "550000us"' in sc.text
+    # Base RTT 51 ticks (satellite) and 6 ticks (short delay), as in the document.
+    assert (thr.base_ticks(P, "long"), thr.base_ticks(P, "short")) == (51, 6)
+    for case, ticks in (("long", 51), ("short", 6)):
+        cell = {"case": case, "flows": 1, "ber": 0.0}
+        sc = thr.scenario(cell, "off", {**P, "duration_s": 5})
+        min_rtt = airtcp.run(sc, seed=1).flows.min_rtt_s[0]
+        assert int(min_rtt / P["tick_s"]) == ticks
+        assert math.isclose(min_rtt, thr.base_rtt_s(P, P["sat_delay_ms"] if case == "long" else P["short_delay_ms"]),
+                            rel_tol=1e-6)
+
+
+def test_a_tiny_cell_runs(tmp_path):
+    exp = EXP.with_cells([{"case": "long", "flows": 2, "ber": 1e-5}]).with_params(duration_s=10)
+    rep = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+    df = rep.runs
+    assert len(df) == 12 * 2 and (df.goodput_kbps > 0).all()
+    assert ((df.jain > 0) & (df.jain <= 1)).all()
+    # base + 0 ticks: no sample is below the base RTT, so it is Reno exactly.
+    off = df[df.scheme == "off"].set_index("run")
+    k0 = df[df.scheme == "k0"].set_index("run")
+    assert off.goodput_kbps.equals(k0.goodput_kbps)
+    assert (off.loss_cw + off.loss_ww + off.loss_ow == 0).all()
+    # The scheme calls some corruption losses corruption.
+    assert df[df.scheme == "k4"].loss_ww.sum() > 0
+    assert "Fig. 5" in rep.tables_text()
+
+
+def _flows(case: str, scheme: str, seed: int):
+    sc = thr.scenario({"case": case, "flows": 1, "ber": 0.0}, scheme, P)
+    return airtcp.run(sc, seed=seed).flows
+
+
+def test_wired_paths_the_scheme_changes_nothing_unless_it_misjudges_a_congestion_loss():
+    cols = ["goodput_bps", "segments_sent", "timeouts", "fast_retransmits", "drops_queue"]
+    # Short-delay wired path: identical to Reno, seed for seed, at every threshold.
+    for seed in (1, 2):
+        off = _flows("short", "off", seed)
+        for k in (1, 2, 10):
+            f = _flows("short", f"k{k}", seed)
+            assert f[cols].equals(off[cols]), (seed, k)
+            assert f.loss_congestion_as_wireless[0] == 0
+    # Long-delay wired path: the queue can overflow while the latest RTT
+    # sample (up to one RTT old) is still below the threshold (slow start);
+    # such a congestion loss is taken for corruption and the run differs.
+    # Wherever it differs, a type-1 error is the reason.
+    differ = 0
+    for seed in (1, 2, 3):
+        off = _flows("long", "off", seed)
+        assert off.drops_channel[0] == 0 and off.drops_queue[0] > 0
+        for k in (0, 2, 6):
+            f = _flows("long", f"k{k}", seed)
+            same = f[cols].equals(off[cols])
+            if k == 0:
+                assert same
+            if not same:
+                differ += 1
+                assert f.loss_congestion_as_wireless[0] > 0, (seed, k)
+            elif f.loss_congestion_as_wireless[0] == 0:
+                assert f.non_congestion_losses[0] == 0
+    assert differ > 0  # what we found (docs/reproductions/threshold.md)
+
+
+def _synthetic(trend) -> Numbers:
+    """Numbers that follow a given throughput curve trend(cell, k) (k = None: off)."""
+    v = {}
+    for cell in EXP.cells:
+        for s in EXP.schemes:
+            k = None if s.name == "off" else int(s.name[1:])
+            v[(cell_key(cell), s.name, "goodput_kbps", "avg")] = trend(cell, k)
+            v[(cell_key(cell), s.name, "loss_cw", "avg")] = 0.0
+    return Numbers(v)
+
+
+def test_claims_hold_on_the_documents_trends_and_fail_otherwise():
+    gain = {1e-5: 1.0, 1e-6: 0.5, 1e-7: 0.2, 0.0: 0.0}
+
+    def paper(cell, k):
+        # Fig. 3: a large step by base + 2, then a slow climb.
+        frac = 0.0 if not k else {1: 0.5, 2: 0.9}.get(k, 0.9 + 0.01 * (k - 2))
+        return 1000.0 * (1 + gain[cell["ber"]] * frac)
+
+    for c in EXP.claims:
+        assert c.check(_synthetic(paper), P).agree is True, c.id
+
+    def flat(cell, k):
+        return 1000.0
+
+    verdicts = {c.id: c.check(_synthetic(flat), P).agree for c in EXP.claims}
+    assert verdicts == {"1": False, "2": False, "3": False, "4": False, "5": True}
+
+
+def test_cli_lists_threshold():
+    r = run_cli("reproduce")
+    assert r.returncode == 0 and "threshold" in r.stdout
