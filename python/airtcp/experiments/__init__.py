@@ -20,6 +20,7 @@ _MODULES = {
     "kick": "kick",
     "gsnoop": "gsnoop",
     "threshold": "threshold",
+    "wmecn": "wmecn",
 }
 
 
