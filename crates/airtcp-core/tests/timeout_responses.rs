@@ -37,6 +37,7 @@ fn sender(timeout: Box<dyn TimeoutResponse>, sack: bool, timestamps: bool) -> Tc
         mecn: false,
         handshake: false,
         dupthresh: 3,
+        restart_rto_on_fast_retransmit: true,
         trace: false,
     };
     let recovery: Box<dyn airtcp_core::tcp::recovery::LossRecovery> = if sack {

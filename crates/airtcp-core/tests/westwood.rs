@@ -89,6 +89,7 @@ fn sender(cfg: WestwoodConfig) -> TcpSender {
         ecn: false,
         handshake: false,
         dupthresh: 3,
+        restart_rto_on_fast_retransmit: true,
         trace: true,
         mecn: false,
     };

@@ -200,6 +200,7 @@ fn sans_io_sender(
         ecn: false,
         handshake: false,
         dupthresh: 3,
+        restart_rto_on_fast_retransmit: true,
         trace: true,
         mecn: true,
     };

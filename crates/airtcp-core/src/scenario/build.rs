@@ -908,6 +908,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         },
         delack_segments,
         dupthresh,
+        restart_rto_on_fast_retransmit: t.restart_rto_on_fast_retransmit.unwrap_or(true),
         trace: t.trace.unwrap_or(false),
         classifier,
         cc,

@@ -345,6 +345,9 @@ pub struct TcpFileSpec {
     pub delack_segments: Option<u32>,
     /// Duplicate-ACK threshold (default 3).
     pub dupthresh: Option<u32>,
+    /// Restart the retransmission timer when a fast retransmit is sent
+    /// (default true, as ns-2's Reno and Linux; RFC 6298 is silent).
+    pub restart_rto_on_fast_retransmit: Option<bool>,
     /// Record a per-sender event trace (tests; default false).
     pub trace: Option<bool>,
     /// Kick TCP's kick timer (default off).

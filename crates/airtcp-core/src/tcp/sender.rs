@@ -41,6 +41,8 @@ pub struct SenderConfig {
     pub handshake: bool,
     /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
     pub dupthresh: u32,
+    /// Restart the retransmission timer when fast retransmit sends.
+    pub restart_rto_on_fast_retransmit: bool,
     /// Keep a per-event trace (tests and diagnostics).
     pub trace: bool,
     /// Multi-level ECN (`crate::tcp::mecn`): new data carries `01`, the
@@ -340,6 +342,13 @@ impl SenderCore {
         self.stats.fast_retransmits += 1;
         let seq = self.snd_una;
         self.trace(now_ns, TraceEvent::FastRetransmit { seq });
+        // RFC 6298 leaves this open; ns-2's Reno (dupack_action:
+        // reset_rtx_timer) and Linux restart the timer with the fast
+        // retransmission, so that its ACK, one RTT away, is not pre-empted
+        // by an RTO armed for the lost original.
+        if self.cfg.restart_rto_on_fast_retransmit {
+            self.restart_rto_timer(now_ns);
+        }
         self.retransmit_first(now_ns, out);
         cause
     }

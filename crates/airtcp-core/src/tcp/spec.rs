@@ -87,6 +87,8 @@ pub struct TcpSpec {
     pub delack_timeout_ns: Option<TimeNs>,
     pub delack_segments: u32,
     pub dupthresh: u32,
+    /// Restart the retransmission timer at a fast retransmit (ns-2, Linux).
+    pub restart_rto_on_fast_retransmit: bool,
     pub trace: bool,
     /// Kick TCP's kick timer at this sender.
     pub kick: Option<KickConfig>,
@@ -155,6 +157,7 @@ impl TcpSpec {
             ecn: self.ecn,
             handshake: self.handshake,
             dupthresh: self.dupthresh,
+            restart_rto_on_fast_retransmit: self.restart_rto_on_fast_retransmit,
             trace: self.trace,
             mecn: self.uses_mecn(),
         };
