@@ -89,6 +89,10 @@ fn reno_goodput_matches_pftk_full_model() {
         }
     }
     println!("{table}");
+    // Kept for scripts/test, which prints it after the suite.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target");
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(format!("{dir}/pftk_table.txt"), &table);
     assert!(
         failures.is_empty(),
         "outside +-20% of PFTK at p = {failures:?}:{table}"
