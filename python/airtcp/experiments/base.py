@@ -154,6 +154,7 @@ class Table:
     column_label: Callable[[Any], str] = str
     unit: str = ""
     in_terminal: bool = True  # False: only in report.md
+    digits: int | None = None  # decimals of the numbers (default 3)
 
 
 @dataclass(frozen=True)

@@ -44,9 +44,9 @@ def text_table(exp: Experiment, t: Table, ours: Numbers, published: Numbers) -> 
     for scheme, metric, stat, label in t.rows:
         o = [ours.get(c, scheme, metric, stat) for c in cells]
         p = [published.get(c, scheme, metric, stat) for c in cells]
-        rows.append([label, "ours"] + [_fmt(v) for v in o])
+        rows.append([label, "ours"] + [_fmt(v, t.digits) for v in o])
         if any(not math.isnan(v) for v in p):
-            rows.append(["", "draft"] + [_fmt(v) for v in p])
+            rows.append(["", "draft"] + [_fmt(v, t.digits) for v in p])
             rows.append(
                 ["", "ratio"] + [_fmt(a / b, 2) if b and not math.isnan(b) and not math.isnan(a) else "-" for a, b in zip(o, p)]
             )
@@ -61,9 +61,9 @@ def markdown_table(exp: Experiment, t: Table, ours: Numbers, published: Numbers)
     for scheme, metric, stat, label in t.rows:
         o = [ours.get(c, scheme, metric, stat) for c in cells]
         p = [published.get(c, scheme, metric, stat) for c in cells]
-        lines.append("| " + " | ".join([f"**{label}**", "ours"] + [_fmt(v) for v in o]) + " |")
+        lines.append("| " + " | ".join([f"**{label}**", "ours"] + [_fmt(v, t.digits) for v in o]) + " |")
         if any(not math.isnan(v) for v in p):
-            lines.append("| " + " | ".join(["", "draft"] + [_fmt(v) for v in p]) + " |")
+            lines.append("| " + " | ".join(["", "draft"] + [_fmt(v, t.digits) for v in p]) + " |")
             lines.append(
                 "| "
                 + " | ".join(
