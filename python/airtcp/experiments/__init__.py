@@ -19,6 +19,7 @@ from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table
 _MODULES = {
     "kick": "kick",
     "gsnoop": "gsnoop",
+    "dclor": "dclor",
     "threshold": "threshold",
     "wmecn": "wmecn",
 }

@@ -1,0 +1,83 @@
+"""`airtcp reproduce dclor`: the DCLOR draft's Appendix 1 (Tables 3-6)."""
+
+import math
+
+import pytest
+
+import airtcp
+from airtcp.experiments import dclor, get
+from airtcp.experiments.report import all_text_tables
+from airtcp.experiments.run import reproduce
+
+
+@pytest.mark.parametrize("scheme", dclor.SCHEMES)
+def test_the_scenario_of_each_scheme_validates(scheme):
+    exp = dclor.EXPERIMENT
+    sc = airtcp.load(dclor.scenario(dclor.CELL, scheme, exp.params))
+    # S - X (10 Mb/s), X - C (STIS); 20 client processes (Table 2).
+    assert (sc.links, sc.flows) == (2, 20)
+    text = sc.text
+    for s in ('kind = "per_flow"', 'limit = "74KB"', "p1 = 0.05", "p2 = 0.005", 'kind = "route_change"',
+              "switch_probability = 0.12", 'kind = "repeated"', 'rate = "50000bps"', "count = 2000", "count = 1"):
+        assert s in text, s
+    response = {"frto": "frto_sack"}.get(scheme, scheme)
+    assert f'timeout_response = "{response}"' in text
+    # Table 6's header: only Eifel carries timestamps, so its MSS is 1448.
+    assert ("timestamps = true" in text) == (scheme == "eifel")
+    assert f'mss = "{1448 if scheme == "eifel" else 1460}B"' in text
+    assert ("dclor_requires_sack_block = true" in text) == (scheme == "dclor")
+
+
+def test_scale_shortens_the_mix_but_keeps_every_size():
+    p = dict(dclor.PARAMS, scale=0.01)
+    assert [dclor.iterations(s, p) for s in dclor.SIZES_KB] == [20, 10, 1, 1, 1]
+    assert [dclor.iterations(s, dclor.PARAMS) for s in dclor.SIZES_KB] == [2000, 1000, 100, 10, 1]
+
+
+def test_registered_and_the_tables_show_the_drafts_numbers():
+    exp = get("dclor")
+    assert exp is dclor.EXPERIMENT and len(exp.schemes) == 4
+    text = all_text_tables(exp, exp.published_numbers())
+    for title in ("Table 3.", "Table 4.", "Table 5.", "Table 6."):
+        assert title in text
+    for number in ("2.3869", "10.2579", "3.7317", "19.7828", "24.6297", "98.9363", "78.1667",
+                   "0.004042", "0.012293", "0.624361", "0.079285"):
+        assert number in text, number
+
+
+def test_claims_hold_on_the_drafts_own_numbers():
+    exp = dclor.EXPERIMENT
+    for claim in exp.claims:
+        assert claim.check(exp.published_numbers(), exp.params).agree is True, claim.id
+
+
+def test_a_tiny_run_prints_the_four_tables_beside_the_drafts_numbers(tmp_path):
+    exp = dclor.EXPERIMENT.with_params(scale=0.01)
+    rep = reproduce(exp, runs=1, out=tmp_path, workers=2, progress=False)
+    text = rep.tables_text()
+    for title in ("Table 3.", "Table 4.", "Table 5.", "Table 6."):
+        assert title in text
+    assert text.count("ours") == 3 * 8 + 12 and text.count("draft") == 3 * 8 + 12
+    assert "2.3869" in text and "0.624361" in text
+    df = rep.runs
+    assert len(df) == 4
+    for _, row in df.iterrows():
+        # Every download of the shortened mix finished.
+        for s in dclor.SIZES_KB:
+            assert row[f"completed_{s}"] == 1.0
+            assert row[f"mean_{s}"] > 0
+        # Spectral efficiency = redundant bytes per download / mean cwnd in bytes.
+        mss = dclor.mss_of(row["scheme"], exp.params)
+        for s in dclor.TABLE_SIZES:
+            se = row[f"duplicate_bytes_received_{s}"] / (row[f"cwnd_{s}"] * mss)
+            assert math.isclose(row[f"se_{s}"], se, rel_tol=1e-9)
+        # The CDF's percentiles are ordered and span the downloads.
+        q = [row[f"q5_{k:03d}"] for k in range(dclor.CDF_POINTS)]
+        assert q == sorted(q) and q[0] > 0
+    assert len(rep.files["plots"]) == len(dclor.SIZES_KB)
+    assert all((tmp_path / f).stat().st_size > 1000 for f in rep.files["plots"])
+    report = (tmp_path / "report.md").read_text()
+    for s in ("DCLOR §6 rule", "Spectral efficiency", "Claims", "dclor_cdf_5KB.png", "0.004042"):
+        assert s in report, s
+    for c in rep.experiment.claims:
+        assert c.check(rep.numbers, exp.params).agree in (True, False, None)
