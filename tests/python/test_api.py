@@ -11,7 +11,7 @@ FLOW_COLUMNS = [
     "timeouts", "spurious_timeouts", "spurious_timeouts_detected", "fast_retransmits", "ecn_reductions",
     "non_congestion_losses", "drops_queue", "drops_aqm", "drops_channel", "drops_ttl",
     "drops_agent", "drops_no_route", "ack_drops", "ecn_marks", "transfers_completed",
-    "mean_rtt_s", "min_rtt_s", "mean_first_rto_s", "final_cwnd_bytes", "final_ssthresh_bytes",
+    "mean_rtt_s", "min_rtt_s", "mean_first_rto_s", "mean_cwnd_bytes", "final_cwnd_bytes", "final_ssthresh_bytes",
     "loss_congestion_as_congestion", "loss_congestion_as_wireless",
     "loss_wireless_as_congestion", "loss_wireless_as_wireless",
     "loss_other_as_congestion", "loss_other_as_wireless",

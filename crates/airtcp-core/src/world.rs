@@ -582,7 +582,7 @@ impl World {
             bytes: size,
         });
         t.transfers_done += 1;
-        Self::close_connection(t);
+        Self::close_connection(t, now);
         let more = match t.app {
             TcpApp::Repeated { count, .. } => count.is_none_or(|c| t.transfers_done < c),
             _ => false,
@@ -597,8 +597,9 @@ impl World {
     }
 
     /// Fold a finished connection's counters into the flow totals.
-    fn close_connection(t: &mut TcpFlow) {
-        if let Some(s) = t.sender.take() {
+    fn close_connection(t: &mut TcpFlow, now_ns: TimeNs) {
+        if let Some(mut s) = t.sender.take() {
+            s.core.account_cwnd(now_ns);
             let st = &s.core.stats;
             let c = &mut t.closed_sender;
             c.segments_sent += st.segments_sent;
@@ -610,6 +611,8 @@ impl World {
             c.ecn_reductions += st.ecn_reductions;
             c.non_congestion_losses += st.non_congestion_losses;
             c.spurious_timeouts_detected += st.spurious_timeouts_detected;
+            c.cwnd_byte_ns += st.cwnd_byte_ns;
+            c.cwnd_time_ns += st.cwnd_time_ns;
             c.first_expiries += st.first_expiries;
             c.first_expiry_rto_sum_ns += st.first_expiry_rto_sum_ns;
             t.rtt_samples += s.core.rtt.samples;
@@ -744,7 +747,7 @@ impl World {
         if f.stop_ns.is_some_and(|s| now >= s) {
             // The flow's active interval is over: close its connection.
             if let FlowKind::Tcp(t) = &mut f.kind {
-                Self::close_connection(t);
+                Self::close_connection(t, now);
             }
             return;
         }
@@ -908,7 +911,7 @@ impl World {
                         .sender
                         .as_ref()
                         .map_or((0, 0), |s| (s.core.w.cwnd, s.core.w.ssthresh));
-                    Self::close_connection(t);
+                    Self::close_connection(t, end);
                     let s = &t.closed_sender;
                     let rx = &t.closed_receiver;
                     r.protocol = "tcp".into();
@@ -925,6 +928,9 @@ impl World {
                     r.timeouts = s.timeouts;
                     r.spurious_timeouts = t.spurious_timeouts;
                     r.spurious_timeouts_detected = s.spurious_timeouts_detected;
+                    if s.cwnd_time_ns > 0 {
+                        r.mean_cwnd_bytes = (s.cwnd_byte_ns / s.cwnd_time_ns) as f64;
+                    }
                     r.fast_retransmits = s.fast_retransmits;
                     r.ecn_reductions = s.ecn_reductions;
                     r.non_congestion_losses = s.non_congestion_losses;

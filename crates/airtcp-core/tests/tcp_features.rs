@@ -368,3 +368,20 @@ fn sender_hook_follows_the_retransmission_timer_sans_io() {
     assert_eq!(c[2], None);
     assert_eq!(out.len(), 2, "no further segments: all data acknowledged");
 }
+
+#[test]
+fn mean_cwnd_is_the_time_average_over_open_connections() {
+    // One segment per transfer: cwnd stays at the initial 3 segments while
+    // the connection is open, then +1 MSS when the ACK arrives at close.
+    let (_, r) = run_world(
+        &path(
+            r#"variant = "newreno", initial_cwnd = 3"#,
+            r#"{ kind = "repeated", size = "1000B", think = "1s", count = 5 }"#,
+            "",
+        ),
+        None,
+    );
+    let f = &r.flows[0];
+    assert_eq!(f.transfers_completed, 5);
+    assert_eq!(f.mean_cwnd_bytes, 3000.0);
+}

@@ -306,3 +306,26 @@ fn frto_sack_genuine_when_new_data_is_sacked_above_a_hole() {
         pkts(&out)
     );
 }
+
+#[test]
+fn eifel_keeps_the_first_retransmission_timestamp_across_backoffs() {
+    // A long stall: the RTO expires twice (1 s, then 2 s later) before the
+    // stalled window's ACKs return. RFC 3522 compares against the first
+    // retransmission's timestamp, so the timeout is still found spurious.
+    let mut s = sender(Box::new(EifelTimeout::default()), false, true);
+    assert_eq!(twenty_in_flight_then_timeout(&mut s), vec![1]);
+    let mut out = Vec::new();
+    let second = s.next_deadline().unwrap();
+    assert_eq!(second, RTO + 2 * RTO);
+    s.on_timer(second, &mut out);
+    assert_eq!(pkts(&out), vec![1]);
+    out.clear();
+    // The original P(1)'s ACK (TSecr = its send time, 0... echoed as 1).
+    s.on_packet(second + 10, &ack(1, &[], Some(1)), &mut out);
+    assert_eq!(s.core.stats.spurious_timeouts_detected, 1);
+    assert!(
+        out.iter().all(|p| !p.is_retransmission),
+        "no go-back-N: {:?}",
+        pkts(&out)
+    );
+}

@@ -284,6 +284,7 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
     f.col(&r.flows, "mean_rtt_s", |x| x.mean_rtt_s);
     f.col(&r.flows, "min_rtt_s", |x| x.min_rtt_s);
     f.col(&r.flows, "mean_first_rto_s", |x| x.mean_first_rto_s);
+    f.col(&r.flows, "mean_cwnd_bytes", |x| x.mean_cwnd_bytes);
     f.col(&r.flows, "final_cwnd_bytes", |x| x.final_cwnd_bytes);
     f.col(&r.flows, "final_ssthresh_bytes", |x| x.final_ssthresh_bytes);
     f.col(&r.flows, "loss_congestion_as_congestion", |x| {

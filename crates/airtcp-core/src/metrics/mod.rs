@@ -47,6 +47,8 @@ pub struct FlowResult {
     pub min_rtt_s: f64,
     /// Mean base RTO at first expiries (the PFTK model's T0), NaN if none.
     pub mean_first_rto_s: f64,
+    /// cwnd averaged over the time the flow's connections were open.
+    pub mean_cwnd_bytes: f64,
     pub final_cwnd_bytes: u64,
     pub final_ssthresh_bytes: u64,
     /// Loss-classifier accuracy against the ground truth: each loss the

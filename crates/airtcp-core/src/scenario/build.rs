@@ -846,7 +846,15 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         clock_granularity_ns: t
             .clock_granularity
             .map_or(rto_default.clock_granularity_ns, |d| d.0),
+        max_backoff: t.max_backoff,
+        rtt_tick_ns: t.rtt_tick.map(|d| d.0),
     };
+    if t.max_backoff == Some(0) {
+        return Err(err("max_backoff", "must be at least 1"));
+    }
+    if t.rtt_tick.is_some_and(|d| d.0 == 0) {
+        return Err(err("rtt_tick", "must be positive"));
+    }
     if rto.max_rto_ns < rto.min_rto_ns {
         return Err(err("max_rto", "must not be less than min_rto"));
     }

@@ -337,6 +337,11 @@ pub struct TcpFileSpec {
     pub min_rto: Option<Duration>,
     pub max_rto: Option<Duration>,
     pub clock_granularity: Option<Duration>,
+    /// Largest RTO backoff multiplier (ns-2: 64; default none).
+    pub max_backoff: Option<u32>,
+    /// Measure RTT in ticks of this clock, as ns-2 without timestamps
+    /// (default: exact).
+    pub rtt_tick: Option<Duration>,
     /// Delayed ACKs at the receiver (default true).
     pub delayed_ack: Option<bool>,
     /// Delayed-ACK timer (default 200ms, RFC 1122's "less than 0.5 s"; BSD).

@@ -15,6 +15,12 @@ pub struct RtoConfig {
     pub max_rto_ns: TimeNs,
     /// RFC 6298 (2.2)/(2.3): clock granularity G in RTO = SRTT + max(G, K*RTTVAR).
     pub clock_granularity_ns: TimeNs,
+    /// Largest backoff multiplier (ns-2's maxbackoff_ = 64); None: only
+    /// max RTO limits the backoff (RFC 6298).
+    pub max_backoff: Option<u32>,
+    /// Measure RTT in whole ticks of a coarse clock, as ns-2 did without
+    /// timestamps (`TcpAgent::rtt_update`); None: exact samples.
+    pub rtt_tick_ns: Option<TimeNs>,
 }
 
 impl Default for RtoConfig {
@@ -24,6 +30,8 @@ impl Default for RtoConfig {
             min_rto_ns: NS_PER_S,
             max_rto_ns: 60 * NS_PER_S,
             clock_granularity_ns: NS_PER_MS,
+            max_backoff: None,
+            rtt_tick_ns: None,
         }
     }
 }
@@ -118,7 +126,12 @@ impl RttEstimator {
     /// capped at max RTO (RFC 6298 (5.5)).
     pub fn rto_ns(&self) -> TimeNs {
         let mut rto = self.base_rto_ns;
+        let mut multiplier = 1u64;
         for _ in 0..self.backoff_count {
+            multiplier = multiplier.saturating_mul(2);
+            if self.cfg.max_backoff.is_some_and(|m| multiplier > m as u64) {
+                break;
+            }
             rto = rto.saturating_mul(2);
             if rto >= self.cfg.max_rto_ns {
                 return self.cfg.max_rto_ns;
@@ -127,10 +140,23 @@ impl RttEstimator {
         rto.min(self.cfg.max_rto_ns)
     }
 
-    /// RFC 6298 (5.5): back off the timer after an expiry.
+    /// RFC 6298 (5.5): back off the timer after an expiry (the count
+    /// keeps rising at the caps: it also says "first expiry or not").
     pub fn back_off(&mut self) {
-        if self.rto_ns() < self.cfg.max_rto_ns {
-            self.backoff_count += 1;
+        self.backoff_count = self.backoff_count.saturating_add(1).min(64);
+    }
+
+    /// A sample of `tao_ns` for a segment sent `tao_ns` before `now_ns`,
+    /// measured as the configured clock would: with `rtt_tick_ns`, ns-2's
+    /// int((tao + sendtime mod tick) / tick) ticks, at least one.
+    pub fn measure(&self, now_ns: TimeNs, tao_ns: TimeNs) -> TimeNs {
+        match self.cfg.rtt_tick_ns {
+            Some(tick) if tick > 0 => {
+                let sent = now_ns.saturating_sub(tao_ns);
+                let ticks = ((tao_ns + sent % tick) / tick).max(1);
+                ticks * tick
+            }
+            _ => tao_ns,
         }
     }
 
@@ -173,6 +199,7 @@ mod tests {
             min_rto_ns: min_rto_ms * NS_PER_MS,
             max_rto_ns: 60 * NS_PER_S,
             clock_granularity_ns: 10 * NS_PER_MS,
+            ..RtoConfig::default()
         })
     }
 
@@ -234,6 +261,38 @@ mod tests {
         // A new sample clears the backoff.
         e.on_sample(100 * NS_PER_MS);
         assert_eq!(e.rto_ns(), NS_PER_S);
+    }
+
+    #[test]
+    fn backoff_multiplier_cap_like_ns2() {
+        let mut e = RttEstimator::new(RtoConfig {
+            max_backoff: Some(4),
+            max_rto_ns: 1000 * NS_PER_S,
+            ..RtoConfig::default()
+        });
+        let seen: Vec<u64> = (0..5)
+            .map(|_| {
+                let r = e.rto_ns() / NS_PER_S;
+                e.back_off();
+                r
+            })
+            .collect();
+        assert_eq!(seen, vec![1, 2, 4, 4, 4]);
+    }
+
+    #[test]
+    fn tick_measurement_like_ns2() {
+        let e = RttEstimator::new(RtoConfig {
+            rtt_tick_ns: Some(10 * NS_PER_MS),
+            ..RtoConfig::default()
+        });
+        // 511 ms sent at t = 0: 51 ticks; sent at 5 ms: (511 + 5) / 10 = 51;
+        // sent at 9 ms: (511 + 9) / 10 = 52 ticks.
+        assert_eq!(e.measure(511 * NS_PER_MS, 511 * NS_PER_MS), 510 * NS_PER_MS);
+        assert_eq!(e.measure(516 * NS_PER_MS, 511 * NS_PER_MS), 510 * NS_PER_MS);
+        assert_eq!(e.measure(520 * NS_PER_MS, 511 * NS_PER_MS), 520 * NS_PER_MS);
+        // Never below one tick.
+        assert_eq!(e.measure(NS_PER_MS, NS_PER_MS), 10 * NS_PER_MS);
     }
 
     #[test]

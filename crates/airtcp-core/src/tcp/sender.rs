@@ -83,6 +83,10 @@ pub struct SenderStats {
     pub first_expiries: u64,
     /// Timeouts the timeout response (Eifel, F-RTO, DCLOR) judged spurious.
     pub spurious_timeouts_detected: u64,
+    /// Integral of cwnd over the connection's life (byte-ns) and that
+    /// life (ns), for the time-averaged cwnd.
+    pub cwnd_byte_ns: u128,
+    pub cwnd_time_ns: u128,
 }
 
 /// One entry of the optional per-sender trace.
@@ -188,6 +192,7 @@ pub struct SenderCore {
     pub last_reduction_ns: Option<TimeNs>,
     /// An ACK with a SACK block has arrived (DCLOR §6).
     pub sack_seen: bool,
+    cwnd_accounted_ns: Option<TimeNs>,
     pub cc: Box<dyn CongestionControl>,
     pub classifier: Box<dyn LossClassifier>,
     pub stats: SenderStats,
@@ -634,11 +639,24 @@ impl SenderCore {
         self.high_rxt = self.snd_una;
     }
 
+    /// Add cwnd x (time since the last call) to the cwnd integral. cwnd
+    /// only changes inside the sender's entry points, which all call this
+    /// first, so the integral is exact.
+    pub fn account_cwnd(&mut self, now_ns: TimeNs) {
+        if let Some(last) = self.cwnd_accounted_ns {
+            let dt = now_ns.saturating_sub(last) as u128;
+            self.stats.cwnd_byte_ns += self.w.cwnd as u128 * dt;
+            self.stats.cwnd_time_ns += dt;
+        }
+        self.cwnd_accounted_ns = Some(now_ns);
+    }
+
     pub fn forget_timed_segment(&mut self) {
         self.timed = None;
     }
 
-    fn take_rtt_sample(&mut self, now_ns: TimeNs, sample_ns: TimeNs) {
+    fn take_rtt_sample(&mut self, now_ns: TimeNs, tao_ns: TimeNs) {
+        let sample_ns = self.rtt.measure(now_ns, tao_ns);
         self.rtt.on_sample(sample_ns);
         self.trace(now_ns, TraceEvent::RttSample { rtt_ns: sample_ns });
     }
@@ -720,6 +738,7 @@ impl TcpSender {
             syn_sent_ns: 0,
             last_reduction_ns: None,
             sack_seen: false,
+            cwnd_accounted_ns: None,
             cc,
             classifier,
             stats: SenderStats::default(),
@@ -828,6 +847,7 @@ impl TcpSender {
 
     /// Run `f` and tell the hook if the retransmission timer changed.
     fn with_hook_notification(&mut self, now_ns: TimeNs, f: impl FnOnce(&mut Self)) {
+        self.core.account_cwnd(now_ns);
         let before = self.core.rto_generation;
         f(self);
         if self.core.rto_generation != before {

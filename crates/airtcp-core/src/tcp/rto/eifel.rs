@@ -125,14 +125,17 @@ impl TimeoutResponse for EifelTimeout {
     ) {
         // RFC 4015: only the first timeout of a segment starts a detection;
         // a later one, before the first completed, is handled normally.
-        if core.rtt.backoff_count() == 0 && core.cfg.timestamps {
+        // RFC 3522 (1): RetransmitTS is the TSval of the FIRST timeout-
+        // based retransmission of the oldest segment; later expiries of the
+        // same segment (backoff) keep waiting for the first acceptable ACK
+        // against it. RFC 4015 saves the state only at that first timeout.
+        if core.cfg.timestamps && self.detection == Detection::Idle && core.rtt.backoff_count() == 0
+        {
             self.response.save(core);
-            // The retransmission below carries TSval = now (RFC 3522 (1)).
+            // The retransmission below carries TSval = now.
             self.detection = Detection::Waiting {
                 retransmit_ts: now_ns,
             };
-        } else {
-            self.detection = Detection::Idle;
         }
         standard_timeout(core, recovery, now_ns, out);
     }
