@@ -928,8 +928,8 @@ impl World {
                     r.timeouts = s.timeouts;
                     r.spurious_timeouts = t.spurious_timeouts;
                     r.spurious_timeouts_detected = s.spurious_timeouts_detected;
-                    if s.cwnd_time_ns > 0 {
-                        r.mean_cwnd_bytes = (s.cwnd_byte_ns / s.cwnd_time_ns) as f64;
+                    if let Some(mean) = s.cwnd_byte_ns.checked_div(s.cwnd_time_ns) {
+                        r.mean_cwnd_bytes = mean as f64;
                     }
                     r.fast_retransmits = s.fast_retransmits;
                     r.ecn_reductions = s.ecn_reductions;
