@@ -14,7 +14,7 @@ FLOW_COLUMNS = [
     "mean_rtt_s", "min_rtt_s", "mean_first_rto_s", "mean_cwnd_bytes", "final_cwnd_bytes", "final_ssthresh_bytes",
     "loss_congestion_as_congestion", "loss_congestion_as_wireless",
     "loss_wireless_as_congestion", "loss_wireless_as_wireless",
-    "loss_other_as_congestion", "loss_other_as_wireless",
+    "loss_other_as_congestion", "loss_other_as_wireless", "wireless_losses_halved",
     "kicks_sent", "kickbacks_received",
 ]
 LINK_COLUMNS = [

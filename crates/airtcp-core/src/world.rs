@@ -72,6 +72,8 @@ pub struct TcpFlow {
     /// Classifier confusion counts: [truth][verdict], truth = congestion,
     /// wireless, other; verdict = congestion, non-congestion.
     confusion: [[u64; 2]; 3],
+    /// Wireless (channel) losses whose response halved the window or more.
+    wireless_losses_halved: u64,
     rtt_samples: u64,
     rtt_sum_ns: u128,
     min_rtt_ns: Option<TimeNs>,
@@ -143,6 +145,7 @@ impl Flow {
                 spurious_timeouts: 0,
                 lost_segments: HashMap::new(),
                 confusion: [[0; 2]; 3],
+                wireless_losses_halved: 0,
                 rtt_samples: 0,
                 rtt_sum_ns: 0,
                 min_rtt_ns: None,
@@ -565,6 +568,9 @@ impl World {
                     LossCause::NonCongestion => 1,
                 };
                 t.confusion[truth][verdict] += 1;
+                if truth == 1 && d.halved_window {
+                    t.wireless_losses_halved += 1;
+                }
             }
         }
         let Some(size) = t.app.transfer_bytes() else {
@@ -958,6 +964,7 @@ impl World {
                     r.loss_wireless_as_wireless = c[1][1];
                     r.loss_other_as_congestion = c[2][0];
                     r.loss_other_as_wireless = c[2][1];
+                    r.wireless_losses_halved = t.wireless_losses_halved;
                     r.kicks_sent = counter("kicks_sent");
                     r.kickbacks_received = counter("kickbacks_received");
                     r.final_cwnd_bytes = cwnd;

@@ -141,6 +141,11 @@ fn confusion_matrix_scores_decisions_against_ground_truth() {
         f.loss_wireless_as_wireless + f.loss_congestion_as_wireless + f.loss_other_as_wireless,
         0
     );
+    // Reno halves on each of them (except at cwnd < 4 MSS, where the 2 MSS
+    // floor of RFC 5681 (4) is more than half).
+    assert!(
+        f.wireless_losses_halved > 0 && f.wireless_losses_halved <= f.loss_wireless_as_congestion
+    );
 
     // The threshold classifier calls some wireless losses wireless.
     let (_, r) = run_world(
@@ -152,6 +157,10 @@ fn confusion_matrix_scores_decisions_against_ground_truth() {
     );
     let f = &r.flows[0];
     assert!(f.loss_wireless_as_wireless > 0, "{f:?}");
+    assert!(
+        f.wireless_losses_halved <= f.loss_wireless_as_congestion,
+        "only losses judged congestion are cut"
+    );
     assert_eq!(
         f.non_congestion_losses,
         f.loss_wireless_as_wireless + f.loss_congestion_as_wireless + f.loss_other_as_wireless

@@ -305,6 +305,9 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
     f.col(&r.flows, "loss_other_as_wireless", |x| {
         x.loss_other_as_wireless
     });
+    f.col(&r.flows, "wireless_losses_halved", |x| {
+        x.wireless_losses_halved
+    });
     f.col(&r.flows, "kicks_sent", |x| x.kicks_sent);
     f.col(&r.flows, "kickbacks_received", |x| x.kickbacks_received);
     f.finish("flows", &out, &schema)?;

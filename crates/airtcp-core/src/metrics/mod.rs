@@ -63,6 +63,9 @@ pub struct FlowResult {
     pub loss_wireless_as_wireless: u64,
     pub loss_other_as_congestion: u64,
     pub loss_other_as_wireless: u64,
+    /// Wireless losses whose congestion response halved the window or cut
+    /// it further (a timeout, or a new ssthresh <= cwnd / 2).
+    pub wireless_losses_halved: u64,
     /// Kick TCP: kick segments sent and kickbacks received by the sender.
     pub kicks_sent: u64,
     pub kickbacks_received: u64,

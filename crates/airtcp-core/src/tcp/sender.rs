@@ -130,6 +130,9 @@ pub struct LossDecision {
     pub last_sent_ns: TimeNs,
     pub how: LossDetection,
     pub cause: LossCause,
+    /// The response cut the window to half or less (a timeout, or a new
+    /// ssthresh at most half the cwnd at the loss).
+    pub halved_window: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,11 +264,13 @@ impl SenderCore {
         let seq = self.snd_una;
         let cause = self.classifier.classify(now_ns, seq, how, &self.rtt);
         let last_sent_ns = self.sb.get(0).map_or(0, |s| s.last_sent_ns);
+        let cwnd_before = self.w.cwnd;
         self.loss_decisions.push(LossDecision {
             seq,
             last_sent_ns,
             how,
             cause,
+            halved_window: false,
         });
         match cause {
             LossCause::Congestion => {
@@ -282,6 +287,12 @@ impl SenderCore {
                     None => self.cc.ssthresh_after_congestion(&self.w, flight),
                 };
                 self.note_reduction(now_ns);
+                // A timeout collapses cwnd; otherwise the window recovery
+                // heads for is the new ssthresh.
+                let halved = how == LossDetection::Timeout || 2 * self.w.ssthresh <= cwnd_before;
+                if let Some(d) = self.loss_decisions.last_mut() {
+                    d.halved_window = halved;
+                }
             }
             LossCause::NonCongestion => self.stats.non_congestion_losses += 1,
         }
