@@ -348,33 +348,14 @@ impl NodeAgent for Dda {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::testing;
 
     fn data(seq: u64) -> Packet {
-        Packet {
-            kind: PacketKind::TcpData,
-            flow: 0,
-            epoch: 1,
-            src: 0,
-            dst: 2,
-            seq,
-            payload_len: 1000,
-            ttl: 60,
-            flags: flags::ACK,
-            ..Default::default()
-        }
+        testing::data(seq, 1000)
     }
 
     fn ack(n: u64) -> Packet {
-        Packet {
-            kind: PacketKind::TcpAck,
-            flow: 0,
-            epoch: 1,
-            src: 2,
-            dst: 0,
-            ack: n,
-            flags: flags::ACK,
-            ..Default::default()
-        }
+        testing::ack(n)
     }
 
     #[test]

@@ -418,36 +418,16 @@ impl NodeAgent for Snoop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::testing;
 
     const MSS: u64 = 1000;
 
     fn data(i: u64) -> Packet {
-        Packet {
-            kind: PacketKind::TcpData,
-            flow: 0,
-            epoch: 1,
-            src: 0,
-            dst: 2,
-            seq: i * MSS,
-            payload_len: MSS as u32,
-            ttl: 63,
-            flags: flags::ACK,
-            ..Default::default()
-        }
+        testing::data(i * MSS, MSS as u32)
     }
 
     fn ack(next: u64) -> Packet {
-        Packet {
-            kind: PacketKind::TcpAck,
-            flow: 0,
-            epoch: 1,
-            src: 2,
-            dst: 0,
-            ack: next * MSS,
-            ttl: 63,
-            flags: flags::ACK,
-            ..Default::default()
-        }
+        testing::ack(next * MSS)
     }
 
     fn feed(s: &mut Snoop, t: TimeNs, mut p: Packet, out: &mut AgentOutput) -> AgentVerdict {

@@ -208,6 +208,44 @@ impl Packet {
     }
 }
 
+/// Packets for unit tests of agents and endpoints: flow 0, epoch 1, a data
+/// sender on node 0 and its receiver on node 2.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// A data segment [seq, seq + len).
+    pub fn data(seq: u64, len: u32) -> Packet {
+        Packet {
+            kind: PacketKind::TcpData,
+            flow: 0,
+            epoch: 1,
+            src: 0,
+            dst: 2,
+            seq,
+            payload_len: len,
+            ttl: DEFAULT_TTL,
+            flags: flags::ACK,
+            ..Default::default()
+        }
+    }
+
+    /// A pure cumulative ACK of `ack` from the receiver.
+    pub fn ack(ack: u64) -> Packet {
+        Packet {
+            kind: PacketKind::TcpAck,
+            flow: 0,
+            epoch: 1,
+            src: 2,
+            dst: 0,
+            ack,
+            ttl: DEFAULT_TTL,
+            flags: flags::ACK,
+            ..Default::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
