@@ -16,7 +16,9 @@ Metrics (per run): goodput of the FTP flows as the document defines it
 duplicates are not counted), their time-averaged cwnd, and, for every
 scheme, the loss classifier's confusion matrix against the ground truth:
 type-1 errors (congestion loss called wireless) and type-2 errors (wireless
-loss called congestion).
+loss called congestion), and how many wireless losses had a congestion
+response that cut the window to half or less (``wireless_losses_halved``;
+§4's claim that this never happens to a misclassified wireless loss).
 
 Every parameter the document leaves open is in ``PARAMS`` and listed with
 the reason for its value in the report's choices. None was tuned to match.
@@ -204,7 +206,10 @@ def metrics(res, cell, scheme, p) -> dict[str, float]:
     in packets (sampled every ``cwnd_sample_ms``), loss counters and the
     classifier's confusion matrix with type-1 and type-2 error rates."""
     n = int(cell["n"])
-    cols = ["name", "delivered_bytes", "timeouts", "fast_retransmits", "drops_channel", "drops_queue", "drops_aqm", *_CONFUSION.values()]
+    cols = [
+        "name", "delivered_bytes", "timeouts", "fast_retransmits", "drops_channel", "drops_queue", "drops_aqm",
+        "wireless_losses_halved", *_CONFUSION.values(),
+    ]
     f = res.tables["flows"].select(cols).to_pydict()
     ftp = [i for i, name in enumerate(f["name"]) if name.startswith("ftp")]
     dur, mss = float(p["duration_s"]), float(p["mss"])
@@ -218,6 +223,18 @@ def metrics(res, cell, scheme, p) -> dict[str, float]:
     m.update({f"loss_{k}": v for k, v in c.items()})
     m["type1_rate"] = _ratio(c["cw"], c["cc"] + c["cw"])
     m["type2_rate"] = _ratio(c["wc"], c["wc"] + c["ww"])
+    # §4: wireless losses whose congestion response cut cwnd to half or
+    # less (a timeout judged congestion, which collapses cwnd to 1 segment,
+    # or a new ssthresh <= cwnd / 2 at a duplicate-ACK loss: WMECN's severe
+    # grade). Only a congestion verdict reduces, so these are type-2 errors.
+    # The column does not say how each loss was detected; per flow, at most
+    # `timeouts` (every expiry, so an upper bound on timeout-detected
+    # decisions) of them can be timeouts, the rest were duplicate-ACK losses.
+    h = [f["wireless_losses_halved"][i] for i in ftp]
+    t = [f["timeouts"][i] for i in ftp]
+    m["wl_halved"] = float(sum(h))
+    m["wl_halved_dupack_min"] = float(sum(max(0, a - b) for a, b in zip(h, t)))
+    m["wl_halved_timeout_max"] = float(sum(min(a, b) for a, b in zip(h, t)))
     s = res.tables["series"].to_pydict()
     ids = set(ftp)
     cw = [v for metric, i, v in zip(s["metric"], s["id"], s["value"]) if metric == "cwnd" and i in ids]
@@ -334,6 +351,60 @@ def _claim_type2(n: Numbers, p) -> ClaimResult:
     return ClaimResult(below and falling, "WMECN type-2 rate by PER (pooled over n): " + ", ".join(f"{x:g}: {r:.2%}" for x, r in rates))
 
 
+HALVING_SCHEMES = (("wmecn", "WMECN"), ("wmecn_lrt", "WMECN+LRT"))
+
+
+def _summed(n: Numbers, scheme: str, metric: str) -> float:
+    """Per-run mean of ``metric`` summed over all cells (NaN cells skipped)."""
+    vals = [n.get({"n": ns, "per": per}, scheme, metric, "avg") for ns in SOURCES for per in PERS]
+    vals = [v for v in vals if not math.isnan(v)]
+    return sum(vals) if vals else math.nan
+
+
+def _halving(n: Numbers, scheme: str) -> dict[str, float]:
+    return {
+        k: _summed(n, scheme, m)
+        for k, m in (
+            ("wc", "loss_wc"),
+            ("halved", "wl_halved"),
+            ("dupack_min", "wl_halved_dupack_min"),
+            ("timeout_max", "wl_halved_timeout_max"),
+        )
+    }
+
+
+def _halving_detail(label: str, h: dict[str, float]) -> str:
+    return (
+        f"{label}: {h['halved']:.2f} of {h['wc']:.2f} wireless-as-congestion losses per run (summed over cells) halved cwnd "
+        f"({_ratio(h['halved'], h['wc']):.1%}); of these >= {h['dupack_min']:.2f} detected by duplicate ACKs, "
+        f"<= {h['timeout_max']:.2f} by timeouts"
+    )
+
+
+def _claim_never_halved(n: Numbers, p) -> ClaimResult:
+    hs = {s: _halving(n, s) for s, _ in HALVING_SCHEMES}
+    if any(math.isnan(h["halved"]) for h in hs.values()):
+        return ClaimResult(None, "no numbers")
+    ok = all(h["halved"] == 0 for h in hs.values())
+    return ClaimResult(ok, "; ".join(_halving_detail(lab, hs[s]) for s, lab in HALVING_SCHEMES))
+
+
+def _claim_never_halved_dupack(n: Numbers, p) -> ClaimResult:
+    hs = {s: _halving(n, s) for s, _ in HALVING_SCHEMES}
+    if any(math.isnan(h["halved"]) for h in hs.values()):
+        return ClaimResult(None, "no numbers")
+    parts = "; ".join(
+        f"{lab}: >= {hs[s]['dupack_min']:.2f} duplicate-ACK-detected wireless losses per run (summed over cells) halved cwnd "
+        f"(all halved: {hs[s]['halved']:.2f}, of which <= {hs[s]['timeout_max']:.2f} can be timeouts)"
+        for s, lab in HALVING_SCHEMES
+    )
+    if any(h["dupack_min"] > 0 for h in hs.values()):
+        return ClaimResult(False, parts)
+    if all(h["halved"] == 0 for h in hs.values()):
+        return ClaimResult(True, parts)
+    return ClaimResult(None, "cannot be decided: every halved loss may have been a timeout; " + parts)
+
+
 CLAIMS = [
     Claim(
         "1",
@@ -373,6 +444,27 @@ CLAIMS = [
         "For each PER > 0, WMECN's wireless losses classified as congestion / wireless losses judged (pooled over "
         "n and runs) is below 1%, and the rate at PER 10% is at most the rate at PER 0.5%.",
         _claim_type2,
+    ),
+    Claim(
+        "7a",
+        "cwnd is never decreased by half when a wireless loss is wrongly identified as a congestion loss (§4).",
+        "For WMECN and for WMECN+LRT, summed over all cells and runs, no loss whose ground truth is wireless "
+        "(channel error) and which the filter called congestion got a response that cut the window to half or less "
+        "(flow column wireless_losses_halved = 0). Timeouts are included: §3 filters losses 'detected either by "
+        "dupacks or timeout', §4 makes no exception, and a timeout judged congestion collapses cwnd to one "
+        "segment (the standard timeout response), so it counts as halved.",
+        _claim_never_halved,
+    ),
+    Claim(
+        "7b",
+        "The same, read narrowly: the graded response to a duplicate-ACK loss never halves cwnd for a misclassified "
+        "wireless loss (§3.2, §4).",
+        "For WMECN and for WMECN+LRT, no duplicate-ACK-detected wireless loss called congestion got a new ssthresh "
+        "<= cwnd / 2 (the severe grade, SWF >= 17). The results do not record how each halved loss was detected: "
+        "per flow, at least max(0, halved - timeouts) were duplicate-ACK losses (timeouts counts every expiry). "
+        "Disagrees if that lower bound is above 0 for either scheme, agrees if nothing was halved, and is "
+        "undecided otherwise.",
+        _claim_never_halved_dupack,
     ),
 ]
 
@@ -424,8 +516,13 @@ CAVEATS = [
     "**Ground truth.** A loss is 'congestion' when the segment's latest transmission died in a queue (overflow or "
     "RED/WMECN early drop) and 'wireless' when it died on the channel; decisions on segments that had not died "
     "(spurious) are counted as 'other' and left out of both rates.",
-    "**Misclassified wireless losses and halving.** The claim that a wireless loss called congestion never halves "
-    "cwnd is not checked: the results do not record which grade each misclassified loss received.",
+    "**Misclassified wireless losses and halving (claims 7a/7b).** The flows' `wireless_losses_halved` counts "
+    "wireless losses whose congestion response cut the window to half or less: a timeout judged congestion "
+    "(cwnd = 1 segment) or a duplicate-ACK loss whose new ssthresh is <= cwnd / 2 (WMECN's severe grade; the "
+    "2-segment floor keeps it above half at cwnd < 4 segments). A type-2 duplicate-ACK loss within one SRTT "
+    "of the previous reduction is not reduced at all (§3.2's once-per-RTT rule) and is not counted. The "
+    "detection method of each halved loss is not recorded, so the duplicate-ACK share is a lower bound "
+    "(halved - timeouts, per flow, clipped at 0) and the timeout share an upper bound.",
     "**The document's figures are not in its text**, so no published numbers are compared.",
 ]
 
@@ -446,6 +543,22 @@ def _tables() -> list[Table]:
                     (s, "loss_cw", "avg", f"{s}: congestion as wireless (type 1)"),
                     (s, "loss_wc", "avg", f"{s}: wireless as congestion (type 2)"),
                     (s, "loss_ww", "avg", f"{s}: wireless as wireless"),
+                )],
+                lab,
+                in_terminal=ns == SOURCES[1],
+            )
+        )
+        out.append(
+            Table(
+                f"Misclassified wireless losses that halved cwnd, n = {ns}: losses per run",
+                {"n": ns},
+                "per",
+                [("base", "wl_halved", "avg", "base: wireless losses halved (reference)")]
+                + [row for s in ("wmecn", "wmecn_lrt") for row in (
+                    (s, "loss_wc", "avg", f"{s}: wireless as congestion (type 2)"),
+                    (s, "wl_halved", "avg", f"{s}: of which halved cwnd"),
+                    (s, "wl_halved_dupack_min", "avg", f"{s}: halved, by dupacks (at least)"),
+                    (s, "wl_halved_timeout_max", "avg", f"{s}: halved, by timeout (at most)"),
                 )],
                 lab,
                 in_terminal=ns == SOURCES[1],
@@ -509,7 +622,7 @@ EXPERIMENT = Experiment(
     statistics=STATISTICS,
     params=PARAMS,
     runs=10,
-    version=1,
+    version=2,
     setup=_setup,
     published={},
     published_note="The document publishes figures only; there are no numbers to compare.",
