@@ -26,6 +26,34 @@ def test_the_scenario_of_each_scheme_validates(scheme):
     assert ("timestamps = true" in text) == (scheme == "eifel")
     assert f'mss = "{1448 if scheme == "eifel" else 1460}B"' in text
     assert ("dclor_requires_sack_block = true" in text) == (scheme == "dclor")
+    # Linux 2.5 measures RTT in 1 ms jiffies; no ns-2 backoff cap; no time series (memory).
+    assert 'rtt_tick = "1000us"' in text and "max_backoff" not in text
+    assert "timeseries" not in text
+
+
+def test_the_mean_cwnd_of_a_size_weights_flows_by_their_open_time():
+    # Two flows: 3000 B on average for 10 s, 6000 B for 20 s -> 5000 B.
+    assert dclor.size_mean_cwnd([3000.0, 6000.0], [10.0, 20.0]) == 5000.0
+    assert math.isnan(dclor.size_mean_cwnd([3000.0], [0.0]))
+
+
+def test_the_mean_cwnd_is_the_time_average_the_samples_estimate():
+    # The flows' exact time averages, weighted by download time, against
+    # cwnd sampled every 10 ms while a connection is open (the previous
+    # method) on a short mix.
+    p = dict(dclor.PARAMS, scale=0.01)
+    sc = dclor.scenario(dclor.CELL, "standard", p)
+    sc["output"] = {"timeseries": {"interval": "10ms", "flows": True, "links": False}}
+    res = airtcp.run(airtcp.load(sc), seed=2)
+    m = dclor.metrics(res, dclor.CELL, "standard", p)
+    ser = res.tables["series"].to_pandas()
+    cw = ser[ser.metric == "cwnd"]
+    names = res.tables["flows"].to_pydict()["name"]
+    size = {i: int(n.split("KB")[0]) for i, n in enumerate(names)}
+    for s in (5, 10, 100):
+        sampled = cw[cw.id.map(size) == s].value.mean()
+        exact = m[f"cwnd_{s}"] * dclor.mss_of("standard", p)
+        assert math.isclose(exact, sampled, rel_tol=0.01), (s, exact, sampled)
 
 
 def test_scale_shortens_the_mix_but_keeps_every_size():

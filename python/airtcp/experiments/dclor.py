@@ -88,9 +88,9 @@ PARAMS: dict[str, Any] = {
     "max_rto_s": 120.0,
     "delayed_ack": True,
     "delack_timeout_ms": 40,
+    "rtt_tick_ms": 1.0,  # RTT measured in jiffies; HZ = 1000 on i386 from Linux 2.5
     "dclor_requires_sack_block": True,
     # measurement
-    "cwnd_sample_ms": 100,
     "duration_s": 100_000,
 }
 
@@ -151,6 +151,8 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "delack_timeout": _ms(p["delack_timeout_ms"]),
         "timeout_response": {"frto": "frto_sack" if p["sack"] else "frto"}.get(scheme, scheme),
     }
+    if float(p["rtt_tick_ms"]) > 0:  # 0: exact RTT samples
+        tcp["rtt_tick"] = _ms(p["rtt_tick_ms"])
     if scheme == "dclor":
         tcp["dclor_requires_sack_block"] = bool(p["dclor_requires_sack_block"])
     reorder = {
@@ -207,7 +209,6 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
             stis,
         ],
         "flow": flows,
-        "output": {"timeseries": {"interval": _ms(p["cwnd_sample_ms"]), "flows": True, "links": False}},
     }
 
 
@@ -236,14 +237,11 @@ def metrics(res, cell, scheme, p) -> dict[str, float]:
     size_of_flow = {i: int(n.split("KB")[0]) for i, n in enumerate(names)}
     tr = res.tables["transfers"].select(["flow", "response_s"]).to_pydict()
     times: dict[int, list[float]] = {s: [] for s in SIZES_KB}
+    open_s = np.zeros(len(names))  # time each flow's connections were open
     for f, r in zip(tr["flow"], tr["response_s"]):
         times[size_of_flow[f]].append(r)
-    series = res.tables["series"]
-    ser = series.filter(_metric_is(series, "cwnd")).select(["id", "value"]).to_pydict()
-    ids = np.asarray(ser["id"], dtype=np.int64)
-    vals = np.asarray(ser["value"], dtype=float)
-    flow_size = np.array([size_of_flow[i] for i in range(len(names))])
-    sample_size = flow_size[ids] if len(ids) else np.array([], dtype=np.int64)
+        open_s[f] += r
+    flow_cwnd = np.asarray(flows["mean_cwnd_bytes"], dtype=float)
     mss = mss_of(scheme, p)
     out: dict[str, float] = {}
     for s in SIZES_KB:
@@ -258,8 +256,7 @@ def metrics(res, cell, scheme, p) -> dict[str, float]:
         for c in FLOW_COUNTERS:
             total = float(sum(flows[c][i] for i in rows))
             out[f"{c}_{s}"] = total / n if n else math.nan
-        cw = vals[sample_size == s]
-        mean_cwnd = float(np.mean(cw)) if len(cw) else math.nan
+        mean_cwnd = size_mean_cwnd(flow_cwnd[rows], open_s[rows])
         out[f"cwnd_{s}"] = mean_cwnd / mss  # segments
         redundant = out[f"duplicate_bytes_received_{s}"]
         out[f"se_{s}"] = redundant / mean_cwnd if mean_cwnd and not math.isnan(mean_cwnd) else math.nan
@@ -269,10 +266,23 @@ def metrics(res, cell, scheme, p) -> dict[str, float]:
     return out
 
 
-def _metric_is(table, name: str):
-    import pyarrow.compute as pc
+def size_mean_cwnd(flow_mean_cwnd: np.ndarray, flow_open_s: np.ndarray) -> float:
+    """The time average of cwnd over every connection of one file size.
 
-    return pc.equal(table.column("metric"), name)
+    airtcp's ``mean_cwnd_bytes`` is a flow's cwnd averaged over the time its
+    connections were open: from each download's SYN until the server has
+    the ACK of its last byte, which is exactly the download time. Weighting
+    the flows' averages by their summed download times therefore gives the
+    time average over all downloads of the size, the quantity the previous
+    100 ms samples estimated (a flow's last, unfinished connection would be
+    missing from the weights; every download of the mix finishes).
+    """
+    w = np.asarray(flow_open_s, dtype=float)
+    c = np.asarray(flow_mean_cwnd, dtype=float)
+    keep = (w > 0) & ~np.isnan(c)
+    if not keep.any():
+        return math.nan
+    return float(np.sum(c[keep] * w[keep]) / np.sum(w[keep]))
 
 
 def _se(x: np.ndarray) -> float:
@@ -586,6 +596,22 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "gives the same floor.",
         ),
         Choice(
+            "RTO backoff",
+            f"doubling at each expiry, limited only by the {p['max_rto_s']:g} s maximum (no `max_backoff`)",
+            "Linux 2.4/2.5 tcp_retransmit_timer: backoff++ and rto = min(rto << 1, TCP_RTO_MAX); there is no "
+            "cap on the multiplier like ns-2's maxbackoff_ = 64 (the connection is abandoned after "
+            "tcp_retries2 = 15 expiries, which the 5-8 s stalls here never approach).",
+        ),
+        Choice(
+            "RTT clock",
+            (f"RTT samples in whole ticks of {p['rtt_tick_ms']:g} ms (`rtt_tick`)" if float(p["rtt_tick_ms"]) > 0
+             else "exact RTT samples"),
+            "Linux measures RTT in jiffies (tcp_time_stamp, with or without timestamps): the difference of two "
+            "jiffy counts, and tcp_rtt_estimator turns a 0 into 1, which is airtcp's `rtt_tick` rule. HZ was "
+            "100 on i386 in 2.4 and 1000 from the 2.5 series (the draft's sender ran 2.5.40), so 1 ms; against "
+            "RTTs above 400 ms it hardly matters. `--set rtt_tick_ms=0` for exact samples.",
+        ),
+        Choice(
             "Delayed ACKs",
             f"on: an ACK for every second full segment, or after {p['delack_timeout_ms']} ms",
             "Linux 2.4/2.5 delays ACKs with an adaptive timeout starting at TCP_ATO_MIN = HZ/25 = 40 ms (segments "
@@ -595,12 +621,15 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         Choice(
             "Spectral efficiency",
             "per file size: (duplicate payload bytes the receivers got, per download) / (mean cwnd in bytes), "
-            f"mean cwnd = the average of the senders' cwnd sampled every {p['cwnd_sample_ms']} ms while a "
-            "connection of that size is open (DCLOR's cwnd = 0 in its probe phase included)",
+            "mean cwnd = the exact time average of the senders' cwnd over all the time connections of that size "
+            "were open, SYN to last ACK (each flow's `mean_cwnd_bytes` weighted by its summed download times; "
+            "DCLOR's cwnd = 0 in its probe phase included)",
             "App-2: SE = redundant_bytes_received / (mean(cwnd) * MSS), 'the fraction of extra bytes sent due "
             "to spurious timeout', computed per file size. The draft's values (0.004-0.6) fit a per-download "
             "numerator (a total over all downloads would be thousands); cwnd * MSS is the window in bytes. "
-            "Duplicate bytes are counted at the receiver (every redundant arrival, whatever caused it).",
+            "Duplicate bytes are counted at the receiver (every redundant arrival, whatever caused it). A time "
+            "average weights a download by its duration (a mean of per-download averages would weight the "
+            "quick downloads more); the draft does not say which it used.",
         ),
         Choice(
             "Variance",
@@ -759,7 +788,7 @@ EXPERIMENT = Experiment(
     statistics=STATISTICS,
     params=PARAMS,
     runs=10,
-    version=1,
+    version=2,
     setup=_setup,
     published=PUBLISHED,
     published_note=(
