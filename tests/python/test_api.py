@@ -15,6 +15,7 @@ FLOW_COLUMNS = [
     "loss_congestion_as_congestion", "loss_congestion_as_wireless",
     "loss_wireless_as_congestion", "loss_wireless_as_wireless",
     "loss_other_as_congestion", "loss_other_as_wireless", "wireless_losses_halved",
+    "wireless_losses_halved_by_dupacks",
     "kicks_sent", "kickbacks_received",
 ]
 LINK_COLUMNS = [

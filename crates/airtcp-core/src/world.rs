@@ -14,7 +14,7 @@ use crate::net::topology::NO_ROUTE;
 use crate::sim::events::{EventKind, EventQueue};
 use crate::sim::rng::RandomStream;
 use crate::sim::{ns_to_s, s_to_ns, TimeNs, NS_PER_S};
-use crate::tcp::classify::LossCause;
+use crate::tcp::classify::{LossCause, LossDetection};
 use crate::tcp::receiver::{ReceiverStats, TcpReceiver};
 use crate::tcp::sender::{SenderStats, TcpSender};
 use crate::tcp::spec::TcpSpec;
@@ -74,6 +74,7 @@ pub struct TcpFlow {
     confusion: [[u64; 2]; 3],
     /// Wireless (channel) losses whose response halved the window or more.
     wireless_losses_halved: u64,
+    wireless_losses_halved_by_dupacks: u64,
     rtt_samples: u64,
     rtt_sum_ns: u128,
     min_rtt_ns: Option<TimeNs>,
@@ -146,6 +147,7 @@ impl Flow {
                 lost_segments: HashMap::new(),
                 confusion: [[0; 2]; 3],
                 wireless_losses_halved: 0,
+                wireless_losses_halved_by_dupacks: 0,
                 rtt_samples: 0,
                 rtt_sum_ns: 0,
                 min_rtt_ns: None,
@@ -570,6 +572,9 @@ impl World {
                 t.confusion[truth][verdict] += 1;
                 if truth == 1 && d.halved_window {
                     t.wireless_losses_halved += 1;
+                    if d.how == LossDetection::DuplicateAcks {
+                        t.wireless_losses_halved_by_dupacks += 1;
+                    }
                 }
             }
         }
@@ -965,6 +970,7 @@ impl World {
                     r.loss_other_as_congestion = c[2][0];
                     r.loss_other_as_wireless = c[2][1];
                     r.wireless_losses_halved = t.wireless_losses_halved;
+                    r.wireless_losses_halved_by_dupacks = t.wireless_losses_halved_by_dupacks;
                     r.kicks_sent = counter("kicks_sent");
                     r.kickbacks_received = counter("kickbacks_received");
                     r.final_cwnd_bytes = cwnd;

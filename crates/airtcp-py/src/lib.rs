@@ -308,6 +308,9 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
     f.col(&r.flows, "wireless_losses_halved", |x| {
         x.wireless_losses_halved
     });
+    f.col(&r.flows, "wireless_losses_halved_by_dupacks", |x| {
+        x.wireless_losses_halved_by_dupacks
+    });
     f.col(&r.flows, "kicks_sent", |x| x.kicks_sent);
     f.col(&r.flows, "kickbacks_received", |x| x.kickbacks_received);
     f.finish("flows", &out, &schema)?;

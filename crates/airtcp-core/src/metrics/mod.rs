@@ -66,6 +66,8 @@ pub struct FlowResult {
     /// Wireless losses whose congestion response halved the window or cut
     /// it further (a timeout, or a new ssthresh <= cwnd / 2).
     pub wireless_losses_halved: u64,
+    /// Of those, the ones detected by duplicate ACKs (not a timeout).
+    pub wireless_losses_halved_by_dupacks: u64,
     /// Kick TCP: kick segments sent and kickbacks received by the sender.
     pub kicks_sent: u64,
     pub kickbacks_received: u64,
