@@ -146,6 +146,10 @@ fn confusion_matrix_scores_decisions_against_ground_truth() {
     assert!(
         f.wireless_losses_halved > 0 && f.wireless_losses_halved <= f.loss_wireless_as_congestion
     );
+    assert!(
+        f.wireless_losses_halved_by_dupacks > 0
+            && f.wireless_losses_halved_by_dupacks <= f.wireless_losses_halved
+    );
 
     // The threshold classifier calls some wireless losses wireless.
     let (_, r) = run_world(
