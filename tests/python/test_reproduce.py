@@ -135,6 +135,21 @@ def test_kick_scenario_validates_and_the_tables_show_the_drafts_numbers():
         assert t in text
 
 
+def test_kick_uses_ns2s_2001_timer_rules_explicitly():
+    exp = kick.EXPERIMENT
+    cell = {"fading": "moderate", "size_kb": 10}
+    for scheme in ("tcp", "kick"):
+        text = airtcp.load(kick.scenario(cell, scheme, exp.params)).text
+        assert 'rtt_tick = "100000us"' in text  # tcpTick_ 0.1 until 2002/03/07
+        assert "max_backoff = 64" in text  # TcpAgent::rtt_backoff
+        assert "restart_rto_on_fast_retransmit = true" in text  # RenoTcpAgent::dupack_action
+    # null (--set NAME=null) removes the first two; the third is always explicit.
+    off = {**exp.params, "rtt_tick_s": None, "max_backoff": None, "restart_rto_on_fast_retransmit": False}
+    text = airtcp.load(kick.scenario(cell, "tcp", off)).text
+    assert "rtt_tick" not in text and "max_backoff" not in text
+    assert "restart_rto_on_fast_retransmit = false" in text
+
+
 def test_claims_hold_on_the_drafts_own_numbers():
     exp = kick.EXPERIMENT
     for claim in exp.claims:

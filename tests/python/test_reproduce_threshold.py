@@ -26,11 +26,18 @@ def test_every_scenario_validates_and_the_paths_have_the_documents_base_rtts():
     assert (thr.base_ticks(P, "long"), thr.base_ticks(P, "short")) == (51, 6)
     for case, ticks in (("long", 51), ("short", 6)):
         cell = {"case": case, "flows": 1, "ber": 0.0}
-        sc = thr.scenario(cell, "off", {**P, "duration_s": 5})
+        # Exact samples: the path's base RTT.
+        sc = thr.scenario(cell, "off", {**P, "duration_s": 5, "rtt_tick_s": None})
         min_rtt = airtcp.run(sc, seed=1).flows.min_rtt_s[0]
         assert int(min_rtt / P["tick_s"]) == ticks
         assert math.isclose(min_rtt, thr.base_rtt_s(P, P["sat_delay_ms"] if case == "long" else P["short_delay_ms"]),
                             rel_tol=1e-6)
+        # ns-2 tick measurement (the default): the same RTT counted in whole ticks.
+        sc = thr.scenario(cell, "off", {**P, "duration_s": 5})
+        assert 'rtt_tick = "10000us"' in airtcp.load(sc).text
+        assert 'restart_rto_on_fast_retransmit = true' in airtcp.load(sc).text
+        min_rtt = airtcp.run(sc, seed=1).flows.min_rtt_s[0]
+        assert round(min_rtt / P["tick_s"], 9) == ticks
 
 
 def test_a_tiny_cell_runs(tmp_path):

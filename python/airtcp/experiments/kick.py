@@ -71,6 +71,9 @@ PARAMS: dict[str, Any] = {
     "min_rto_s": 0.2,
     "max_rto_s": 100000.0,
     "clock_granularity_s": NS2_TCP_TICK_S,
+    "rtt_tick_s": NS2_TCP_TICK_S,  # RTT measured in whole tcpTick_ ticks, as ns-2 without timestamps (None: exact)
+    "max_backoff": 64,  # ns-2's cap on the RTO backoff multiplier (None: only max_rto_s)
+    "restart_rto_on_fast_retransmit": True,  # ns-2 Reno's dupack_action: reset_rtx_timer(1,0)
     "delayed_ack": False,
     # application
     "kb_bytes": 1000,
@@ -155,7 +158,12 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "min_rto": _us(p["min_rto_s"]),
         "max_rto": f"{p['max_rto_s']:g}s",
         "clock_granularity": _us(p["clock_granularity_s"]),
+        "restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"]),
     }
+    if p["rtt_tick_s"]:
+        tcp["rtt_tick"] = _us(p["rtt_tick_s"])
+    if p["max_backoff"]:
+        tcp["max_backoff"] = int(p["max_backoff"])
     sc: dict[str, Any] = {"simulation": {"duration": f"{p['duration_s']}s", "seed": 1}}
     if scheme == "kick":
         tcp["kick"] = _kick(p)
@@ -447,8 +455,46 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "ns-2 Agent/TCP of early 2001 (tcl/lib/ns-default.tcl and tcp.cc before 2001/05/10): tcpTick_ 0.1 "
             "(0.01 from 2002/03/07), rtxcur_init_ 6.0 (the RTO before the first sample; 3.0 from 2006/01/21), no minrto_ "
             "(added 2001/05/10) but rtt_timeout() never below 2 x tcpTick_ = 0.2 s, maxrto_ 100000 (the backoff multiplier "
-            "itself stops at 64). Sources: ns-default.tcl and tcp.cc of that period, and the dated comments in ns-2.35's "
-            "ns-default.tcl.",
+            "itself stops at 64: see the backoff cap). Sources: ns-default.tcl and tcp.cc of that period, and the dated "
+            "comments in ns-2.35's ns-default.tcl.",
+        ),
+        Choice(
+            "RTT measurement",
+            (
+                f"in whole ticks of {p['rtt_tick_s']:g} s, as ns-2: a segment sent at time t and acknowledged tao "
+                "later reads int((tao + t mod tick) / tick) ticks, at least 1 (TCP table `rtt_tick`)"
+                if p["rtt_tick_s"]
+                else "exact (nanoseconds)"
+            ),
+            "ns-2 without timestamps (timestamps_ false, its default) counts an RTT in ticks of tcpTick_, 0.1 s "
+            "until 2002/03/07: TcpAgent::rtt_update, `sendtime = now - tao + boot_time_; tickoff = fmod(sendtime, "
+            "tcp_tick_); t_rtt_ = int((tao + tickoff) / tcp_tick_); if (t_rtt_ < 1) t_rtt_ = 1`, unchanged from "
+            f"tcp.cc rev. 1.59 (1998) to ns-2.35 (tcp/tcp.cc). The path's {rtt * 1e3:.1f} ms base RTT then reads 1 "
+            "tick (100 ms), or 2 when queueing and the send phase add up; the smoothed RTT, the RTO and Kick's "
+            "interval (the smoothed RTT) are built from these samples, as ns-2's t_srtt_ was. `--set "
+            "rtt_tick_s=null` measures exactly (the previous run's model; see the sensitivity section of "
+            "docs/reproductions/kick.md).",
+        ),
+        Choice(
+            "RTO backoff cap",
+            f"multiplier at most {p['max_backoff']} (TCP table `max_backoff`)" if p["max_backoff"] else "none",
+            "ns-2's TcpAgent::rtt_backoff doubles t_backoff_ only while it is below 64: `if (t_backoff_ < 64) "
+            "t_backoff_ <<= 1` in tcp.cc rev. 1.59 (1998), the same test in ns-2.35 (tcp/tcp.cc), where the "
+            "rfc2988_ variable (added 2002/03/07, after the draft) also lets it grow while the RTO is below maxrto_. "
+            "With maxrto_ 100000 s the cap of 64 is what limits a backed-off RTO in the draft's ns-2. "
+            "`--set max_backoff=null` removes it.",
+        ),
+        Choice(
+            "Retransmission timer at a fast retransmit",
+            "restarted (TCP table `restart_rto_on_fast_retransmit = true`)"
+            if p["restart_rto_on_fast_retransmit"]
+            else "left running (RFC 6298 (5.1))",
+            "ns-2's Reno restarts it: tcp-reno.cc, RenoTcpAgent::dupack_action, at reno_action "
+            "`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF); reset_rtx_timer(1,0); output(last_ack_ + 1, "
+            "TCP_REASON_DUPACK)`; TcpAgent::reset_rtx_timer reschedules the timer at the current RTO. Set "
+            "explicitly, so that the experiment does not follow a change of airtcp's default silently; "
+            "`--set restart_rto_on_fast_retransmit=false` leaves the timer running (RFC 6298 (5.1), the previous "
+            "run's model).",
         ),
         Choice(
             "Delayed ACKs",
@@ -520,10 +566,16 @@ CAVEATS = [
     "bandwidth_ to the link's 64 kb/s, each 536-byte packet advanced the fading chain by 2.1 ms instead of 67 ms: "
     "about 0.2 + 0.8 x (1 - exp(-2.1/80)) = 22% of packets lost under fast fading instead of 65%, in bursts of "
     "several packets. The draft does not show its script and states the 67 ms packet time, so we keep 67 ms.",
-    "**RTO arithmetic.** ns-2 (2001) measured RTTs in 100 ms ticks with integer shift arithmetic "
-    "(RTO = srtt + 4 rttvar in ticks, at least 2 ticks, backoff multiplier at most 64, srtt discarded after more than "
-    "three backoffs). airtcp uses RFC 6298 arithmetic with G = 100 ms, min 200 ms, initial 6 s, no cap on the backoff "
-    "multiplier (max RTO 100000 s); the RTOs are close but not identical.",
+    "**RTO arithmetic.** ns-2 (2001) kept srtt and rttvar in 100 ms ticks with integer shift arithmetic "
+    "(RTO = srtt + 4 rttvar in ticks, at least 2 ticks) and discarded srtt once the backoff multiplier exceeded 8 "
+    "(TcpAgent::rtt_backoff). airtcp measures the RTT in the same ticks and caps the multiplier at 64 as ns-2 did, "
+    "but applies RFC 6298 arithmetic (G = 100 ms, min 200 ms, initial 6 s) and keeps srtt across backoffs; the RTOs "
+    "are close but not identical.",
+    "**Tick phase.** ns-2 adds boot_time_, drawn uniformly in [0, tcpTick_) per connection (TcpAgent::reset: "
+    "`boot_time_ = Random::uniform(tcp_tick_)`), to the send time before taking its phase within the tick; airtcp's "
+    "tick clock starts with the simulation (boot_time_ = 0). With 100 ms ticks and a 92 ms base RTT this decides "
+    "whether a sample reads 1 or 2 ticks; send times spread over the tick either way, so it changes which samples "
+    "read 2, not the rule.",
     "**Segment sizes.** ns-2's one-way TCP sends every segment full-sized; airtcp's last segment carries the "
     "remainder of the file.",
 ]
@@ -626,15 +678,26 @@ def _tables() -> list[Table]:
     ]
 
 
+def _ns2_timer_text(p: Mapping[str, Any]) -> str:
+    parts = [
+        f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p["rtt_tick_s"] else "RTT measured exactly",
+        f"RTO backoff multiplier at most {p['max_backoff']}" if p["max_backoff"] else "no cap on the RTO backoff",
+        "retransmission timer restarted at a fast retransmit"
+        if p["restart_rto_on_fast_retransmit"]
+        else "retransmission timer left running at a fast retransmit",
+    ]
+    return ", ".join(parts)
+
+
 def _setup(p: Mapping[str, Any]) -> str:
     return (
         f"Two nodes: the mobile host MH and the wireline host FH, which is also the intermediate node (kick-aware "
         f"in the Kick TCP runs), joined by one wireless link of {p['rate_bps'] / 1e3:g} kb/s "
         f"(on the wire {link_rate_bps(p)} b/s, see the choices) and {p['delay_ms']} ms each way, DropTail "
         f"{p['queue_pkts']} packets. One TCP Reno connection uploads a file of 10-50 KB from MH to FH (MSS "
-        f"{p['mss']} B). The uplink MH->FH fades: a continuous-time two-state Markov chain with exponential "
-        f"sojourns, mean good/bad 0.8/0.2 s (moderate, Table 1), 0.08/0.02 s (fast, Table 2), 8/2 s (slow, "
-        f"Table 3), starting {p['initial_state']}; "
+        f"{p['mss']} B; " + _ns2_timer_text(p) + "). The uplink MH->FH fades: a continuous-time two-state "
+        f"Markov chain with exponential sojourns, mean good/bad 0.8/0.2 s (moderate, Table 1), 0.08/0.02 s "
+        f"(fast, Table 2), 8/2 s (slow, Table 3), starting {p['initial_state']}; "
         + (
             "a packet is lost if the channel is bad at any time during its transmission (ns-2's rule). "
             if p["loss_rule"] == "during"

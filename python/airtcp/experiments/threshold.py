@@ -57,6 +57,8 @@ PARAMS: dict[str, Any] = {
     "min_rto_s": 0.02,
     "max_rto_s": 100000.0,
     "tick_s": 0.01,  # tcpTick_: the RTO clock granularity and the classifier's tick
+    "rtt_tick_s": 0.01,  # RTT measured in whole ticks as ns-2 without timestamps (None: exact samples)
+    "restart_rto_on_fast_retransmit": True,  # ns-2 Reno's dupack_action: reset_rtx_timer(1,0)
     "delayed_ack": False,
     # the scheme
     "on_timeout": "congestion",  # or "classify"
@@ -110,7 +112,10 @@ def _tcp(p: Mapping[str, Any], scheme: str, threshold_ms: float | None = None) -
         "min_rto": _ms(p["min_rto_s"] * 1e3),
         "max_rto": f"{p['max_rto_s']:g}s",
         "clock_granularity": _ms(p["tick_s"] * 1e3),
+        "restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"]),
     }
+    if p["rtt_tick_s"]:
+        tcp["rtt_tick"] = _ms(p["rtt_tick_s"] * 1e3)
     if threshold_ms is not None:
         tcp["classifier"] = {"kind": "rtt_threshold", "threshold": _ms(threshold_ms), "on_timeout": p["on_timeout"]}
     elif scheme != "off":
@@ -563,6 +568,36 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "from 2007). Sources: ns-2.35 tcl/lib/ns-default.tcl (dated comments) and tcp.cc.",
         ),
         Choice(
+            "RTT measurement",
+            (
+                f"in whole ticks of {p['rtt_tick_s'] * 1e3:g} ms, as ns-2: a segment sent at time t and acknowledged "
+                "tao later reads int((tao + t mod tick) / tick) ticks, at least 1 (TCP table `rtt_tick`)"
+                if p["rtt_tick_s"]
+                else "exact (nanoseconds)"
+            ),
+            "ns-2 without timestamps (timestamps_ false, its default) counts an RTT in ticks of tcpTick_: "
+            "TcpAgent::rtt_update, `sendtime = now - tao + boot_time_; tickoff = fmod(sendtime, tcp_tick_); "
+            "t_rtt_ = int((tao + tickoff) / tcp_tick_); if (t_rtt_ < 1) t_rtt_ = 1`, unchanged from tcp.cc rev. 1.59 "
+            "(1998) to ns-2.35 (tcp/tcp.cc). The document gives RTTs and thresholds in these ticks (base RTT 51, "
+            "'53 ticks', '550 ms or 55 TCP ticks'), so its classifier compared such tick counts. A constant "
+            f"{lb * 1e3:.1f} ms RTT reads {int(lb / p['tick_s'])} ticks, or {int(lb / p['tick_s']) + 1} when the send "
+            "time falls late enough in a tick. The samples feed the RTO estimator too, as in ns-2. "
+            "`--set rtt_tick_s=null` measures exactly (the first run's model; see the sensitivity section of "
+            "docs/reproductions/threshold.md).",
+        ),
+        Choice(
+            "Retransmission timer at a fast retransmit",
+            "restarted (TCP table `restart_rto_on_fast_retransmit = true`)"
+            if p["restart_rto_on_fast_retransmit"]
+            else "left running (RFC 6298 (5.1))",
+            "ns-2's Reno restarts it: tcp-reno.cc, RenoTcpAgent::dupack_action, at reno_action "
+            "`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF); reset_rtx_timer(1,0); output(last_ack_ + 1, "
+            "TCP_REASON_DUPACK)`, and TcpAgent::reset_rtx_timer reschedules the timer at the current RTO "
+            "(set_rtx_timer). Set explicitly, so that the experiment does not follow a change of airtcp's default "
+            "silently. `--set restart_rto_on_fast_retransmit=false` leaves the timer running (RFC 6298 (5.1); the "
+            "first run's model, when it spuriously expired just before the fast retransmission's ACK).",
+        ),
+        Choice(
             "Threshold",
             f"base RTT + k ticks, k = 0..{MAX_TICKS}; RTT samples and the base compared in whole ticks",
             "Fig. 3's x axis runs from the base RTT (51) upwards in ticks. k = 0 is identical to the scheme off (no "
@@ -608,19 +643,17 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
 
 
 CAVEATS = [
-    "**RTT in ticks.** ns-2 (TcpAgent::rtt_update without timestamps) counts an RTT as "
-    "int((tao + sendtime mod tick) / tick), the difference of two tick counters: a constant RTT of 51.1 ticks is "
-    "measured as 51 or 52 depending on the send phase. airtcp compares floor(RTT / tick) with floor(base / tick), "
-    "so without queueing every sample is exactly the base tick count and a threshold of base + 1 already catches "
-    "every loss a threshold of base + 2 catches. In ns-2 the base + 1 threshold would miss the losses whose sample "
-    "read 52; that alone can make the document's curve climb until base + 2 ('significant improvement at 53').",
-    "**Retransmission timer at a fast retransmit.** ns-2's Reno restarts the retransmission timer when it fast "
-    "retransmits (tcp-reno.cc, RenoTcpAgent::dupack_action: reset_rtx_timer(1,0)); airtcp follows RFC 6298 (5.1) "
-    "and leaves it running. On a 511 ms path with an RTO of about one RTT plus a tick, the timer then often "
-    "expires just before the fast retransmission's ACK returns: see the spurious-timeout counts in the diagnostics "
-    "tables. This hits every scheme alike but lowers the throughput at high BERs; it needs a core option.",
-    "**RTO arithmetic.** ns-2 keeps srtt and rttvar in ticks with integer shifts; airtcp uses RFC 6298 arithmetic "
-    "with G = one tick and the same floor of two ticks. The RTOs are close but not identical.",
+    "**Tick phase.** ns-2 adds boot_time_, drawn uniformly in [0, tcpTick_) per connection (TcpAgent::reset: "
+    "`boot_time_ = Random::uniform(tcp_tick_)`), to the send time before taking its phase within the tick; airtcp's "
+    "tick clock starts with the simulation (boot_time_ = 0). Send times spread over the tick either way, so this "
+    "changes which samples read one tick more, not the rule.",
+    "**RTO arithmetic.** ns-2 keeps srtt and rttvar in ticks with integer shifts and discards srtt once the backoff "
+    "multiplier exceeds 8 (TcpAgent::rtt_backoff); airtcp applies RFC 6298 arithmetic (G = one tick, floor of two "
+    "ticks) to the same tick-valued samples. The RTOs are close but not identical.",
+    "**Backoff cap.** ns-2's TcpAgent::rtt_backoff doubles the multiplier only while it is below 64; ns-2.35's "
+    "version also doubles past 64 while the RTO is below maxrto_ when rfc2988_ is set (default since 2002/03/07), and "
+    "which form the document's ns-2 had is not known. No cap here (max RTO 100000 s); with RTOs of 0.5-0.6 s a cap "
+    "of 64 binds only after seven expiries in a row.",
     "**Handshake.** ns-2 (syn_ true since 2001) opens with a SYN-like first packet; airtcp's connections start "
     "established. One RTT of a 100 s run.",
 ]
@@ -763,7 +796,15 @@ def _setup(p: Mapping[str, Any]) -> str:
         f"{p['short_delay_ms']:g} ms (short delay: {base_rtt_s(p, p['short_delay_ms']) * 1e3:.1f} ms = "
         f"{base_ticks(p, 'short')} ticks); DropTail {p['queue_pkts']} packets. Bit errors (BER 1e-5, 1e-6, 1e-7, or "
         f"none: the 'wired' path) corrupt data packets on GW -> D. One to three FTP (bulk) TCP Reno connections, "
-        f"MSS {p['mss']} B, window limit {p['window_pkts']} packets, {p['duration_s']} s. Schemes: Reno ('off') and "
+        f"MSS {p['mss']} B, window limit {p['window_pkts']} packets, "
+        + (
+            f"RTT measured in whole ticks of {p['rtt_tick_s'] * 1e3:g} ms (ns-2), "
+            if p["rtt_tick_s"]
+            else "RTT measured exactly, "
+        )
+        + ("retransmission timer restarted at a fast retransmit (ns-2 Reno), "
+           if p["restart_rto_on_fast_retransmit"] else "retransmission timer left running at a fast retransmit, ")
+        + f"{p['duration_s']} s. Schemes: Reno ('off') and "
         f"Reno with the RTT-threshold classifier at the base RTT + k ticks of {p['tick_s'] * 1e3:g} ms, k = "
         f"0..{MAX_TICKS} (a loss found by three duplicate ACKs while the latest RTT sample is below the "
         f"threshold is retransmitted without reducing the window; timeouts: {p['on_timeout']}). Metric: goodput, "
