@@ -337,7 +337,7 @@ pub struct TcpFileSpec {
     pub min_rto: Option<Duration>,
     pub max_rto: Option<Duration>,
     pub clock_granularity: Option<Duration>,
-    /// Largest RTO backoff multiplier (ns-2: 64; default none).
+    /// Largest RTO backoff multiplier (ns-2's rtt_backoff: 64; default none).
     pub max_backoff: Option<u32>,
     /// Measure RTT in ticks of this clock, as ns-2 without timestamps
     /// (default: exact).

@@ -15,7 +15,7 @@ pub struct RtoConfig {
     pub max_rto_ns: TimeNs,
     /// RFC 6298 (2.2)/(2.3): clock granularity G in RTO = SRTT + max(G, K*RTTVAR).
     pub clock_granularity_ns: TimeNs,
-    /// Largest backoff multiplier (ns-2's maxbackoff_ = 64); None: only
+    /// Largest backoff multiplier (ns-2's TcpAgent::rtt_backoff stops at 64); None: only
     /// max RTO limits the backoff (RFC 6298).
     pub max_backoff: Option<u32>,
     /// Measure RTT in whole ticks of a coarse clock, as ns-2 did without
