@@ -8,8 +8,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-use airtcp_core::metrics::{self, RunResult, N_CAUSES};
-use airtcp_core::net::packet::DeathCause;
+use airtcp_core::metrics::{self, Cell, Row, RunResult};
 use airtcp_core::scenario::{Scenario, ScenarioError as CoreError};
 use airtcp_core::sim::NS_PER_S;
 use pyo3::create_exception;
@@ -164,77 +163,57 @@ fn schema(py: Python<'_>) -> PyResult<PyObject> {
     })
 }
 
-fn cause_names() -> [&'static str; N_CAUSES] {
-    DeathCause::ALL.map(|c| c.name())
+/// Arrow type name of a cell, so that Python can build typed (and, when
+/// empty, still well-formed) tables.
+fn arrow_type(c: &Cell<'_>) -> &'static str {
+    match c {
+        Cell::U32(_) => "uint32",
+        Cell::U64(_) => "uint64",
+        Cell::F64(_) => "double",
+        Cell::Str(_) => "string",
+    }
 }
 
-/// Arrow type name of a column's values, so that Python can build typed
-/// (and, when empty, still well-formed) tables.
-trait ColumnType: ToPyObject {
-    const ARROW: &'static str;
-}
-impl ColumnType for u32 {
-    const ARROW: &'static str = "uint32";
-}
-impl ColumnType for u64 {
-    const ARROW: &'static str = "uint64";
-}
-impl ColumnType for f64 {
-    const ARROW: &'static str = "double";
-}
-impl ColumnType for &str {
-    const ARROW: &'static str = "string";
+fn cell_to_py(py: Python<'_>, c: Cell<'_>) -> PyObject {
+    match c {
+        Cell::U32(v) => v.to_object(py),
+        Cell::U64(v) => v.to_object(py),
+        Cell::F64(v) => v.to_object(py),
+        Cell::Str(v) => v.to_object(py),
+    }
 }
 
-/// One column-oriented table under construction: name -> list, and
-/// name -> arrow type in `schema`.
-struct Table<'py> {
+/// Store `rows` as a column-oriented table (name -> list) under `key` in
+/// `out`, and its column types under `key` in `schema`. The columns and
+/// their order come from the core's `Row` impls; an empty table takes them
+/// from a default row.
+fn put_table<'py, R: Row + Default>(
     py: Python<'py>,
-    columns: Bound<'py, PyDict>,
-    schema: Bound<'py, PyDict>,
-    error: Option<PyErr>,
-}
-
-impl<'py> Table<'py> {
-    fn new(py: Python<'py>) -> Self {
-        Table {
-            py,
-            columns: PyDict::new_bound(py),
-            schema: PyDict::new_bound(py),
-            error: None,
-        }
+    key: &str,
+    rows: &[R],
+    out: &Bound<'py, PyDict>,
+    schema: &Bound<'py, PyDict>,
+) -> PyResult<()> {
+    let mut names: Vec<(String, &'static str)> = Vec::new();
+    R::default().visit(&mut |name, cell| names.push((name.to_string(), arrow_type(&cell))));
+    let mut columns: Vec<Vec<PyObject>> = (0..names.len())
+        .map(|_| Vec::with_capacity(rows.len()))
+        .collect();
+    for row in rows {
+        let mut i = 0;
+        row.visit(&mut |_, cell| {
+            columns[i].push(cell_to_py(py, cell));
+            i += 1;
+        });
     }
-
-    fn col<'a, R: 'a, T: ColumnType>(
-        &mut self,
-        rows: &'a [R],
-        name: impl AsRef<str>,
-        f: impl Fn(&'a R) -> T,
-    ) {
-        let name = name.as_ref();
-        let list = PyList::new_bound(self.py, rows.iter().map(f));
-        let set = self
-            .columns
-            .set_item(name, list)
-            .and_then(|_| self.schema.set_item(name, T::ARROW));
-        if let Err(e) = set {
-            self.error.get_or_insert(e);
-        }
+    let table = PyDict::new_bound(py);
+    let types = PyDict::new_bound(py);
+    for ((name, arrow), values) in names.iter().zip(columns) {
+        table.set_item(name, PyList::new_bound(py, values))?;
+        types.set_item(name, *arrow)?;
     }
-
-    /// Store the table and its schema under `key`.
-    fn finish(
-        self,
-        key: &str,
-        out: &Bound<'py, PyDict>,
-        schema: &Bound<'py, PyDict>,
-    ) -> PyResult<()> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        out.set_item(key, self.columns)?;
-        schema.set_item(key, self.schema)
-    }
+    out.set_item(key, table)?;
+    schema.set_item(key, types)
 }
 
 /// Column-oriented tables, one list per field; their arrow types under
@@ -242,120 +221,11 @@ impl<'py> Table<'py> {
 fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new_bound(py);
     let schema = PyDict::new_bound(py);
-
-    let mut f = Table::new(py);
-    f.col(&r.flows, "flow", |x| x.flow);
-    f.col(&r.flows, "name", |x| x.name.as_str());
-    f.col(&r.flows, "src", |x| x.src.as_str());
-    f.col(&r.flows, "dst", |x| x.dst.as_str());
-    f.col(&r.flows, "protocol", |x| x.protocol.as_str());
-    f.col(&r.flows, "variant", |x| x.variant.as_str());
-    f.col(&r.flows, "app", |x| x.app.as_str());
-    f.col(&r.flows, "start_s", |x| x.start_s);
-    f.col(&r.flows, "end_s", |x| x.end_s);
-    f.col(&r.flows, "delivered_bytes", |x| x.delivered_bytes);
-    f.col(&r.flows, "goodput_bps", |x| x.goodput_bps);
-    f.col(&r.flows, "throughput_bps", |x| x.throughput_bps);
-    f.col(&r.flows, "segments_sent", |x| x.segments_sent);
-    f.col(&r.flows, "bytes_sent", |x| x.bytes_sent);
-    f.col(&r.flows, "retransmitted_segments", |x| {
-        x.retransmitted_segments
-    });
-    f.col(&r.flows, "retransmitted_bytes", |x| x.retransmitted_bytes);
-    f.col(&r.flows, "duplicate_bytes_received", |x| {
-        x.duplicate_bytes_received
-    });
-    f.col(&r.flows, "timeouts", |x| x.timeouts);
-    f.col(&r.flows, "spurious_timeouts", |x| x.spurious_timeouts);
-    f.col(&r.flows, "spurious_timeouts_detected", |x| {
-        x.spurious_timeouts_detected
-    });
-    f.col(&r.flows, "fast_retransmits", |x| x.fast_retransmits);
-    f.col(&r.flows, "ecn_reductions", |x| x.ecn_reductions);
-    f.col(&r.flows, "non_congestion_losses", |x| {
-        x.non_congestion_losses
-    });
-    for (i, cause) in cause_names().iter().enumerate() {
-        f.col(&r.flows, format!("drops_{cause}"), |x| x.data_drops[i]);
-    }
-    f.col(&r.flows, "ack_drops", |x| x.ack_drops);
-    f.col(&r.flows, "ecn_marks", |x| x.ecn_marks);
-    f.col(&r.flows, "transfers_completed", |x| x.transfers_completed);
-    f.col(&r.flows, "mean_rtt_s", |x| x.mean_rtt_s);
-    f.col(&r.flows, "min_rtt_s", |x| x.min_rtt_s);
-    f.col(&r.flows, "mean_first_rto_s", |x| x.mean_first_rto_s);
-    f.col(&r.flows, "mean_cwnd_bytes", |x| x.mean_cwnd_bytes);
-    f.col(&r.flows, "final_cwnd_bytes", |x| x.final_cwnd_bytes);
-    f.col(&r.flows, "final_ssthresh_bytes", |x| x.final_ssthresh_bytes);
-    f.col(&r.flows, "loss_congestion_as_congestion", |x| {
-        x.loss_congestion_as_congestion
-    });
-    f.col(&r.flows, "loss_congestion_as_wireless", |x| {
-        x.loss_congestion_as_wireless
-    });
-    f.col(&r.flows, "loss_wireless_as_congestion", |x| {
-        x.loss_wireless_as_congestion
-    });
-    f.col(&r.flows, "loss_wireless_as_wireless", |x| {
-        x.loss_wireless_as_wireless
-    });
-    f.col(&r.flows, "loss_other_as_congestion", |x| {
-        x.loss_other_as_congestion
-    });
-    f.col(&r.flows, "loss_other_as_wireless", |x| {
-        x.loss_other_as_wireless
-    });
-    f.col(&r.flows, "wireless_losses_halved", |x| {
-        x.wireless_losses_halved
-    });
-    f.col(&r.flows, "wireless_losses_halved_by_dupacks", |x| {
-        x.wireless_losses_halved_by_dupacks
-    });
-    f.col(&r.flows, "kicks_sent", |x| x.kicks_sent);
-    f.col(&r.flows, "kickbacks_received", |x| x.kickbacks_received);
-    f.finish("flows", &out, &schema)?;
-
-    let mut l = Table::new(py);
-    l.col(&r.links, "link", |x| x.link);
-    l.col(&r.links, "name", |x| x.name.as_str());
-    l.col(&r.links, "from", |x| x.from.as_str());
-    l.col(&r.links, "to", |x| x.to.as_str());
-    l.col(&r.links, "rate_bps", |x| x.rate_bps);
-    l.col(&r.links, "delay_s", |x| x.delay_s);
-    l.col(&r.links, "packets_sent", |x| x.packets_sent);
-    l.col(&r.links, "bytes_sent", |x| x.bytes_sent);
-    l.col(&r.links, "utilization", |x| x.utilization);
-    for (i, cause) in cause_names().iter().enumerate() {
-        l.col(&r.links, format!("drops_{cause}"), |x| x.drops[i]);
-    }
-    l.col(&r.links, "ecn_marks", |x| x.ecn_marks);
-    l.col(&r.links, "mean_queue_pkts", |x| x.mean_queue_pkts);
-    l.col(&r.links, "max_queue_pkts", |x| x.max_queue_pkts);
-    l.finish("links", &out, &schema)?;
-
-    let mut t = Table::new(py);
-    t.col(&r.transfers, "flow", |x| x.flow);
-    t.col(&r.transfers, "index", |x| x.index);
-    t.col(&r.transfers, "start_s", |x| x.start_s);
-    t.col(&r.transfers, "end_s", |x| x.end_s);
-    t.col(&r.transfers, "bytes", |x| x.bytes);
-    t.col(&r.transfers, "response_s", |x| x.response_s);
-    t.finish("transfers", &out, &schema)?;
-
-    let mut a = Table::new(py);
-    a.col(&r.agents, "node", |x| x.node.as_str());
-    a.col(&r.agents, "agent", |x| x.agent.as_str());
-    a.col(&r.agents, "counter", |x| x.counter.as_str());
-    a.col(&r.agents, "value", |x| x.value);
-    a.finish("agents", &out, &schema)?;
-
-    let mut s = Table::new(py);
-    s.col(&r.series, "time_s", |x| x.time_s);
-    s.col(&r.series, "metric", |x| x.metric);
-    s.col(&r.series, "id", |x| x.id);
-    s.col(&r.series, "value", |x| x.value);
-    s.finish("series", &out, &schema)?;
-
+    put_table(py, "flows", &r.flows, &out, &schema)?;
+    put_table(py, "links", &r.links, &out, &schema)?;
+    put_table(py, "transfers", &r.transfers, &out, &schema)?;
+    put_table(py, "agents", &r.agents, &out, &schema)?;
+    put_table(py, "series", &r.series, &out, &schema)?;
     out.set_item("schema", schema)?;
     out.set_item("seed", r.seed)?;
     out.set_item("duration_s", r.duration_s)?;

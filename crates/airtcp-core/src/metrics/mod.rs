@@ -90,7 +90,7 @@ pub struct LinkResult {
     pub max_queue_pkts: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TransferResult {
     pub flow: u32,
     pub index: u64,
@@ -100,7 +100,7 @@ pub struct TransferResult {
     pub response_s: f64,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AgentResult {
     pub node: String,
     pub agent: String,
@@ -109,7 +109,7 @@ pub struct AgentResult {
 }
 
 /// One time-series sample in long format.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SeriesPoint {
     pub time_s: f64,
     /// "cwnd", "ssthresh", "srtt", "rtt" (flows) or "queue", "red_avg" (links).
@@ -131,6 +131,153 @@ pub struct RunResult {
     pub events: u64,
     /// Packets that crossed a link (one packet over one link = one hop).
     pub packet_hops: u64,
+}
+
+/// One value of a result table, for front ends that build column tables
+/// (the Python binding) without listing the fields themselves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cell<'a> {
+    U32(u32),
+    U64(u64),
+    F64(f64),
+    Str(&'a str),
+}
+
+/// A row of a result table: its columns in a fixed order. The names are
+/// the public column names of the Python tables.
+pub trait Row {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>));
+}
+
+/// Column names of the drop counters, by death cause.
+fn drop_columns<'a>(drops: &[u64; N_CAUSES], f: &mut dyn FnMut(&str, Cell<'a>)) {
+    for (cause, n) in DeathCause::ALL.iter().zip(drops) {
+        f(&format!("drops_{}", cause.name()), Cell::U64(*n));
+    }
+}
+
+impl Row for FlowResult {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+        use Cell::*;
+        f("flow", U32(self.flow));
+        f("name", Str(&self.name));
+        f("src", Str(&self.src));
+        f("dst", Str(&self.dst));
+        f("protocol", Str(&self.protocol));
+        f("variant", Str(&self.variant));
+        f("app", Str(&self.app));
+        f("start_s", F64(self.start_s));
+        f("end_s", F64(self.end_s));
+        f("delivered_bytes", U64(self.delivered_bytes));
+        f("goodput_bps", F64(self.goodput_bps));
+        f("throughput_bps", F64(self.throughput_bps));
+        f("segments_sent", U64(self.segments_sent));
+        f("bytes_sent", U64(self.bytes_sent));
+        f("retransmitted_segments", U64(self.retransmitted_segments));
+        f("retransmitted_bytes", U64(self.retransmitted_bytes));
+        f(
+            "duplicate_bytes_received",
+            U64(self.duplicate_bytes_received),
+        );
+        f("timeouts", U64(self.timeouts));
+        f("spurious_timeouts", U64(self.spurious_timeouts));
+        f(
+            "spurious_timeouts_detected",
+            U64(self.spurious_timeouts_detected),
+        );
+        f("fast_retransmits", U64(self.fast_retransmits));
+        f("ecn_reductions", U64(self.ecn_reductions));
+        f("non_congestion_losses", U64(self.non_congestion_losses));
+        drop_columns(&self.data_drops, f);
+        f("ack_drops", U64(self.ack_drops));
+        f("ecn_marks", U64(self.ecn_marks));
+        f("transfers_completed", U64(self.transfers_completed));
+        f("mean_rtt_s", F64(self.mean_rtt_s));
+        f("min_rtt_s", F64(self.min_rtt_s));
+        f("mean_first_rto_s", F64(self.mean_first_rto_s));
+        f("mean_cwnd_bytes", F64(self.mean_cwnd_bytes));
+        f("final_cwnd_bytes", U64(self.final_cwnd_bytes));
+        f("final_ssthresh_bytes", U64(self.final_ssthresh_bytes));
+        f(
+            "loss_congestion_as_congestion",
+            U64(self.loss_congestion_as_congestion),
+        );
+        f(
+            "loss_congestion_as_wireless",
+            U64(self.loss_congestion_as_wireless),
+        );
+        f(
+            "loss_wireless_as_congestion",
+            U64(self.loss_wireless_as_congestion),
+        );
+        f(
+            "loss_wireless_as_wireless",
+            U64(self.loss_wireless_as_wireless),
+        );
+        f(
+            "loss_other_as_congestion",
+            U64(self.loss_other_as_congestion),
+        );
+        f("loss_other_as_wireless", U64(self.loss_other_as_wireless));
+        f("wireless_losses_halved", U64(self.wireless_losses_halved));
+        f(
+            "wireless_losses_halved_by_dupacks",
+            U64(self.wireless_losses_halved_by_dupacks),
+        );
+        f("kicks_sent", U64(self.kicks_sent));
+        f("kickbacks_received", U64(self.kickbacks_received));
+    }
+}
+
+impl Row for LinkResult {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+        use Cell::*;
+        f("link", U32(self.link));
+        f("name", Str(&self.name));
+        f("from", Str(&self.from));
+        f("to", Str(&self.to));
+        f("rate_bps", U64(self.rate_bps));
+        f("delay_s", F64(self.delay_s));
+        f("packets_sent", U64(self.packets_sent));
+        f("bytes_sent", U64(self.bytes_sent));
+        f("utilization", F64(self.utilization));
+        drop_columns(&self.drops, f);
+        f("ecn_marks", U64(self.ecn_marks));
+        f("mean_queue_pkts", F64(self.mean_queue_pkts));
+        f("max_queue_pkts", U32(self.max_queue_pkts));
+    }
+}
+
+impl Row for TransferResult {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+        use Cell::*;
+        f("flow", U32(self.flow));
+        f("index", U64(self.index));
+        f("start_s", F64(self.start_s));
+        f("end_s", F64(self.end_s));
+        f("bytes", U64(self.bytes));
+        f("response_s", F64(self.response_s));
+    }
+}
+
+impl Row for AgentResult {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+        use Cell::*;
+        f("node", Str(&self.node));
+        f("agent", Str(&self.agent));
+        f("counter", Str(&self.counter));
+        f("value", U64(self.value));
+    }
+}
+
+impl Row for SeriesPoint {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+        use Cell::*;
+        f("time_s", F64(self.time_s));
+        f("metric", Str(self.metric));
+        f("id", U32(self.id));
+        f("value", F64(self.value));
+    }
 }
 
 /// Jain's fairness index (sum x)^2 / (n * sum x^2); 1 when all are equal.
