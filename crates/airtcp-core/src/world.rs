@@ -22,8 +22,11 @@ use std::collections::HashMap;
 
 pub struct Node {
     pub name: String,
-    /// Next-hop link direction per destination node.
-    pub routes: Vec<u32>,
+    /// Next-hop link direction per destination node; empty when every
+    /// destination goes the same way (`only_link`, e.g. a host on one link),
+    /// which keeps large topologies' tables small and cache-friendly.
+    routes: Vec<u32>,
+    only_link: Option<u32>,
     pub agents: Vec<Box<dyn NodeAgent>>,
     /// Earliest scheduled wake-up per agent.
     agent_wakeups: Vec<Option<TimeNs>>,
@@ -31,11 +34,33 @@ pub struct Node {
 
 impl Node {
     pub fn new(name: String, routes: Vec<u32>) -> Self {
+        let mut used = routes.iter().copied().filter(|&l| l != NO_ROUTE);
+        let only_link = used.next().filter(|&first| used.all(|l| l == first));
         Self {
             name,
-            routes,
+            routes: if only_link.is_some() {
+                Vec::new()
+            } else {
+                routes
+            },
+            only_link,
             agents: Vec::new(),
             agent_wakeups: Vec::new(),
+        }
+    }
+
+    /// The next hop towards each of `n_nodes` destinations (agents that
+    /// need a node's whole table, e.g. G-Snoop's gateways).
+    pub fn routes_to_all(&self, n_nodes: usize) -> Vec<u32> {
+        (0..n_nodes as u32).map(|d| self.next_hop(d)).collect()
+    }
+
+    /// The link direction towards `dst` (NO_ROUTE if none).
+    #[inline]
+    pub fn next_hop(&self, dst: u32) -> u32 {
+        match self.only_link {
+            Some(l) => l,
+            None => self.routes.get(dst as usize).copied().unwrap_or(NO_ROUTE),
         }
     }
 
@@ -415,7 +440,7 @@ impl World {
             }
             pkt.ttl -= 1;
         }
-        let l = self.nodes[node as usize].routes[pkt.dst as usize];
+        let l = self.nodes[node as usize].next_hop(pkt.dst);
         if l == NO_ROUTE {
             self.kill(&pkt, DeathCause::NoRoute);
             return;

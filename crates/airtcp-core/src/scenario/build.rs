@@ -133,8 +133,8 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     }
     let mut nodes: Vec<Node> = names
         .iter()
-        .zip(routes)
-        .map(|(n, r)| Node::new(n.clone(), r))
+        .zip(&routes)
+        .map(|(n, r)| Node::new(n.clone(), r.clone()))
         .collect();
     for (i, n) in f.node.iter().enumerate() {
         let id = index_of(&names, n.name.get_ref()).expect("declared nodes are named");
@@ -168,7 +168,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 "a flow's source and destination must differ",
             ));
         }
-        if nodes[src as usize].routes[dst as usize] == NO_ROUTE {
+        if routes[src as usize][dst as usize] == NO_ROUTE {
             return Err(sc.error_at(
                 Some(fl.to.span()),
                 format!("flow[{i}].to"),
@@ -179,7 +179,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 ),
             ));
         }
-        if nodes[dst as usize].routes[src as usize] == NO_ROUTE {
+        if routes[dst as usize][src as usize] == NO_ROUTE {
             return Err(sc.error_at(
                 Some(fl.from.span()),
                 format!("flow[{i}].from"),
@@ -374,7 +374,7 @@ fn build_agent(
         };
         Ok((peer, out, back))
     };
-    let routes = &nodes[id as usize].routes;
+    let routes = &nodes[id as usize].routes_to_all(names.len());
     Ok(match a.kind {
         AgentKind::Kick => Box::new(KickAwareNode::new(id)),
         AgentKind::Snoop => {
