@@ -119,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def cmd_validate(args) -> int:
     sc = load(args.file)
-    print(f"{args.file}: ok ({sc.nodes} nodes, {sc.links} links, {sc.flows} flows)")
+    def count(n: int, what: str) -> str:
+        return f"{n} {what}" + ("" if n == 1 else "s")
+
+    print(f"{args.file}: ok ({count(sc.nodes, 'node')}, {count(sc.links, 'link')}, {count(sc.flows, 'flow')})")
     return 0
 
 

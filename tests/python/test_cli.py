@@ -32,7 +32,7 @@ def test_usage_errors_exit_2(wireless):
 def test_validate_ok(wireless, dumbbell):
     p = run_cli("validate", wireless)
     assert p.returncode == 0, p.stderr
-    assert p.stdout == f"{wireless}: ok (3 nodes, 2 links, 1 flows)\n"
+    assert p.stdout == f"{wireless}: ok (3 nodes, 2 links, 1 flow)\n"
     p = run_cli("validate", "examples/dumbbell.toml", cwd=REPO)
     assert p.stdout == "examples/dumbbell.toml: ok (6 nodes, 5 links, 2 flows)\n"
 
