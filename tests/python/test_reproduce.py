@@ -11,7 +11,7 @@ import pytest
 
 import airtcp
 from airtcp import experiments
-from airtcp.experiments import kick
+from airtcp.experiments import gsnoop, kick
 from airtcp.experiments.report import all_text_tables
 from airtcp.experiments.run import reproduce
 from airtcp.experiments.runner import CACHE_FILE, RunCache, plan, run_key, runs_frame, scenario_text
@@ -148,6 +148,22 @@ def test_kick_uses_ns2s_2001_timer_rules_explicitly():
     text = airtcp.load(kick.scenario(cell, "tcp", off)).text
     assert "rtt_tick" not in text and "max_backoff" not in text
     assert "restart_rto_on_fast_retransmit = false" in text
+
+
+def test_gsnoop_pins_ns2s_timer_rules_explicitly():
+    exp = gsnoop.EXPERIMENT
+    for cell in (gsnoop.CELLS[0], gsnoop.CELLS[-1]):
+        for scheme in ("reno", "snoop", "gsnoop25"):
+            text = airtcp.load(gsnoop.scenario(cell, scheme, exp.params)).text
+            assert 'rtt_tick = "100000us"' in text  # tcpTick_ 0.1, the era of the RTO clock
+            assert "max_backoff = 64" in text  # TcpAgent::rtt_backoff
+            assert "restart_rto_on_fast_retransmit = true" in text  # RenoTcpAgent::dupack_action
+    # The first published run's model: exact RTTs, no cap, timer left running.
+    off = {**exp.params, "rtt_tick_s": None, "max_backoff": None, "restart_rto_on_fast_retransmit": False}
+    text = airtcp.load(gsnoop.scenario(gsnoop.CELLS[0], "reno", off)).text
+    assert "rtt_tick" not in text and "max_backoff" not in text
+    assert "restart_rto_on_fast_retransmit = false" in text
+    assert exp.version >= 2
 
 
 def test_claims_hold_on_the_drafts_own_numbers():

@@ -52,6 +52,10 @@ PARAMS: dict[str, Any] = {
     "initial_rto_s": 6.0,
     "min_rto_s": 0.2,
     "clock_granularity_s": 0.1,
+    # ns-2's timer rules, set explicitly so that a change of airtcp's defaults cannot change the reproduction
+    "rtt_tick_s": 0.1,  # RTT measured in whole tcpTick_ ticks, as ns-2 without timestamps (None: exact)
+    "max_backoff": 64,  # TcpAgent::rtt_backoff stops doubling at 64 (None: only airtcp's max RTO)
+    "restart_rto_on_fast_retransmit": True,  # RenoTcpAgent::dupack_action: reset_rtx_timer(1,0)
     "delayed_ack": False,
     # start of flow i (0-based) at i * stagger
     "stagger_ms": 100,
@@ -117,7 +121,12 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "initial_rto": _us(p["initial_rto_s"]),
         "min_rto": _us(p["min_rto_s"]),
         "clock_granularity": _us(p["clock_granularity_s"]),
+        "restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"]),
     }
+    if p["rtt_tick_s"]:
+        tcp["rtt_tick"] = _us(p["rtt_tick_s"])
+    if p["max_backoff"]:
+        tcp["max_backoff"] = int(p["max_backoff"])
     flows = [
         {
             "name": f"ftp{i}",
@@ -389,7 +398,50 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "TCP timers and ACKs",
             f"RTO initial {p['initial_rto_s']:g} s, min {p['min_rto_s']:g} s, granularity "
             f"{p['clock_granularity_s']:g} s; delayed ACKs {'on' if p['delayed_ack'] else 'off'}; no handshake",
-            "ns-2 2.1b7a's Agent/TCP/Reno and Agent/TCPSink defaults (as in the Kick TCP reproduction).",
+            "ns-2 2.1b7a's Agent/TCP/Reno and Agent/TCPSink defaults (as in the Kick TCP reproduction): tcpTick_ "
+            "0.1 (0.01 from 2002/03/07), rtxcur_init_ 6.0, rtt_timeout() never below 2 x tcpTick_. Our citation of "
+            "the document carries no date; if its ns-2 postdates 2002/03/07 the tick is 0.01 s and the floor 20 ms "
+            "(see the sensitivity run in docs/reproductions/gsnoop.md). The three rules below are set with this "
+            "same era.",
+        ),
+        Choice(
+            "RTT measurement",
+            (
+                f"in whole ticks of {p['rtt_tick_s']:g} s, as ns-2: a segment sent at time t and acknowledged tao "
+                "later reads int((tao + t mod tick) / tick) ticks, at least 1 (TCP table `rtt_tick`)"
+                if p["rtt_tick_s"]
+                else "exact (nanoseconds)"
+            ),
+            "ns-2 without timestamps (timestamps_ false, its default) counts an RTT in ticks of tcpTick_: "
+            "TcpAgent::rtt_update, `sendtime = now - tao + boot_time_; tickoff = fmod(sendtime, tcp_tick_); "
+            "t_rtt_ = int((tao + tickoff) / tcp_tick_); if (t_rtt_ < 1) t_rtt_ = 1`, unchanged from tcp.cc rev. 1.59 "
+            "(1998) to ns-2.35. The tick is the era's tcpTick_, the same as the RTO granularity above. Base RTTs "
+            "here are 90 ms (Figs. 4, 5), 150 ms (Fig. 6) and 630 ms (satellite) before queueing (up to 115 ms "
+            "in the 140-packet bottleneck buffer), so samples read 1-3, 1-3 and 6-8 ticks. `--set rtt_tick_s=null` "
+            "measures exactly (the model of the first published run).",
+        ),
+        Choice(
+            "RTO backoff cap",
+            f"multiplier at most {p['max_backoff']} (TCP table `max_backoff`)" if p["max_backoff"] else "none",
+            "ns-2's TcpAgent::rtt_backoff doubles t_backoff_ only while it is below 64: `if (t_backoff_ < 64) "
+            "t_backoff_ <<= 1` (tcp.cc rev. 1.59, 1998). From 2002/03/07 ns-2 (rfc2988_ true) also doubles past 64 "
+            "while the RTO is below maxrto_ (100000 s), so in a later ns-2 the cap does not bind. Here it can bind "
+            "only from the seventh expiry in a row for one segment, i.e. after seven losses of that segment in a "
+            "row (1e-7 at P_s = 0.1 from the wireless link alone), so it is not expected to matter; it is set for "
+            "fidelity to the era chosen above. `--set max_backoff=null` removes it (the first run's model).",
+        ),
+        Choice(
+            "Retransmission timer at a fast retransmit",
+            "restarted (TCP table `restart_rto_on_fast_retransmit = true`)"
+            if p["restart_rto_on_fast_retransmit"]
+            else "left running (RFC 6298 (5.1))",
+            "ns-2's Reno restarts it: tcp-reno.cc, RenoTcpAgent::dupack_action, at reno_action "
+            "`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF); reset_rtx_timer(1,0); output(last_ack_ + 1, "
+            "TCP_REASON_DUPACK)`, and TcpAgent::reset_rtx_timer reschedules the timer at the current RTO. This is "
+            "Reno's code, not a default that changed with the era, so it does not depend on the document's date. airtcp's default has been the "
+            "same since 65c73bc; it is set explicitly so that a change of that default cannot change this "
+            "reproduction silently. The first published run left the timer running (airtcp's behaviour then); "
+            "`--set restart_rto_on_fast_retransmit=false` restores that.",
         ),
         Choice(
             "Initial ssthresh",
@@ -423,6 +475,13 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
 
 
 CAVEATS = [
+    "**RTO arithmetic.** ns-2 kept srtt and rttvar in ticks with integer shifts (RTO = srtt + 4 rttvar, at least 2 "
+    "ticks) and discarded srtt once the backoff multiplier exceeded 8 (TcpAgent::rtt_backoff). airtcp measures the RTT "
+    "in the same ticks, caps the multiplier at 64 as ns-2 did, but applies RFC 6298 arithmetic and keeps srtt across "
+    "backoffs; the RTOs are close but not identical.",
+    "**Tick phase.** ns-2 adds boot_time_, uniform in [0, tcpTick_) per connection, to the send time before taking "
+    "its phase within the tick; airtcp's tick clock starts with the simulation. This changes which samples read one "
+    "tick more, not the rule.",
     "**Gateway A caches on arrival.** airtcp's agents see a packet when it reaches the node, not when the link "
     "finishes sending it; in this topology GA's wireless queue stays empty (5 Mb/s in, 10 Mb/s out), so the "
     "difference does not arise.",
@@ -474,13 +533,24 @@ def _tables() -> list[Table]:
     return out
 
 
+def _ns2_timer_text(p: Mapping[str, Any]) -> str:
+    parts = [
+        f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p["rtt_tick_s"] else "RTT measured exactly",
+        f"RTO backoff multiplier at most {p['max_backoff']}" if p["max_backoff"] else "no cap on the RTO backoff",
+        "retransmission timer restarted at a fast retransmit"
+        if p["restart_rto_on_fast_retransmit"]
+        else "retransmission timer left running at a fast retransmit",
+    ]
+    return ", ".join(parts)
+
+
 def _setup(p: Mapping[str, Any]) -> str:
     return (
         f"Fig. 3: five senders S1..S5 -> R1 -> gateway A ~ wireless ~ gateway B -> R2 -> five receivers, one FTP "
         f"(bulk) TCP Reno flow S_i -> D_i each. Links {p['access_rate_mbps']} Mb/s except R1 -> GA "
         f"{p['bottleneck_rate_mbps']} Mb/s (the bottleneck); wireless {p['wireless_rate_mbps']} Mb/s; every buffer "
         f"{p['buffer_pkts']} packets DropTail. Packets {p['packet_bytes']} B, ACKs 40 B, initial ssthresh "
-        f"{p['initial_ssthresh_pkts']} packets. Wireless loss: independent per data packet with probability P_s from "
+        f"{p['initial_ssthresh_pkts']} packets; " + _ns2_timer_text(p) + ". Wireless loss: independent per data packet with probability P_s from "
         f"1e-1 to 1e-5. Wireless delay 5 ms (Figs. 4-6) and 275 ms (satellite); downstream delay 30 ms (Figs. 4, 5) "
         f"and 60 ms (Fig. 6). Schemes: plain Reno, Reno + Snoop at gateway A, Reno + G-Snoop with a 25, 50 and 75 "
         f"packet cache at gateway A. Metrics: aggregate goodput and Jain's fairness over {p['duration_s']} s."
@@ -544,7 +614,7 @@ EXPERIMENT = Experiment(
     statistics=STATISTICS,
     params=PARAMS,
     runs=10,
-    version=1,
+    version=2,
     setup=_setup,
     published={},
     published_note="The document publishes figures only; there are no numbers to compare.",
