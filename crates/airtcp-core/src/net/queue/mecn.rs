@@ -281,6 +281,21 @@ pub(super) mod tests {
         5.0 * (p * (1.0 - p) / n as f64).sqrt() + 1e-9
     }
 
+    /// Measured (m10, m11, drops) from `fractions` match the expected
+    /// marking probabilities (p10, p11) and nothing was dropped.
+    pub fn assert_marks(avg: f64, measured: (f64, f64, f64), expected: (f64, f64), n: u32) {
+        let ((m10, m11, drops), (p10, p11)) = (measured, expected);
+        assert_eq!(drops, 0.0, "avg {avg}: drops");
+        assert!(
+            (m10 - p10).abs() <= tol(p10, n),
+            "avg {avg}: 10 {m10} vs {p10}"
+        );
+        assert!(
+            (m11 - p11).abs() <= tol(p11, n),
+            "avg {avg}: 11 {m11} vs {p11}"
+        );
+    }
+
     #[test]
     fn marks_match_configured_probabilities_in_each_region() {
         let n = 40_000;
@@ -299,7 +314,7 @@ pub(super) mod tests {
             } else {
                 q.probabilities(avg)
             };
-            let (m10, m11, drops) = fractions(
+            let measured = fractions(
                 |p, rng| {
                     q.core.set_avg(avg);
                     q.admit(0, occ(avg as u32), p, rng)
@@ -307,15 +322,7 @@ pub(super) mod tests {
                 n,
                 Ecn::Ect1,
             );
-            assert_eq!(drops, 0.0);
-            assert!(
-                (m10 - p1).abs() <= tol(p1, n),
-                "avg {avg}: 10 {m10} vs {p1}"
-            );
-            assert!(
-                (m11 - p2).abs() <= tol(p2, n),
-                "avg {avg}: 11 {m11} vs {p2}"
-            );
+            assert_marks(avg, measured, (p1, p2), n);
         }
     }
 

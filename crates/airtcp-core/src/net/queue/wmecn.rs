@@ -96,7 +96,7 @@ impl Wmecn {
 
 #[cfg(test)]
 mod tests {
-    use super::super::mecn::tests::{cfg, fractions, occ, tol};
+    use super::super::mecn::tests::{assert_marks, cfg, fractions, occ, tol};
     use super::*;
     use crate::net::packet::Ecn;
 
@@ -129,7 +129,7 @@ mod tests {
             let mut w = q();
             let (e10, e11) = w.probabilities(avg);
             assert!((e10 - p10).abs() < 1e-9 && (e11 - p11).abs() < 1e-9);
-            let (m10, m11, drops) = fractions(
+            let measured = fractions(
                 |p, rng| {
                     w.core.set_avg(avg);
                     w.admit(0, occ(avg as u32), p, rng)
@@ -137,15 +137,7 @@ mod tests {
                 n,
                 Ecn::Ect1,
             );
-            assert_eq!(drops, 0.0);
-            assert!(
-                (m10 - p10).abs() <= tol(p10, n),
-                "avg {avg}: 10 {m10} vs {p10}"
-            );
-            assert!(
-                (m11 - p11).abs() <= tol(p11, n),
-                "avg {avg}: 11 {m11} vs {p11}"
-            );
+            assert_marks(avg, measured, (p10, p11), n);
         }
     }
 
