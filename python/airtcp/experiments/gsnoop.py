@@ -23,6 +23,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from . import ns2
 from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std
 
 SOURCE = (
@@ -82,8 +83,7 @@ SCHEMES = [
 ] + [Scheme(f"gsnoop{c}", f"G-Snoop {c}", f"TCP Reno with G-Snoop, gateway A cache {c} packets") for c in CACHES]
 
 
-def _us(seconds: float) -> str:
-    return f"{round(seconds * 1e6)}us"
+_us = ns2.duration_us
 
 
 def mss(p: Mapping[str, Any]) -> int:
@@ -121,12 +121,8 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "initial_rto": _us(p["initial_rto_s"]),
         "min_rto": _us(p["min_rto_s"]),
         "clock_granularity": _us(p["clock_granularity_s"]),
-        "restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"]),
+        **ns2.timer_tcp(p),
     }
-    if p["rtt_tick_s"]:
-        tcp["rtt_tick"] = _us(p["rtt_tick_s"])
-    if p["max_backoff"]:
-        tcp["max_backoff"] = int(p["max_backoff"])
     flows = [
         {
             "name": f"ftp{i}",
@@ -533,24 +529,13 @@ def _tables() -> list[Table]:
     return out
 
 
-def _ns2_timer_text(p: Mapping[str, Any]) -> str:
-    parts = [
-        f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p["rtt_tick_s"] else "RTT measured exactly",
-        f"RTO backoff multiplier at most {p['max_backoff']}" if p["max_backoff"] else "no cap on the RTO backoff",
-        "retransmission timer restarted at a fast retransmit"
-        if p["restart_rto_on_fast_retransmit"]
-        else "retransmission timer left running at a fast retransmit",
-    ]
-    return ", ".join(parts)
-
-
 def _setup(p: Mapping[str, Any]) -> str:
     return (
         f"Fig. 3: five senders S1..S5 -> R1 -> gateway A ~ wireless ~ gateway B -> R2 -> five receivers, one FTP "
         f"(bulk) TCP Reno flow S_i -> D_i each. Links {p['access_rate_mbps']} Mb/s except R1 -> GA "
         f"{p['bottleneck_rate_mbps']} Mb/s (the bottleneck); wireless {p['wireless_rate_mbps']} Mb/s; every buffer "
         f"{p['buffer_pkts']} packets DropTail. Packets {p['packet_bytes']} B, ACKs 40 B, initial ssthresh "
-        f"{p['initial_ssthresh_pkts']} packets; " + _ns2_timer_text(p) + ". Wireless loss: independent per data packet with probability P_s from "
+        f"{p['initial_ssthresh_pkts']} packets; " + ns2.timer_text(p) + ". Wireless loss: independent per data packet with probability P_s from "
         f"1e-1 to 1e-5. Wireless delay 5 ms (Figs. 4-6) and 275 ms (satellite); downstream delay 30 ms (Figs. 4, 5) "
         f"and 60 ms (Fig. 6). Schemes: plain Reno, Reno + Snoop at gateway A, Reno + G-Snoop with a 25, 50 and 75 "
         f"packet cache at gateway A. Metrics: aggregate goodput and Jain's fairness over {p['duration_s']} s."

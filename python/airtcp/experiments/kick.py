@@ -20,6 +20,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from . import ns2
 from .base import (
     Choice,
     Claim,
@@ -103,8 +104,7 @@ def base_rtt_s(p: Mapping[str, Any]) -> float:
     return 2 * p["delay_ms"] / 1e3 + (p["mss"] + HEADER_BYTES) * 8 / r + HEADER_BYTES * 8 / r
 
 
-def _us(seconds: float) -> str:
-    return f"{round(seconds * 1e6)}us"
+_us = ns2.duration_us
 
 
 def _ge(fading: str, p: Mapping[str, Any]) -> dict:
@@ -158,12 +158,8 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "min_rto": _us(p["min_rto_s"]),
         "max_rto": f"{p['max_rto_s']:g}s",
         "clock_granularity": _us(p["clock_granularity_s"]),
-        "restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"]),
+        **ns2.timer_tcp(p),
     }
-    if p["rtt_tick_s"]:
-        tcp["rtt_tick"] = _us(p["rtt_tick_s"])
-    if p["max_backoff"]:
-        tcp["max_backoff"] = int(p["max_backoff"])
     sc: dict[str, Any] = {"simulation": {"duration": f"{p['duration_s']}s", "seed": 1}}
     if scheme == "kick":
         tcp["kick"] = _kick(p)
@@ -678,24 +674,13 @@ def _tables() -> list[Table]:
     ]
 
 
-def _ns2_timer_text(p: Mapping[str, Any]) -> str:
-    parts = [
-        f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p["rtt_tick_s"] else "RTT measured exactly",
-        f"RTO backoff multiplier at most {p['max_backoff']}" if p["max_backoff"] else "no cap on the RTO backoff",
-        "retransmission timer restarted at a fast retransmit"
-        if p["restart_rto_on_fast_retransmit"]
-        else "retransmission timer left running at a fast retransmit",
-    ]
-    return ", ".join(parts)
-
-
 def _setup(p: Mapping[str, Any]) -> str:
     return (
         f"Two nodes: the mobile host MH and the wireline host FH, which is also the intermediate node (kick-aware "
         f"in the Kick TCP runs), joined by one wireless link of {p['rate_bps'] / 1e3:g} kb/s "
         f"(on the wire {link_rate_bps(p)} b/s, see the choices) and {p['delay_ms']} ms each way, DropTail "
         f"{p['queue_pkts']} packets. One TCP Reno connection uploads a file of 10-50 KB from MH to FH (MSS "
-        f"{p['mss']} B; " + _ns2_timer_text(p) + "). The uplink MH->FH fades: a continuous-time two-state "
+        f"{p['mss']} B; " + ns2.timer_text(p) + "). The uplink MH->FH fades: a continuous-time two-state "
         f"Markov chain with exponential sojourns, mean good/bad 0.8/0.2 s (moderate, Table 1), 0.08/0.02 s "
         f"(fast, Table 2), 8/2 s (slow, Table 3), starting {p['initial_state']}; "
         + (

@@ -29,6 +29,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from . import ns2
 from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std
 
 SOURCE = (
@@ -112,10 +113,8 @@ def _tcp(p: Mapping[str, Any], scheme: str, threshold_ms: float | None = None) -
         "min_rto": _ms(p["min_rto_s"] * 1e3),
         "max_rto": f"{p['max_rto_s']:g}s",
         "clock_granularity": _ms(p["tick_s"] * 1e3),
-        "restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"]),
+        **ns2.timer_tcp(p),
     }
-    if p["rtt_tick_s"]:
-        tcp["rtt_tick"] = _ms(p["rtt_tick_s"] * 1e3)
     if threshold_ms is not None:
         tcp["classifier"] = {"kind": "rtt_threshold", "threshold": _ms(threshold_ms), "on_timeout": p["on_timeout"]}
     elif scheme != "off":
@@ -797,14 +796,8 @@ def _setup(p: Mapping[str, Any]) -> str:
         f"{base_ticks(p, 'short')} ticks); DropTail {p['queue_pkts']} packets. Bit errors (BER 1e-5, 1e-6, 1e-7, or "
         f"none: the 'wired' path) corrupt data packets on GW -> D. One to three FTP (bulk) TCP Reno connections, "
         f"MSS {p['mss']} B, window limit {p['window_pkts']} packets, "
-        + (
-            f"RTT measured in whole ticks of {p['rtt_tick_s'] * 1e3:g} ms (ns-2), "
-            if p["rtt_tick_s"]
-            else "RTT measured exactly, "
-        )
-        + ("retransmission timer restarted at a fast retransmit (ns-2 Reno), "
-           if p["restart_rto_on_fast_retransmit"] else "retransmission timer left running at a fast retransmit, ")
-        + f"{p['duration_s']} s. Schemes: Reno ('off') and "
+        + ns2.timer_text(p)
+        + f", {p['duration_s']} s. Schemes: Reno ('off') and "
         f"Reno with the RTT-threshold classifier at the base RTT + k ticks of {p['tick_s'] * 1e3:g} ms, k = "
         f"0..{MAX_TICKS} (a loss found by three duplicate ACKs while the latest RTT sample is below the "
         f"threshold is retransmitted without reducing the window; timeouts: {p['on_timeout']}). Metric: goodput, "

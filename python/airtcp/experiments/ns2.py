@@ -1,0 +1,46 @@
+"""ns-2's TCP timer rules, shared by the reproductions of ns-2 studies.
+
+Each such experiment has the open parameters ``rtt_tick_s`` (RTT measured in
+whole ticks, ``TcpAgent::rtt_update`` without timestamps; None: exact),
+optionally ``max_backoff`` (``TcpAgent::rtt_backoff`` stops doubling at 64;
+None: no cap) and ``restart_rto_on_fast_retransmit`` (``RenoTcpAgent::
+dupack_action`` calls ``reset_rtx_timer``). These helpers turn them into
+scenario TCP-table entries and into the sentence the setup text uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def duration_us(seconds: float) -> str:
+    """A scenario duration string in whole microseconds."""
+    return f"{round(seconds * 1e6)}us"
+
+
+def timer_tcp(p: Mapping[str, Any]) -> dict[str, Any]:
+    """The TCP-table entries for the ns-2 timer parameters in ``p``."""
+    tcp: dict[str, Any] = {"restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"])}
+    if p.get("rtt_tick_s"):
+        tcp["rtt_tick"] = duration_us(p["rtt_tick_s"])
+    if p.get("max_backoff"):
+        tcp["max_backoff"] = int(p["max_backoff"])
+    return tcp
+
+
+def timer_text(p: Mapping[str, Any]) -> str:
+    """One clause describing the ns-2 timer parameters in ``p``."""
+    parts = [
+        f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p.get("rtt_tick_s") else "RTT measured exactly",
+    ]
+    if "max_backoff" in p:
+        parts.append(
+            f"RTO backoff multiplier at most {p['max_backoff']}" if p["max_backoff"] else "no cap on the RTO backoff"
+        )
+    parts.append(
+        "retransmission timer restarted at a fast retransmit"
+        if p["restart_rto_on_fast_retransmit"]
+        else "retransmission timer left running at a fast retransmit"
+    )
+    return ", ".join(parts)
