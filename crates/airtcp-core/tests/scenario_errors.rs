@@ -1,6 +1,8 @@
 //! Every class of user mistake yields one line naming file, line and field.
 
+mod common;
 use airtcp_core::scenario::{Scenario, ScenarioError};
+use common::{check_scenario_err as check, scenario_err as err, scenario_err_with};
 
 const GOOD: &str = r#"[simulation]
 duration = "10s"
@@ -25,30 +27,9 @@ tcp = { variant = "newreno", sack = true }
 app = { kind = "bulk" }
 "#;
 
-fn err(text: &str) -> ScenarioError {
-    match Scenario::from_toml_str(text, "bad.toml") {
-        Ok(_) => panic!("accepted:\n{text}"),
-        Err(e) => e,
-    }
-}
-
 /// Replace `from` in GOOD (which must occur) and return the error.
 fn err_with(from: &str, to: &str) -> ScenarioError {
-    assert!(GOOD.contains(from), "{from}");
-    err(&GOOD.replacen(from, to, 1))
-}
-
-fn check(e: &ScenarioError, line: usize, field: &str, words: &str) {
-    let text = e.to_string();
-    assert!(!text.contains('\n'), "not one line: {text}");
-    assert_eq!(e.file, "bad.toml", "{text}");
-    assert_eq!(e.line, Some(line), "{text}");
-    assert_eq!(e.field, field, "{text}");
-    assert!(text.contains(words), "{text:?} lacks {words:?}");
-    assert!(
-        text.starts_with(&format!("bad.toml:{line}: {field}: ")),
-        "{text}"
-    );
+    scenario_err_with(GOOD, from, to)
 }
 
 #[test]

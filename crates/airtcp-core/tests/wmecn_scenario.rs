@@ -5,6 +5,7 @@
 
 mod common;
 use airtcp_core::scenario::{Scenario, ScenarioError};
+use common::{check_scenario_err as check, scenario_err_with};
 
 const GOOD: &str = r#"[simulation]
 duration = "5s"
@@ -44,28 +45,8 @@ tcp = { variant = "reno", classifier = { kind = "wmecn" }, cc = { kind = "wmecn"
 app = { kind = "bulk" }
 "#;
 
-fn err(text: &str) -> ScenarioError {
-    match Scenario::from_toml_str(text, "bad.toml") {
-        Ok(_) => panic!("accepted:\n{text}"),
-        Err(e) => e,
-    }
-}
-
 fn err_with(from: &str, to: &str) -> ScenarioError {
-    assert!(GOOD.contains(from), "{from}");
-    err(&GOOD.replacen(from, to, 1))
-}
-
-fn check(e: &ScenarioError, line: usize, field: &str, words: &str) {
-    let text = e.to_string();
-    assert!(!text.contains('\n'), "not one line: {text}");
-    assert_eq!(e.line, Some(line), "{text}");
-    assert_eq!(e.field, field, "{text}");
-    assert!(text.contains(words), "{text:?} lacks {words:?}");
-    assert!(
-        text.starts_with(&format!("bad.toml:{line}: {field}: ")),
-        "{text}"
-    );
+    scenario_err_with(GOOD, from, to)
 }
 
 #[test]

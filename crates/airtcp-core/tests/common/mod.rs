@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use airtcp_core::metrics::RunResult;
-use airtcp_core::scenario::Scenario;
+use airtcp_core::scenario::{Scenario, ScenarioError};
 use airtcp_core::tcp::sender::{TcpSender, TraceEvent};
 use airtcp_core::world::World;
 
@@ -103,4 +103,32 @@ pub fn dump(s: &TcpSender) {
             other => eprintln!("{:9.3} {:?}", *t as f64 / 1e6, other),
         }
     }
+}
+
+/// The error a scenario named "bad.toml" must produce (panics if accepted).
+pub fn scenario_err(text: &str) -> ScenarioError {
+    match Scenario::from_toml_str(text, "bad.toml") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Replace `from` (which must occur) by `to` in `good` and return the error.
+pub fn scenario_err_with(good: &str, from: &str, to: &str) -> ScenarioError {
+    assert!(good.contains(from), "{from}");
+    scenario_err(&good.replacen(from, to, 1))
+}
+
+/// The error is one line "bad.toml:LINE: FIELD: ..." containing `words`.
+pub fn check_scenario_err(e: &ScenarioError, line: usize, field: &str, words: &str) {
+    let text = e.to_string();
+    assert!(!text.contains('\n'), "not one line: {text}");
+    assert_eq!(e.file, "bad.toml", "{text}");
+    assert_eq!(e.line, Some(line), "{text}");
+    assert_eq!(e.field, field, "{text}");
+    assert!(text.contains(words), "{text:?} lacks {words:?}");
+    assert!(
+        text.starts_with(&format!("bad.toml:{line}: {field}: ")),
+        "{text}"
+    );
 }
