@@ -10,13 +10,10 @@
 //! document: packet k carries bytes [(k-1)*1000, k*1000).
 
 mod common;
-use std::sync::{Arc, Mutex};
 
-use airtcp_core::agents::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use airtcp_core::metrics::RunResult;
 use airtcp_core::net::packet::{Packet, PacketKind};
 use airtcp_core::scenario::Scenario;
-use airtcp_core::sim::TimeNs;
 use airtcp_core::world::{FlowKind, World};
 use common::*;
 
@@ -100,48 +97,6 @@ app = {{ kind = "file", size = "{size}B" }}
 const GA: &str = r#"{ kind = "gsnoop_a", peer = "GB", cache = 25 }"#;
 const GB: &str = r#"{ kind = "gsnoop_b", peer = "GA", guard = "10ms" }"#;
 
-/// Records the ACK numbers reaching the sender's node.
-struct AckSpy(Arc<Mutex<Vec<u64>>>);
-
-impl NodeAgent for AckSpy {
-    fn name(&self) -> &'static str {
-        "ack_spy"
-    }
-    fn on_packet(
-        &mut self,
-        _now: TimeNs,
-        pkt: &mut Packet,
-        ingress: Ingress,
-        _o: &mut AgentOutput,
-    ) -> AgentVerdict {
-        if pkt.kind == PacketKind::TcpAck && ingress != Ingress::Local {
-            self.0.lock().unwrap().push(pkt.ack);
-        }
-        AgentVerdict::Pass
-    }
-}
-
-/// Records the packet numbers (from 1) of data reaching the receiver's node.
-struct DataSpy(Arc<Mutex<Vec<u64>>>);
-
-impl NodeAgent for DataSpy {
-    fn name(&self) -> &'static str {
-        "data_spy"
-    }
-    fn on_packet(
-        &mut self,
-        _now: TimeNs,
-        pkt: &mut Packet,
-        _ingress: Ingress,
-        _o: &mut AgentOutput,
-    ) -> AgentVerdict {
-        if pkt.kind == PacketKind::TcpData && pkt.payload_len > 0 {
-            self.0.lock().unwrap().push(pkt.seq / 1000 + 1);
-        }
-        AgentVerdict::Pass
-    }
-}
-
 struct Run {
     world: World,
     r: RunResult,
@@ -176,13 +131,16 @@ impl Run {
 }
 
 fn run(text: &str) -> Run {
-    let acks = Arc::new(Mutex::new(Vec::new()));
-    let arrivals = Arc::new(Mutex::new(Vec::new()));
+    let (ack_spy, acks) = Spy::new(ack_numbers);
+    // Data packet numbers (from 1) reaching the receiver's node.
+    let (data_spy, arrivals) = Spy::new(|p: &Packet, _| {
+        (p.kind == PacketKind::TcpData && p.payload_len > 0).then_some(p.seq / 1000 + 1)
+    });
     let mut world = scenario(text).build(None).unwrap();
     let node = |w: &World, name: &str| w.nodes.iter().position(|n| n.name == name).unwrap();
     let (s, d) = (node(&world, "S"), node(&world, "D"));
-    world.nodes[s].add_agent(Box::new(AckSpy(acks.clone())));
-    world.nodes[d].add_agent(Box::new(DataSpy(arrivals.clone())));
+    world.nodes[s].add_agent(Box::new(ack_spy));
+    world.nodes[d].add_agent(Box::new(data_spy));
     let r = world.finish();
     let acks = acks.lock().unwrap().clone();
     let arrivals = arrivals.lock().unwrap().clone();

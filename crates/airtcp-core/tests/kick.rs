@@ -4,7 +4,6 @@
 //! dropped to force retransmission timeouts.
 
 mod common;
-use airtcp_core::agents::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use airtcp_core::net::packet::{Packet, PacketKind};
 use airtcp_core::sim::TimeNs;
 use airtcp_core::tcp::kick::KICK;
@@ -165,38 +164,20 @@ fn kick_unaware_node_lets_kicks_die_by_ttl() {
     assert_eq!(f.delivered_bytes, 5360);
 }
 
-/// Counts packets with the K bit that reach its node.
-struct KickSpy(std::sync::Arc<std::sync::atomic::AtomicU64>);
-
-impl NodeAgent for KickSpy {
-    fn name(&self) -> &'static str {
-        "kick_spy"
-    }
-    fn on_packet(
-        &mut self,
-        _now: TimeNs,
-        pkt: &mut Packet,
-        _i: Ingress,
-        _o: &mut AgentOutput,
-    ) -> AgentVerdict {
-        if pkt.kind == PacketKind::TcpData && pkt.has_flag(KICK) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        AgentVerdict::Pass
-    }
-}
-
 #[test]
 fn no_kick_reaches_the_wireline_receiver_through_a_kick_aware_node() {
-    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    // Records the sequence number of every kick (K bit) reaching FH.
+    let (spy, kicks) = Spy::new(|p: &Packet, _| {
+        (p.kind == PacketKind::TcpData && p.has_flag(KICK)).then_some(p.seq)
+    });
     let mut w = scenario(&upload(r#"{ interval = "100ms" }"#, true, &[1, 2, 4, 7, 8]))
         .build(None)
         .unwrap();
     let fh = w.nodes.iter().position(|n| n.name == "FH").unwrap();
-    w.nodes[fh].add_agent(Box::new(KickSpy(seen.clone())));
+    w.nodes[fh].add_agent(Box::new(spy));
     let r = w.finish();
     assert!(r.flows[0].kicks_sent >= 3, "{}", r.flows[0].kicks_sent);
-    assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 0);
+    assert_eq!(*kicks.lock().unwrap(), Vec::<u64>::new());
     assert_eq!(r.flows[0].transfers_completed, 1);
 }
 

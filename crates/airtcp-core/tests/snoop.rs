@@ -4,12 +4,8 @@
 //! packets (numbered from 1 over BS -> MH) are dropped.
 
 mod common;
-use std::sync::{Arc, Mutex};
 
-use airtcp_core::agents::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use airtcp_core::metrics::RunResult;
-use airtcp_core::net::packet::{Packet, PacketKind};
-use airtcp_core::sim::TimeNs;
 use airtcp_core::tcp::sender::TraceEvent;
 use airtcp_core::world::{FlowKind, World};
 use common::*;
@@ -54,32 +50,11 @@ app = {{ kind = "file", size = "{size}B" }}
     )
 }
 
-/// Records the ACK numbers reaching the fixed host's node.
-struct AckSpy(Arc<Mutex<Vec<u64>>>);
-
-impl NodeAgent for AckSpy {
-    fn name(&self) -> &'static str {
-        "ack_spy"
-    }
-    fn on_packet(
-        &mut self,
-        _now: TimeNs,
-        pkt: &mut Packet,
-        ingress: Ingress,
-        _o: &mut AgentOutput,
-    ) -> AgentVerdict {
-        if pkt.kind == PacketKind::TcpAck && ingress != Ingress::Local {
-            self.0.lock().unwrap().push(pkt.ack);
-        }
-        AgentVerdict::Pass
-    }
-}
-
 fn run(text: &str) -> (World, RunResult, Vec<u64>) {
-    let acks = Arc::new(Mutex::new(Vec::new()));
+    let (spy, acks) = Spy::new(ack_numbers);
     let mut w = scenario(text).build(None).unwrap();
     let fh = w.nodes.iter().position(|n| n.name == "FH").unwrap();
-    w.nodes[fh].add_agent(Box::new(AckSpy(acks.clone())));
+    w.nodes[fh].add_agent(Box::new(spy));
     let r = w.finish();
     let acks = acks.lock().unwrap().clone();
     (w, r, acks)

@@ -132,3 +132,58 @@ pub fn check_scenario_err(e: &ScenarioError, line: usize, field: &str, words: &s
         "{text}"
     );
 }
+
+/// A node agent that passes every packet and records a number from each one
+/// `pick` selects (ACK numbers reaching a sender, packets reaching a
+/// receiver, kicks...). The records are shared with the test.
+pub struct Spy<F> {
+    pub seen: std::sync::Arc<std::sync::Mutex<Vec<u64>>>,
+    pick: F,
+}
+
+impl<F> Spy<F>
+where
+    F: Fn(&airtcp_core::net::packet::Packet, airtcp_core::agents::Ingress) -> Option<u64> + Send,
+{
+    pub fn new(pick: F) -> (Self, std::sync::Arc<std::sync::Mutex<Vec<u64>>>) {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        (
+            Self {
+                seen: seen.clone(),
+                pick,
+            },
+            seen,
+        )
+    }
+}
+
+impl<F> airtcp_core::agents::NodeAgent for Spy<F>
+where
+    F: Fn(&airtcp_core::net::packet::Packet, airtcp_core::agents::Ingress) -> Option<u64> + Send,
+{
+    fn name(&self) -> &'static str {
+        "spy"
+    }
+    fn on_packet(
+        &mut self,
+        _now: airtcp_core::sim::TimeNs,
+        pkt: &mut airtcp_core::net::packet::Packet,
+        ingress: airtcp_core::agents::Ingress,
+        _out: &mut airtcp_core::agents::AgentOutput,
+    ) -> airtcp_core::agents::AgentVerdict {
+        if let Some(v) = (self.pick)(pkt, ingress) {
+            self.seen.lock().unwrap().push(v);
+        }
+        airtcp_core::agents::AgentVerdict::Pass
+    }
+}
+
+/// Picks the ACK number of every ACK arriving over a link.
+pub fn ack_numbers(
+    pkt: &airtcp_core::net::packet::Packet,
+    ingress: airtcp_core::agents::Ingress,
+) -> Option<u64> {
+    (pkt.kind == airtcp_core::net::packet::PacketKind::TcpAck
+        && ingress != airtcp_core::agents::Ingress::Local)
+        .then_some(pkt.ack)
+}
