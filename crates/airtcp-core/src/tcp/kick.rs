@@ -16,7 +16,7 @@
 
 use crate::net::packet::{flags, Packet, PacketKind};
 use crate::sim::TimeNs;
-use crate::tcp::sender::{SenderCore, SenderHook, TraceEvent};
+use crate::tcp::core::{SenderCore, SenderHook, TraceEvent};
 
 /// The K bit: the first reserved bit of the TCP header (draft §2: "one bit
 /// among the 6 reserved bits").

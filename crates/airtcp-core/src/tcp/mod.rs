@@ -3,6 +3,7 @@
 
 pub mod cc;
 pub mod classify;
+pub mod core;
 pub mod kick;
 pub mod mecn;
 pub mod receiver;

@@ -9,7 +9,7 @@ pub mod tahoe;
 
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
-use crate::tcp::sender::SenderCore;
+use crate::tcp::core::SenderCore;
 
 pub use newreno::NewRenoRecovery;
 pub use reno::RenoRecovery;

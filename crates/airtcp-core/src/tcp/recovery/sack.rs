@@ -6,7 +6,7 @@
 use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
-use crate::tcp::sender::SenderCore;
+use crate::tcp::core::SenderCore;
 
 #[derive(Clone, Debug, Default)]
 pub struct SackRecovery;

@@ -6,8 +6,8 @@ use super::standard::standard_timeout;
 use super::TimeoutResponse;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
+use crate::tcp::core::SenderCore;
 use crate::tcp::recovery::LossRecovery;
-use crate::tcp::sender::SenderCore;
 
 /// State saved at a timeout so that it can be undone (RFC 4015 §3.1 steps
 /// (1) and (2)), and the response (steps (3)–(5)).

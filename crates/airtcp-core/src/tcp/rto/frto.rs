@@ -10,8 +10,8 @@ use super::standard::{standard_timeout, standard_timeout_actions};
 use super::TimeoutResponse;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
+use crate::tcp::core::SenderCore;
 use crate::tcp::recovery::LossRecovery;
-use crate::tcp::sender::SenderCore;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {

@@ -9,8 +9,8 @@ pub mod standard;
 
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
+use crate::tcp::core::SenderCore;
 use crate::tcp::recovery::LossRecovery;
-use crate::tcp::sender::SenderCore;
 
 pub use dclor::DclorTimeout;
 pub use eifel::EifelTimeout;

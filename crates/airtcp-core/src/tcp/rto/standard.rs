@@ -10,8 +10,8 @@ use super::TimeoutResponse;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
 use crate::tcp::classify::{LossCause, LossDetection};
+use crate::tcp::core::SenderCore;
 use crate::tcp::recovery::LossRecovery;
-use crate::tcp::sender::SenderCore;
 
 /// The whole standard response: the actions above, then RFC 6298 (5.6)
 /// restart the timer with the backed-off RTO and (5.4) retransmit.

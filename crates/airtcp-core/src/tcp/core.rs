@@ -1,0 +1,820 @@
+//! The sender state every pluggable part works on: sequence numbers, the
+//! window, the RTT estimator, the scoreboard, statistics and the trace, and
+//! the bookkeeping they share (sending, retransmitting, applying an ACK,
+//! the congestion signal). The parts (`cc/`, `classify/`, `recovery/`,
+//! `rto/`, `kick.rs`) depend on this module; `sender.rs` composes them, so
+//! nothing here names a recovery strategy or a timeout response.
+
+use crate::net::packet::{flags, Ecn, Packet, PacketKind, DEFAULT_TTL};
+use crate::sim::TimeNs;
+use crate::tcp::cc::{CongestionControl, Window};
+use crate::tcp::classify::{LossCause, LossClassifier, LossDetection};
+use crate::tcp::mecn::{self, MecnLevel};
+use crate::tcp::rtt::{RtoConfig, RttEstimator};
+use crate::tcp::scoreboard::Scoreboard;
+
+/// Static configuration of a sender.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SenderConfig {
+    pub flow: u32,
+    pub epoch: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Sender maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    pub initial_cwnd_segments: u32,
+    pub initial_ssthresh_bytes: u64,
+    pub rto: RtoConfig,
+    /// RFC 7323 timestamps option on every segment, with RTTM.
+    pub timestamps: bool,
+    /// RFC 3168 ECN-capable transport.
+    pub ecn: bool,
+    /// Open the connection with SYN / SYN-ACK; otherwise start established
+    /// (like ns-2's one-way agents).
+    pub handshake: bool,
+    /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
+    pub dupthresh: u32,
+    /// Restart the retransmission timer when fast retransmit sends.
+    pub restart_rto_on_fast_retransmit: bool,
+    /// Keep a per-event trace (tests and diagnostics).
+    pub trace: bool,
+    /// Multi-level ECN (`crate::tcp::mecn`): new data carries `01`, the
+    /// reduced-window signal is MECN's, and the congestion controller's
+    /// `mark_response` sees every echoed level.
+    pub mecn: bool,
+}
+
+impl SenderConfig {
+    /// RFC 5681 §3.1 initial window for a given SMSS.
+    pub fn rfc5681_initial_window(mss: u32) -> u32 {
+        if mss > 2190 {
+            2
+        } else if mss > 1095 {
+            3
+        } else {
+            4
+        }
+    }
+}
+
+/// Counters reported per flow.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Losses the classifier called non-congestion (no window reduction).
+    pub non_congestion_losses: u64,
+    /// Sum of the RTO values that expired (for the PFTK model's T0).
+    pub expired_rto_sum_ns: u128,
+    /// Sum of the base (un-backed-off) RTO at each first expiry.
+    pub first_expiry_rto_sum_ns: u128,
+    pub first_expiries: u64,
+    /// Timeouts the timeout response (Eifel, F-RTO, DCLOR) judged spurious.
+    pub spurious_timeouts_detected: u64,
+    /// Integral of cwnd over the connection's life (byte-ns) and that
+    /// life (ns), for the time-averaged cwnd.
+    pub cwnd_byte_ns: u128,
+    pub cwnd_time_ns: u128,
+}
+
+/// One entry of the optional per-sender trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    Send {
+        seq: u64,
+        len: u32,
+        retransmission: bool,
+    },
+    FastRetransmit {
+        seq: u64,
+    },
+    Timeout {
+        seq: u64,
+    },
+    RecoveryExit {
+        ack: u64,
+    },
+    /// RFC 3168 §6.1.2 window reduction on ECN-Echo.
+    EcnReduction,
+    /// Kick TCP: a kick segment (K bit set) for `seq` left the sender.
+    Kick {
+        seq: u64,
+    },
+    Window {
+        cwnd: u64,
+        ssthresh: u64,
+    },
+    RttSample {
+        rtt_ns: TimeNs,
+    },
+}
+
+/// A loss the sender detected and how its classifier judged it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossDecision {
+    pub seq: u64,
+    /// When the segment's latest transmission left (to match it with the
+    /// packet that died, if one did).
+    pub last_sent_ns: TimeNs,
+    pub how: LossDetection,
+    pub cause: LossCause,
+    /// The response cut the window to half or less (a timeout, or a new
+    /// ssthresh at most half the cwnd at the loss).
+    pub halved_window: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnState {
+    Closed,
+    SynSent,
+    Established,
+}
+
+/// The sender state shared by the pluggable parts. Field names follow the
+/// RFCs: snd_una = HighACK, snd_max = HighData (RFC 6675 §2).
+pub struct SenderCore {
+    pub cfg: SenderConfig,
+    pub mss: u64,
+    pub state: ConnState,
+    pub snd_una: u64,
+    /// Next sequence number to send (below snd_max during go-back-N).
+    pub snd_nxt: u64,
+    /// One past the highest sequence number sent (HighData).
+    pub snd_max: u64,
+    pub w: Window,
+    /// Peer's advertised window.
+    pub rwnd: u64,
+    /// Bytes the application has handed to TCP so far.
+    pub app_limit: u64,
+    pub dupacks: u32,
+    pub in_recovery: bool,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; None before any loss.
+    pub recover: Option<u64>,
+    /// The last loss response was a timeout (so `recover` marks data sent
+    /// before it).
+    pub recover_from_timeout: bool,
+    /// RFC 6675 HighRxt.
+    pub high_rxt: u64,
+    /// The window fast recovery deflates to: ssthresh after a congestion
+    /// loss, the pre-loss cwnd after a non-congestion one.
+    pub recovery_cwnd: u64,
+    /// Classifier decisions not yet collected by the simulator.
+    pub loss_decisions: Vec<LossDecision>,
+    /// RFC 6675 §5.1: after a timeout, SACK senders retransmit what is
+    /// deemed lost from the scoreboard until the RecoveryPoint is acked.
+    pub sack_after_timeout: bool,
+    pub sack_enabled: bool,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    /// Retransmission timer deadline (None = stopped).
+    pub rto_deadline: Option<TimeNs>,
+    /// Incremented whenever the retransmission timer is set, reset or stopped.
+    pub rto_generation: u64,
+    /// Segment being timed without timestamps: (end seq, send time).
+    timed: Option<(u64, TimeNs)>,
+    /// RFC 3168 §6.1.2: no second ECN reduction until this is acked.
+    ecn_recover: u64,
+    cwr_pending: bool,
+    /// TSval of the last ACK, echoed in TSecr (RFC 7323 §4.3).
+    ts_recent: u64,
+    syn_retransmitted: bool,
+    syn_sent_ns: TimeNs,
+    /// When the window was last reduced (once-per-RTT rule).
+    pub last_reduction_ns: Option<TimeNs>,
+    /// An ACK with a SACK block has arrived (DCLOR §6).
+    pub sack_seen: bool,
+    cwnd_accounted_ns: Option<TimeNs>,
+    pub cc: Box<dyn CongestionControl>,
+    pub classifier: Box<dyn LossClassifier>,
+    pub stats: SenderStats,
+    pub trace: Vec<(TimeNs, TraceEvent)>,
+}
+
+impl SenderCore {
+    /// A new SenderCore in the closed state with the initial window (RFC
+    /// 5681 §3.1) and timer (RFC 6298 (2.1)) of `cfg`.
+    pub fn new(
+        cfg: SenderConfig,
+        cc: Box<dyn CongestionControl>,
+        classifier: Box<dyn LossClassifier>,
+        sack_enabled: bool,
+    ) -> Self {
+        let mss = cfg.mss as u64;
+        Self {
+            mss,
+            state: ConnState::Closed,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            w: Window {
+                cwnd: cfg.initial_cwnd_segments as u64 * mss,
+                ssthresh: cfg.initial_ssthresh_bytes,
+                mss,
+            },
+            rwnd: u64::MAX,
+            app_limit: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            recover_from_timeout: false,
+            high_rxt: 0,
+            recovery_cwnd: 0,
+            loss_decisions: Vec::new(),
+            sack_after_timeout: false,
+            sack_enabled,
+            sb: Scoreboard::new(),
+            rtt: RttEstimator::new(cfg.rto),
+            rto_deadline: None,
+            rto_generation: 0,
+            timed: None,
+            ecn_recover: 0,
+            cwr_pending: false,
+            ts_recent: 0,
+            syn_retransmitted: false,
+            syn_sent_ns: 0,
+            last_reduction_ns: None,
+            sack_seen: false,
+            cwnd_accounted_ns: None,
+            cc,
+            classifier,
+            stats: SenderStats::default(),
+            trace: Vec::new(),
+            cfg,
+        }
+    }
+
+    /// Send (or resend) the SYN and start its timer.
+    pub fn send_syn(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        let c = self;
+        c.syn_sent_ns = now_ns;
+        out.push(Packet {
+            kind: PacketKind::TcpData,
+            flow: c.cfg.flow,
+            epoch: c.cfg.epoch,
+            src: c.cfg.src,
+            dst: c.cfg.dst,
+            ttl: DEFAULT_TTL,
+            flags: flags::SYN
+                | if c.cfg.ecn {
+                    flags::ECE | flags::CWR
+                } else {
+                    0
+                },
+            has_ts: c.cfg.timestamps,
+            ts_val: now_ns,
+            sent_ns: now_ns,
+            ..Default::default()
+        });
+        c.restart_rto_timer(now_ns);
+    }
+
+    /// The SYN's timer expired: RFC 6298 (5.5)-(5.7) for the SYN.
+    pub fn on_syn_timeout(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        self.rtt.back_off();
+        self.syn_retransmitted = true;
+        self.stats.timeouts += 1;
+        self.send_syn(now_ns, out);
+    }
+
+    /// A SYN-ACK arrived: become established, take the RTT sample of the
+    /// SYN unless it was retransmitted (RFC 6298 (5.7)) and start sending.
+    pub fn on_syn_ack(&mut self, now_ns: TimeNs, ack: &Packet, out: &mut Vec<Packet>) {
+        if self.state != ConnState::SynSent || !ack.has_flag(flags::ACK) {
+            return;
+        }
+        self.state = ConnState::Established;
+        self.rwnd = ack.wnd;
+        self.ts_recent = ack.ts_val;
+        if self.syn_retransmitted {
+            self.rtt.reset_after_syn_timeout();
+        } else {
+            let sample = now_ns - self.syn_sent_ns;
+            self.take_rtt_sample(now_ns, sample);
+        }
+        self.stop_rto_timer();
+        self.send_pending(now_ns, out);
+    }
+
+    /// The congestion echoes of an acceptable ACK: RFC 3168 §6.1.2's
+    /// ECN-Echo reduction (at most one per window of data) and the
+    /// multi-level ECN level.
+    pub fn congestion_echo(&mut self, now_ns: TimeNs, ack: &Packet) {
+        if self.cfg.ecn
+            && ack.has_flag(flags::ECE)
+            && !self.in_recovery
+            && self.snd_una >= self.ecn_recover
+        {
+            let flight = self.flight_size();
+            self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
+            self.w.cwnd = self.w.ssthresh;
+            self.cwr_pending = true;
+            self.ecn_recover = self.snd_max;
+            self.stats.ecn_reductions += 1;
+            self.trace(now_ns, TraceEvent::EcnReduction);
+            self.trace_window(now_ns);
+        }
+        if self.cfg.mecn {
+            if let Some(level) = mecn::echoed_level(ack) {
+                self.mecn_feedback(now_ns, level);
+            }
+        }
+    }
+
+    /// FlightSize (RFC 5681 §2): sent but not cumulatively acknowledged.
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// RFC 6582 §4: duplicate ACKs that do not cover `recover` set by a
+    /// timeout are for data sent before it and must not trigger a fast
+    /// retransmit.
+    pub fn dupacks_predate_timeout(&self) -> bool {
+        self.recover_from_timeout && self.recover.is_some_and(|r| self.snd_una <= r)
+    }
+
+    /// All data handed over by the application has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= self.app_limit && self.state == ConnState::Established
+    }
+
+    pub fn trace(&mut self, now_ns: TimeNs, ev: TraceEvent) {
+        if self.cfg.trace {
+            self.trace.push((now_ns, ev));
+        }
+    }
+
+    /// Loss recovery ended at the current snd_una.
+    pub fn trace_recovery_exit(&mut self, now_ns: TimeNs) {
+        let ack = self.snd_una;
+        self.trace(now_ns, TraceEvent::RecoveryExit { ack });
+        self.trace_window(now_ns);
+    }
+
+    pub fn trace_window(&mut self, now_ns: TimeNs) {
+        let ev = TraceEvent::Window {
+            cwnd: self.w.cwnd,
+            ssthresh: self.w.ssthresh,
+        };
+        self.trace(now_ns, ev);
+    }
+
+    /// (Re)start the retransmission timer with the current RTO
+    /// (RFC 6298 (5.1), (5.3), (5.6)).
+    pub fn restart_rto_timer(&mut self, now_ns: TimeNs) {
+        self.rto_deadline = Some(now_ns + self.rtt.rto_ns());
+        self.rto_generation += 1;
+    }
+
+    /// RFC 6298 (5.2).
+    pub fn stop_rto_timer(&mut self) {
+        if self.rto_deadline.is_some() {
+            self.rto_deadline = None;
+            self.rto_generation += 1;
+        }
+    }
+
+    /// Ask the classifier about a detected loss of the segment at snd_una
+    /// and, if it is congestion, set ssthresh (RFC 5681 (4) via the
+    /// congestion controller). The decision is recorded for scoring against
+    /// the ground truth.
+    pub fn congestion_signal(&mut self, now_ns: TimeNs, how: LossDetection) -> LossCause {
+        let seq = self.snd_una;
+        let cause = self.classifier.classify(now_ns, seq, how, &self.rtt);
+        let last_sent_ns = self.sb.get(0).map_or(0, |s| s.last_sent_ns);
+        let cwnd_before = self.w.cwnd;
+        self.loss_decisions.push(LossDecision {
+            seq,
+            last_sent_ns,
+            how,
+            cause,
+            halved_window: false,
+        });
+        match cause {
+            LossCause::Congestion => {
+                if how == LossDetection::DuplicateAcks && !self.reduction_allowed(now_ns) {
+                    // MECN §2.3 / WMECN §3.2: reduce at most once per RTT;
+                    // the loss is still retransmitted, the window kept.
+                    return LossCause::NonCongestion;
+                }
+                let flight = self.flight_size();
+                self.w.ssthresh = match self.classifier.graded_keep() {
+                    Some(keep) => self
+                        .cc
+                        .ssthresh_after_graded_congestion(&self.w, flight, keep),
+                    None => self.cc.ssthresh_after_congestion(&self.w, flight),
+                };
+                self.note_reduction(now_ns);
+                // A timeout collapses cwnd; otherwise the window recovery
+                // heads for is the new ssthresh.
+                let halved = how == LossDetection::Timeout || 2 * self.w.ssthresh <= cwnd_before;
+                if let Some(d) = self.loss_decisions.last_mut() {
+                    d.halved_window = halved;
+                }
+            }
+            LossCause::NonCongestion => self.stats.non_congestion_losses += 1,
+        }
+        cause
+    }
+
+    /// May the window be reduced now? Always, unless the congestion
+    /// controller reduces at most once per RTT and the last reduction is
+    /// less than one SRTT old.
+    pub fn reduction_allowed(&self, now_ns: TimeNs) -> bool {
+        if !self.cc.once_per_rtt() {
+            return true;
+        }
+        match (self.last_reduction_ns, self.rtt.srtt_ns()) {
+            (Some(t), Some(srtt)) => now_ns >= t + srtt,
+            _ => true,
+        }
+    }
+
+    /// Remember a window reduction (once-per-RTT rule, MECN's CWR signal).
+    fn note_reduction(&mut self, now_ns: TimeNs) {
+        self.last_reduction_ns = Some(now_ns);
+        if self.cfg.mecn {
+            self.cwr_pending = true;
+        }
+    }
+
+    /// MECN §2.3: an ACK echoed congestion `level`; the congestion
+    /// controller says how much of cwnd to keep. At most once per RTT and
+    /// not during loss recovery.
+    fn mecn_feedback(&mut self, now_ns: TimeNs, level: MecnLevel) {
+        let Some(keep) = self.cc.mark_response(level) else {
+            return;
+        };
+        if self.in_recovery || !self.reduction_allowed(now_ns) {
+            return;
+        }
+        self.w.ssthresh = ((self.w.cwnd as f64 * keep) as u64).max(2 * self.mss);
+        self.w.cwnd = self.w.ssthresh;
+        self.note_reduction(now_ns);
+        self.stats.ecn_reductions += 1;
+        self.trace(now_ns, TraceEvent::EcnReduction);
+        self.trace_window(now_ns);
+    }
+
+    /// Common entry into fast retransmit / fast recovery (RFC 5681 §3.2
+    /// steps 2–3, RFC 6582 §3.2 step 2, RFC 6675 §5 step 4): classify, set
+    /// ssthresh, remember the recovery point, retransmit the first
+    /// unacknowledged segment. Returns the classifier's verdict. The window
+    /// recovery works towards is the new ssthresh after a congestion loss
+    /// and the current cwnd after a non-congestion loss (retransmit, do not
+    /// reduce; ssthresh is left alone).
+    pub fn begin_fast_retransmit(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> LossCause {
+        let cwnd_before = self.w.cwnd;
+        let cause = self.congestion_signal(now_ns, LossDetection::DuplicateAcks);
+        self.recovery_cwnd = match cause {
+            LossCause::Congestion => self.w.ssthresh,
+            LossCause::NonCongestion => cwnd_before,
+        };
+        self.in_recovery = true;
+        self.recover = Some(self.snd_max);
+        self.recover_from_timeout = false;
+        self.stats.fast_retransmits += 1;
+        let seq = self.snd_una;
+        self.trace(now_ns, TraceEvent::FastRetransmit { seq });
+        // RFC 6298 leaves this open; ns-2's Reno (dupack_action:
+        // reset_rtx_timer) and Linux restart the timer with the fast
+        // retransmission, so that its ACK, one RTT away, is not pre-empted
+        // by an RTO armed for the lost original.
+        if self.cfg.restart_rto_on_fast_retransmit {
+            self.restart_rto_timer(now_ns);
+        }
+        self.retransmit_first(now_ns, out);
+        cause
+    }
+
+    /// Retransmit the segment at snd_una.
+    pub fn retransmit_first(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        if let Some(i) = self.sb.index_of(self.snd_una) {
+            self.retransmit_index(i, now_ns, out);
+        }
+    }
+
+    /// Retransmit the scoreboard segment at index `i`.
+    pub fn retransmit_index(&mut self, i: usize, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        let rec = self.sb.mark_retransmitted(i, now_ns);
+        if self.high_rxt < rec.end {
+            self.high_rxt = rec.end;
+        }
+        // Karn's rule (RFC 6298 §3): never time a retransmitted segment.
+        if self.timed.is_some_and(|(end, _)| end > rec.start) {
+            self.timed = None;
+        }
+        self.emit(now_ns, rec.start, rec.len() as u32, out);
+    }
+
+    /// Build and queue one data segment; starts the timer if it is not
+    /// running (RFC 6298 (5.1)).
+    fn emit(&mut self, now_ns: TimeNs, seq: u64, len: u32, out: &mut Vec<Packet>) {
+        let retransmission = seq < self.snd_max;
+        let mut f = flags::ACK;
+        if self.cwr_pending && !retransmission {
+            f |= if self.cfg.mecn {
+                mecn::MECN_BITS
+            } else {
+                flags::CWR
+            };
+            self.cwr_pending = false;
+        }
+        let pkt = Packet {
+            kind: PacketKind::TcpData,
+            flow: self.cfg.flow,
+            epoch: self.cfg.epoch,
+            src: self.cfg.src,
+            dst: self.cfg.dst,
+            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+            // MECN marks new data `01` (no congestion) the same way.
+            ecn: if self.cfg.ecn && !retransmission {
+                Ecn::Ect0
+            } else if self.cfg.mecn && !retransmission {
+                MecnLevel::NoCongestion.to_ip()
+            } else {
+                Ecn::NotEct
+            },
+            ttl: DEFAULT_TTL,
+            flags: f,
+            seq,
+            payload_len: len,
+            has_ts: self.cfg.timestamps,
+            ts_val: now_ns,
+            ts_ecr: self.ts_recent,
+            is_retransmission: retransmission,
+            sent_ns: now_ns,
+            ..Default::default()
+        };
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        if retransmission {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len as u64;
+        }
+        self.trace(
+            now_ns,
+            TraceEvent::Send {
+                seq,
+                len,
+                retransmission,
+            },
+        );
+        if self.rto_deadline.is_none() {
+            self.restart_rto_timer(now_ns);
+        }
+        out.push(pkt);
+    }
+
+    /// A kick or probe copy of the first unacknowledged segment, built like
+    /// the retransmission the RTO would send but not recorded as one.
+    pub fn copy_of_first_segment(&self, now_ns: TimeNs) -> Option<Packet> {
+        let rec = self.sb.get(0)?;
+        Some(Packet {
+            kind: PacketKind::TcpData,
+            flow: self.cfg.flow,
+            epoch: self.cfg.epoch,
+            src: self.cfg.src,
+            dst: self.cfg.dst,
+            ttl: DEFAULT_TTL,
+            flags: flags::ACK,
+            seq: rec.start,
+            payload_len: rec.len() as u32,
+            has_ts: self.cfg.timestamps,
+            ts_val: now_ns,
+            ts_ecr: self.ts_recent,
+            is_retransmission: true,
+            sent_ns: now_ns,
+            ..Default::default()
+        })
+    }
+
+    fn send_window(&self) -> u64 {
+        self.w.cwnd.min(self.rwnd)
+    }
+
+    /// Send whatever the window, the application and the recovery state
+    /// allow.
+    pub fn send_pending(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        if self.state != ConnState::Established {
+            return;
+        }
+        if self.sack_enabled && (self.in_recovery || self.sack_after_timeout) {
+            self.send_by_pipe(now_ns, out);
+        } else {
+            self.send_in_order(now_ns, out);
+        }
+    }
+
+    /// Window-limited sending from snd_nxt: go-back-N retransmissions first
+    /// (after a timeout, snd_nxt < snd_max), then new data.
+    fn send_in_order(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        loop {
+            let limit = self.snd_una + self.send_window();
+            if self.snd_nxt < self.snd_max {
+                let Some(i) = self.sb.index_of(self.snd_nxt) else {
+                    break;
+                };
+                let rec = *self.sb.get(i).expect("index_of returned it");
+                if rec.end > limit && self.snd_nxt > self.snd_una {
+                    break;
+                }
+                self.retransmit_index(i, now_ns, out);
+                self.snd_nxt = rec.end;
+            } else {
+                let len = (self.app_limit - self.snd_nxt.min(self.app_limit)).min(self.mss);
+                if len == 0 || (self.snd_nxt + len > limit && self.snd_nxt > self.snd_una) {
+                    break;
+                }
+                self.send_new(now_ns, len as u32, out);
+            }
+        }
+    }
+
+    pub fn send_new(&mut self, now_ns: TimeNs, len: u32, out: &mut Vec<Packet>) {
+        let seq = self.snd_max;
+        self.sb.push_new(seq, seq + len as u64, now_ns);
+        if self.timed.is_none() && !self.cfg.timestamps {
+            self.timed = Some((seq + len as u64, now_ns));
+        }
+        self.emit(now_ns, seq, len, out);
+        self.snd_max = seq + len as u64;
+        self.snd_nxt = self.snd_max;
+    }
+
+    /// RFC 6675 §5 (C): while cwnd - pipe >= 1 SMSS, send NextSeg().
+    fn send_by_pipe(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        loop {
+            let pipe = self.sb.pipe(self.high_rxt);
+            if self.w.cwnd < pipe + self.mss {
+                break;
+            }
+            // NextSeg rule (1); after a timeout every unSACKed segment is a
+            // candidate (RFC 6675 §5.1).
+            let lost = if self.sack_after_timeout && !self.in_recovery {
+                self.sb.next_lost_segment_any(self.high_rxt)
+            } else {
+                self.sb.next_lost_segment(self.high_rxt)
+            };
+            if let Some(i) = lost {
+                self.retransmit_index(i, now_ns, out);
+                continue;
+            }
+            // Rule (2): new data, within the receiver's window.
+            let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
+            if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd {
+                self.send_new(now_ns, len as u32, out);
+                continue;
+            }
+            // Rule (3).
+            if let Some(i) = self.sb.next_unsacked_segment(self.high_rxt) {
+                self.retransmit_index(i, now_ns, out);
+                continue;
+            }
+            break;
+        }
+    }
+
+    /// Let the congestion controller grow the window for `acked` new bytes.
+    pub fn grow_window(&mut self, now_ns: TimeNs, acked: u64) {
+        let rtt = self.rtt.latest_rtt_ns();
+        self.cc.on_ack(&mut self.w, acked, now_ns, rtt);
+    }
+
+    pub fn record_timeout(&mut self, now_ns: TimeNs) {
+        self.stats.timeouts += 1;
+        self.stats.expired_rto_sum_ns += self.rtt.rto_ns() as u128;
+        if self.rtt.backoff_count() == 0 {
+            self.stats.first_expiries += 1;
+            self.stats.first_expiry_rto_sum_ns += self.rtt.base_rto_ns() as u128;
+        }
+        let seq = self.snd_una;
+        self.trace(now_ns, TraceEvent::Timeout { seq });
+    }
+
+    /// Bookkeeping every acceptable ACK needs: the peer's window, the
+    /// timestamp to echo, SACK blocks (RFC 2018 / RFC 6675 Update()), and,
+    /// if it acknowledges new data, an RTT sample (RFC 7323 RTTM, else the
+    /// timed segment with Karn's rule; skipped when `sample_rtt` is false)
+    /// and the cumulative ACK itself. Returns the newly acknowledged bytes.
+    pub fn apply_ack(&mut self, now_ns: TimeNs, ack: &Packet, sample_rtt: bool) -> u64 {
+        let ackno = ack.ack;
+        if ackno > self.snd_max || ackno < self.snd_una {
+            return 0;
+        }
+        self.rwnd = ack.wnd;
+        if ack.has_ts {
+            self.ts_recent = ack.ts_val;
+        }
+        if ack.sack_count > 0 {
+            self.sack_seen = true;
+            if self.sack_enabled {
+                self.sb.apply_sack(ack.sack_blocks());
+            }
+        }
+        if ackno == self.snd_una {
+            return 0;
+        }
+        if sample_rtt {
+            if self.cfg.timestamps && ack.has_ts && ack.ts_ecr > 0 {
+                let sample = now_ns.saturating_sub(ack.ts_ecr);
+                self.take_rtt_sample(now_ns, sample);
+            } else if let Some((end, sent)) = self.timed {
+                if ackno >= end {
+                    self.timed = None;
+                    self.take_rtt_sample(now_ns, now_ns - sent);
+                }
+            }
+        } else if self.timed.is_some_and(|(end, _)| ackno >= end) {
+            self.timed = None;
+        }
+        let acked = self.sb.ack_to(ackno).bytes;
+        self.snd_una = ackno;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        if self.high_rxt < self.snd_una {
+            self.high_rxt = self.snd_una;
+        }
+        self.dupacks = 0;
+        if self.sack_after_timeout && self.recover.is_some_and(|r| self.snd_una >= r) {
+            self.sack_after_timeout = false;
+        }
+        acked
+    }
+
+    /// Send up to `n` segments of new data regardless of cwnd (F-RTO step
+    /// 2b, DCLOR step 4), within the receiver's window. Returns how many
+    /// were sent.
+    pub fn send_new_segments(&mut self, now_ns: TimeNs, n: u32, out: &mut Vec<Packet>) -> u32 {
+        let mut sent = 0;
+        while sent < n {
+            let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
+            if len == 0 || self.snd_max + len > self.snd_una + self.rwnd {
+                break;
+            }
+            self.send_new(now_ns, len as u32, out);
+            sent += 1;
+        }
+        sent
+    }
+
+    /// Undo the loss marks a timeout put on every unSACKed segment and
+    /// resume sending from snd_max (a timeout found spurious, RFC 4015).
+    pub fn undo_timeout_go_back_n(&mut self) {
+        self.sb.clear_loss_marks();
+        self.sack_after_timeout = false;
+        self.snd_nxt = self.snd_max;
+        self.high_rxt = self.snd_una;
+    }
+
+    /// Add cwnd x (time since the last call) to the cwnd integral. cwnd
+    /// only changes inside the sender's entry points, which all call this
+    /// first, so the integral is exact.
+    pub fn account_cwnd(&mut self, now_ns: TimeNs) {
+        if let Some(last) = self.cwnd_accounted_ns {
+            let dt = now_ns.saturating_sub(last) as u128;
+            self.stats.cwnd_byte_ns += self.w.cwnd as u128 * dt;
+            self.stats.cwnd_time_ns += dt;
+        }
+        self.cwnd_accounted_ns = Some(now_ns);
+    }
+
+    pub fn forget_timed_segment(&mut self) {
+        self.timed = None;
+    }
+
+    fn take_rtt_sample(&mut self, now_ns: TimeNs, tao_ns: TimeNs) {
+        let sample_ns = self.rtt.measure(now_ns, tao_ns);
+        self.rtt.on_sample(sample_ns);
+        self.trace(now_ns, TraceEvent::RttSample { rtt_ns: sample_ns });
+    }
+}
+
+/// Something that runs beside the sender with a timer of its own and sees
+/// every packet the sender receives first (Kick TCP's kick timer).
+pub trait SenderHook: Send {
+    fn name(&self) -> &'static str;
+    /// The retransmission timer was set or reset (`Some(deadline)`) or
+    /// stopped (`None`).
+    fn on_rto_timer_changed(
+        &mut self,
+        now_ns: TimeNs,
+        rto_deadline: Option<TimeNs>,
+        core: &SenderCore,
+    );
+    /// Offered each arriving packet before TCP; return true to consume it.
+    fn on_packet(&mut self, _now_ns: TimeNs, _pkt: &Packet) -> bool {
+        false
+    }
+    /// Named counters reported per flow.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+    fn deadline(&self) -> Option<TimeNs>;
+    fn on_timer(&mut self, now_ns: TimeNs, core: &mut SenderCore, out: &mut Vec<Packet>);
+}
