@@ -60,6 +60,9 @@ def mean(x: np.ndarray) -> float:
     return float(np.mean(x)) if len(x) else math.nan
 
 
+mean.is_mean = True  # stats.py: paired t intervals for differences of means
+
+
 def percentile(q: float) -> Callable[[np.ndarray], float]:
     """The q-th percentile (numpy's default, linear interpolation), ignoring NaN."""
 
@@ -68,6 +71,7 @@ def percentile(q: float) -> Callable[[np.ndarray], float]:
         return float(np.percentile(x, q)) if len(x) else math.nan
 
     f.__name__ = f"p{q:g}"
+    f.percentile_q = q  # stats.py: order-statistic intervals
     return f
 
 
@@ -104,20 +108,78 @@ class ClaimResult:
 
 
 class Numbers:
-    """Aggregated numbers, looked up by cell, scheme, metric and statistic.
+    """Aggregated numbers, looked up by cell, scheme, metric and statistic,
+    and (for our own numbers) the per-run values behind them.
 
     Claims are written against this view so that the same check runs on our
-    numbers and on the document's. A missing number is NaN.
+    numbers and on the document's. A missing number is NaN. The document's
+    numbers have no runs: :meth:`diff`, :meth:`ratio` and :meth:`interval`
+    then return point estimates without a confidence interval (see
+    :mod:`airtcp.experiments.stats`).
     """
 
-    def __init__(self, values: Mapping[tuple[str, str, str, str], float]):
+    def __init__(
+        self,
+        values: Mapping[tuple[str, str, str, str], float],
+        runs: Mapping[tuple[str, str, str], np.ndarray] | None = None,
+        statistics: Mapping[str, Callable[[np.ndarray], float]] | None = None,
+    ):
         self._v = dict(values)
+        self._runs = dict(runs or {})
+        self._stats = dict(statistics or {})
 
     def get(self, cell: Cell, scheme: str, metric: str, stat: str) -> float:
         return self._v.get((cell_key(cell), scheme, metric, stat), math.nan)
 
     def has(self, cell: Cell, scheme: str, metric: str, stat: str) -> bool:
         return not math.isnan(self.get(cell, scheme, metric, stat))
+
+    @property
+    def has_runs(self) -> bool:
+        """True for our numbers (per-run values known), False for a document's."""
+        return bool(self._runs)
+
+    def runs(self, cell: Cell, scheme: str, metric: str) -> np.ndarray | None:
+        """The metric's value in runs 1..N of (cell, scheme), indexed by run
+        (NaN where a run is missing), or None without per-run values."""
+        return self._runs.get((cell_key(cell), scheme, metric))
+
+    def _stat(self, stat: str) -> Callable[[np.ndarray], float]:
+        try:
+            return self._stats[stat]
+        except KeyError:
+            raise KeyError(f"unknown statistic {stat!r}; known: {sorted(self._stats)}") from None
+
+    def interval(self, cell: Cell, scheme: str, metric: str, stat: str):
+        """The statistic with its 95% CI (:func:`stats.interval`)."""
+        from . import stats
+
+        x = self.runs(cell, scheme, metric)
+        if x is None:
+            return stats.point(self.get(cell, scheme, metric, stat))
+        return stats.interval(x, self._stat(stat))
+
+    def diff(self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None):
+        """stat(a) - stat(b) (scheme ``a`` in ``cell`` against scheme ``b``
+        in ``cell_b``, default the same cell), paired by run, with its 95% CI."""
+        from . import stats
+
+        cb = cell if cell_b is None else cell_b
+        xa, xb = self.runs(cell, a, metric), self.runs(cb, b, metric)
+        if xa is None or xb is None:
+            return stats.point(self.get(cell, a, metric, stat) - self.get(cb, b, metric, stat))
+        return stats.difference(xa, xb, self._stat(stat))
+
+    def ratio(self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None):
+        """stat(a) / stat(b), paired by run, with its 95% CI (see :meth:`diff`)."""
+        from . import stats
+
+        cb = cell if cell_b is None else cell_b
+        xa, xb = self.runs(cell, a, metric), self.runs(cb, b, metric)
+        if xa is None or xb is None:
+            den = self.get(cb, b, metric, stat)
+            return stats.point(self.get(cell, a, metric, stat) / den if den else math.nan)
+        return stats.ratio(xa, xb, self._stat(stat))
 
     def __len__(self) -> int:
         return len(self._v)

@@ -136,6 +136,15 @@ def markdown_report(
         for p in plots:
             L += [f"![{p}]({p})", ""]
     L += ["## Claims", ""]
+    L += [
+        "Every scheme runs the same seeds (common random numbers), so a comparison is judged on the paired "
+        "per-run values: a difference of means by the paired t interval, any other statistic by the paired "
+        "bootstrap; intervals are 95%, shown as `estimate [low, high]`. A comparison holds when its whole "
+        "interval is on the claimed side, fails when the whole interval is on the other side, and is "
+        "*undecided* when the interval straddles the line. The document's own numbers have no runs, so "
+        "they are checked by their point values.",
+        "",
+    ]
     for c in checked:
         cl = c["claim"]
         L += [f"**({cl.id}) {cl.text}**", ""]
@@ -162,7 +171,8 @@ def markdown_report(
         "## Files",
         "",
         "* `runs.csv`, `runs.parquet`: every run (cell parameters, scheme, run, seed, metrics).",
-        "* `summary.csv`: every statistic of every metric per (cell, scheme), with the document's number and the ratio.",
+        "* `summary.csv`: every statistic of every metric per (cell, scheme), its 95% CI (means and percentiles), "
+        "the document's number and the ratio.",
         "* `cache.jsonl`: the run cache (delete it to start afresh).",
         "",
     ]

@@ -29,6 +29,7 @@ from typing import Any
 
 from .. import __version__, _core
 from ..api import Result, load
+from . import stats
 from .base import Experiment, Numbers, cell_key
 
 CACHE_FILE = "cache.jsonl"
@@ -339,8 +340,10 @@ def summarize(exp: Experiment, runs_df) -> tuple[Any, Numbers]:
     """Aggregate every metric with every statistic per (cell, scheme).
 
     Returns a long DataFrame (cell parameters, scheme, metric, statistic,
-    ours, published, ratio, runs, valid) and the :class:`Numbers` view of
-    our values.
+    ours, ci_low, ci_high (95% CI of a mean or a percentile, else NaN),
+    published, ratio, runs, valid) and the :class:`Numbers` view of
+    our values, which keeps every run's value (indexed by run number) for
+    paired confidence intervals (:mod:`airtcp.experiments.stats`).
     """
     import numpy as np
     import pandas as pd
@@ -351,16 +354,26 @@ def summarize(exp: Experiment, runs_df) -> tuple[Any, Numbers]:
     ]
     rows = []
     values: dict[tuple[str, str, str, str], float] = {}
+    per_run: dict[tuple[str, str, str], np.ndarray] = {}
+    n_runs = int(runs_df["run"].max()) if len(runs_df) else 0
     for cell in exp.cells:
         mask = np.ones(len(runs_df), dtype=bool)
         for k, v in cell.items():
             mask &= (runs_df[k] == v).to_numpy()
         for sch in exp.schemes:
             sub = runs_df[mask & (runs_df["scheme"] == sch.name).to_numpy()]
+            run_index = sub["run"].to_numpy(dtype=int) - 1
             for m in metric_names:
                 x = sub[m].to_numpy(dtype=float)
+                by_run = np.full(n_runs, math.nan)
+                by_run[run_index] = x
+                per_run[(cell_key(cell), sch.name, m)] = by_run
                 for sname, fn in exp.statistics.items():
                     ours = fn(x) if len(x) else math.nan
+                    # Error bars: cheap closed-form intervals only (t for a
+                    # mean, order statistics for a percentile); other
+                    # statistics get theirs on demand (Numbers.interval).
+                    ci = stats.interval(x, fn) if stats.is_mean(fn) or stats.quantile_of(fn) is not None else None
                     k = (cell_key(cell), sch.name, m, sname)
                     values[k] = ours
                     pub = exp.published.get(k, math.nan)
@@ -371,10 +384,12 @@ def summarize(exp: Experiment, runs_df) -> tuple[Any, Numbers]:
                             "metric": m,
                             "statistic": sname,
                             "ours": ours,
+                            "ci_low": ci.low if ci is not None else math.nan,
+                            "ci_high": ci.high if ci is not None else math.nan,
                             "published": pub,
                             "ratio": ours / pub if pub and not math.isnan(pub) else math.nan,
                             "runs": len(x),
                             "valid": int(np.count_nonzero(~np.isnan(x))),
                         }
                     )
-    return pd.DataFrame(rows), Numbers(values)
+    return pd.DataFrame(rows), Numbers(values, per_run, exp.statistics)

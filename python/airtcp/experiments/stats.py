@@ -1,0 +1,328 @@
+"""Confidence intervals for judging a document's claims.
+
+Every scheme of a reproduction runs the same seeds: run *i* of scheme A and
+run *i* of scheme B see the same channel realisation, the same fades and the
+same arrivals (common random numbers). A claim "A is faster than B" is
+therefore judged on the *paired* per-run values, not by comparing two means:
+the shared randomness cancels in the difference, so few runs give a tight
+interval, and an interval that straddles the line gives the honest verdict
+"undecided".
+
+Methods (95% two-sided intervals throughout, ``CONFIDENCE``):
+
+* a difference of means: the paired t interval on the per-run differences;
+* a difference (or a ratio) of any other statistic (a percentile, a
+  standard deviation, a tail ratio): the paired bootstrap, resampling run
+  indices (so each resample keeps the pairs together), BCa where it is
+  defined, else the percentile interval. The resampling generator is seeded
+  from the data's identity, so a report is reproducible to the last digit;
+* one statistic alone (error bars): the t interval for a mean, the
+  distribution-free order-statistic interval for a percentile (binomial),
+  the bootstrap otherwise.
+
+Pairs in which either run is NaN (an undefined metric) are dropped and the
+number of pairs used is reported; an unfinished transfer should therefore be
+given a value (``inf`` for a response time) rather than NaN, so that the
+comparison is over all runs.
+
+Numbers a document published come without runs: an :class:`Interval` built
+from them has only a point estimate (``has_ci`` is False) and its verdicts
+compare that point, which is how a document's own numbers support its own
+claim. No correction for multiple comparisons is made; a claim that
+combines several cells says how many must agree (:func:`at_least`).
+
+scipy is imported on first use only (a reproduction needs it, a plain
+``airtcp run`` does not).
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 4000
+
+Verdict = "bool | None"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A quantity (a difference, a ratio, a statistic) with its 95% CI.
+
+    ``low``/``high`` are NaN when there is no interval (published numbers,
+    or fewer than two usable runs); ``n`` is the number of runs (or pairs)
+    used; ``method`` says how the interval was made.
+    """
+
+    estimate: float
+    low: float = math.nan
+    high: float = math.nan
+    n: int = 0
+    method: str = "point"
+
+    @property
+    def defined(self) -> bool:
+        return not math.isnan(self.estimate)
+
+    @property
+    def has_ci(self) -> bool:
+        return not (math.isnan(self.low) or math.isnan(self.high))
+
+    def below(self, bound: float = 0.0) -> bool | None:
+        """Is the quantity below ``bound``? True if the whole interval is,
+        False if none of it is, None (undecided) if it straddles."""
+        if not self.defined:
+            return None
+        if not self.has_ci:
+            return self.estimate < bound
+        if self.high < bound:
+            return True
+        if self.low >= bound:
+            return False
+        return None
+
+    def above(self, bound: float = 0.0) -> bool | None:
+        """Is the quantity above ``bound``? (See :meth:`below`.)"""
+        if not self.defined:
+            return None
+        if not self.has_ci:
+            return self.estimate > bound
+        if self.low > bound:
+            return True
+        if self.high <= bound:
+            return False
+        return None
+
+    def within(self, low: float, high: float) -> bool | None:
+        """Is the quantity inside [low, high]? True if the whole interval is
+        inside (an equivalence test), False if the whole interval is
+        outside, None otherwise."""
+        if not self.defined:
+            return None
+        if not self.has_ci:
+            return low <= self.estimate <= high
+        if low <= self.low and self.high <= high:
+            return True
+        if self.high < low or self.low > high:
+            return False
+        return None
+
+    def text(self, digits: int = 3, unit: str = "") -> str:
+        """``-0.42 s [-0.61, -0.22]`` (or just the estimate without a CI)."""
+        if not self.defined:
+            return "undefined"
+        u = f" {unit}" if unit else ""
+        est = _num(self.estimate, digits)
+        if not self.has_ci:
+            return f"{est}{u}"
+        return f"{est}{u} [{_num(self.low, digits)}, {_num(self.high, digits)}]"
+
+
+def _num(x: float, digits: int) -> str:
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.{digits}f}"
+
+
+def point(value: float) -> Interval:
+    """A number without runs (a document's published value)."""
+    return Interval(float(value))
+
+
+def at_least(verdicts: Iterable[bool | None], need: int) -> bool | None:
+    """Combine per-cell verdicts of a claim that needs ``need`` cells to
+    hold: True if at least ``need`` are True, False if even counting every
+    undecided cell as True fewer than ``need`` could be, None otherwise."""
+    v = list(verdicts)
+    yes = sum(1 for x in v if x is True)
+    maybe = sum(1 for x in v if x is None)
+    if yes >= need:
+        return True
+    if yes + maybe < need:
+        return False
+    return None
+
+
+def summary_counts(verdicts: Iterable[bool | None]) -> str:
+    """``"7 yes, 2 undecided, 1 no"``."""
+    v = list(verdicts)
+    yes = sum(1 for x in v if x is True)
+    no = sum(1 for x in v if x is False)
+    und = len(v) - yes - no
+    return f"{yes} yes, {und} undecided, {no} no"
+
+
+# --------------------------------------------------------------------------
+# Statistics: what kind of function is it?
+
+
+def quantile_of(stat: Callable[[np.ndarray], float]) -> float | None:
+    """The percentile ``q`` (0-100) that ``stat`` computes, if it is one."""
+    q = getattr(stat, "percentile_q", None)
+    return float(q) if q is not None else None
+
+
+def is_mean(stat: Callable[[np.ndarray], float]) -> bool:
+    return bool(getattr(stat, "is_mean", False))
+
+
+def _seed(*parts) -> int:
+    """A reproducible generator seed from the data itself."""
+    h = 0
+    for p in parts:
+        if isinstance(p, np.ndarray):
+            h = zlib.crc32(np.ascontiguousarray(p, dtype=float).tobytes(), h)
+        else:
+            h = zlib.crc32(repr(p).encode(), h)
+    return h
+
+
+def _pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples differ in length: {a.shape} vs {b.shape}")
+    keep = ~(np.isnan(a) | np.isnan(b))
+    return a[keep], b[keep]
+
+
+def _t_interval(d: np.ndarray) -> Interval:
+    n = len(d)
+    est = float(np.mean(d)) if n else math.nan
+    if n < 2 or not np.all(np.isfinite(d)):
+        return Interval(est, n=n, method="paired t")
+    from scipy import stats as st
+
+    se = float(np.std(d, ddof=1)) / math.sqrt(n)
+    h = float(st.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * se
+    return Interval(est, est - h, est + h, n, "t")
+
+
+def _bootstrap(samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool) -> tuple[float, float, str]:
+    from scipy import stats as st
+
+    n = len(samples[0])
+    if n < 2:
+        return math.nan, math.nan, "bootstrap"
+    rng = np.random.default_rng(_seed(*samples, fn.__name__ if hasattr(fn, "__name__") else ""))
+    values = fn(*samples)
+    # A statistic that does not vary under resampling (every run identical)
+    # has a degenerate, exact interval.
+    if all(np.all(s == s[0]) for s in samples):
+        return values, values, "exact (all runs equal)"
+    for method in ("BCa", "percentile"):
+        with np.errstate(all="ignore"):
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = st.bootstrap(
+                    samples,
+                    fn,
+                    paired=paired,
+                    vectorized=False,
+                    n_resamples=BOOTSTRAP_RESAMPLES,
+                    confidence_level=CONFIDENCE,
+                    method=method,
+                    random_state=rng,
+                )
+        lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+        if not (math.isnan(lo) or math.isnan(hi)):
+            return lo, hi, f"paired bootstrap ({method})" if paired else f"bootstrap ({method})"
+    return math.nan, math.nan, "bootstrap (undefined)"
+
+
+def difference(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+    """stat(a) - stat(b) over paired runs (index i of a and b: the same
+    seed), with its 95% CI: paired t for means, paired bootstrap otherwise."""
+    a, b = _pairs(a, b)
+    n = len(a)
+    if n == 0:
+        return Interval(math.nan)
+    if is_mean(stat):
+        iv = _t_interval(a - b)
+        return Interval(iv.estimate, iv.low, iv.high, n, "paired t")
+    est = float(stat(a) - stat(b))
+
+    def fn(x, y):
+        return stat(x) - stat(y)
+
+    fn.__name__ = f"diff_{getattr(stat, '__name__', 'stat')}"
+    lo, hi, method = _bootstrap((a, b), fn, paired=True)
+    return Interval(est, lo, hi, n, method)
+
+
+def ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+    """stat(a) / stat(b) over paired runs, with a paired-bootstrap 95% CI."""
+    a, b = _pairs(a, b)
+    n = len(a)
+    if n == 0:
+        return Interval(math.nan)
+    with np.errstate(all="ignore"):
+        den = stat(b)
+        est = float(stat(a) / den) if den != 0 else math.nan
+
+    def fn(x, y):
+        with np.errstate(all="ignore"):
+            d = stat(y)
+            return stat(x) / d if d != 0 else math.nan
+
+    fn.__name__ = f"ratio_{getattr(stat, '__name__', 'stat')}"
+    lo, hi, method = _bootstrap((a, b), fn, paired=True)
+    return Interval(est, lo, hi, n, method)
+
+
+def interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+    """One statistic of one sample with its 95% CI (error bars): t for a
+    mean, the order-statistic interval for a percentile, the bootstrap
+    otherwise."""
+    x = np.asarray(x, dtype=float)
+    x = x[~np.isnan(x)]
+    n = len(x)
+    if n == 0:
+        return Interval(math.nan)
+    est = float(stat(x))
+    if is_mean(stat):
+        iv = _t_interval(x)
+        return Interval(est, iv.low, iv.high, n, "t")
+    q = quantile_of(stat)
+    if q is not None:
+        lo, hi = _quantile_interval(np.sort(x), q / 100.0)
+        return Interval(est, lo, hi, n, "order statistics")
+    lo, hi, method = _bootstrap((x,), lambda s: stat(s), paired=False)
+    return Interval(est, lo, hi, n, method)
+
+
+def _quantile_interval(sorted_x: np.ndarray, p: float) -> tuple[float, float]:
+    """Distribution-free CI for the p-quantile: the order statistics
+    x_(l), x_(u) with P(l <= #{X < q_p} < u) >= CONFIDENCE under
+    Binomial(n, p). NaN where n is too small to reach the confidence."""
+    from scipy import stats as st
+
+    n = len(sorted_x)
+    alpha = 1 - CONFIDENCE
+    lo_rank = int(st.binom.ppf(alpha / 2, n, p))  # 0-based index of x_(l+1)
+    hi_rank = int(st.binom.ppf(1 - alpha / 2, n, p))
+    # Coverage of [x_(lo_rank), x_(hi_rank + 1)] in 1-based order statistics.
+    lo_idx = lo_rank - 1
+    hi_idx = hi_rank
+    if lo_idx < 0 or hi_idx >= n:
+        return math.nan, math.nan
+    return float(sorted_x[lo_idx]), float(sorted_x[hi_idx])
+
+
+__all__ = [
+    "CONFIDENCE",
+    "Interval",
+    "point",
+    "at_least",
+    "summary_counts",
+    "difference",
+    "ratio",
+    "interval",
+]

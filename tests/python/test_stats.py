@@ -1,0 +1,175 @@
+"""Confidence intervals used to judge the documents' claims
+(airtcp.experiments.stats), checked against textbook values and by
+coverage, not against the code's own output."""
+
+import math
+
+import numpy as np
+import pytest
+
+from airtcp.experiments import stats
+from airtcp.experiments.base import Numbers, cell_key, mean, percentile, std
+
+
+def test_paired_t_interval_matches_the_textbook_formula():
+    # d = a - b = 1..5: mean 3, s = sqrt(2.5), se = s / sqrt(5),
+    # t(0.975, 4) = 2.776445 (any t table): 3 -/+ 1.963243.
+    a = np.array([11.0, 12.0, 13.0, 14.0, 15.0])
+    b = np.array([10.0, 10.0, 10.0, 10.0, 10.0])
+    iv = stats.difference(a, b, mean)
+    assert iv.estimate == pytest.approx(3.0)
+    assert iv.low == pytest.approx(3 - 2.776445 * math.sqrt(2.5 / 5), abs=1e-5)
+    assert iv.high == pytest.approx(3 + 2.776445 * math.sqrt(2.5 / 5), abs=1e-5)
+    assert iv.n == 5 and iv.method == "paired t"
+
+
+def test_pairing_removes_the_shared_noise():
+    # Common random numbers: both schemes see the same large per-run noise;
+    # the paired interval of the difference is tight, while the two means'
+    # own intervals overlap.
+    rng = np.random.default_rng(7)
+    noise = rng.normal(0, 10, 30)
+    a, b = noise + 1.0, noise
+    d = stats.difference(a, b, mean)
+    assert d.low == pytest.approx(1.0) and d.high == pytest.approx(1.0)
+    ia, ib = stats.interval(a, mean), stats.interval(b, mean)
+    assert ia.low < ib.high  # unpaired: undecided by overlap
+    assert d.above(0.0) is True
+
+
+def test_median_interval_uses_the_order_statistics_of_the_binomial_table():
+    # n = 100, median: the 95% distribution-free interval is [x(40), x(61)]
+    # (1-based order statistics; e.g. Conover, Practical Nonparametric
+    # Statistics, Table A3 / the binomial(100, 0.5) quantiles).
+    x = np.arange(1.0, 101.0)
+    iv = stats.interval(x, percentile(50))
+    assert (iv.low, iv.high) == (40.0, 61.0)
+    assert iv.method == "order statistics"
+
+
+def test_a_tail_percentile_of_too_few_runs_has_no_interval():
+    # With 10 runs no pair of order statistics covers the 95th percentile
+    # with 95% confidence: no interval, only the estimate.
+    iv = stats.interval(np.arange(10.0), percentile(95))
+    assert iv.defined and not iv.has_ci
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_t_interval_covers_the_true_mean_about_95_percent_of_the_time(seed):
+    rng = np.random.default_rng(seed)
+    hits = 0
+    trials = 400
+    for _ in range(trials):
+        d = rng.normal(0.3, 1.0, 12)
+        iv = stats.difference(d, np.zeros_like(d), mean)
+        hits += iv.low <= 0.3 <= iv.high
+    assert 0.91 <= hits / trials <= 0.99
+
+
+def test_bootstrap_of_a_percentile_difference_separates_clearly_different_schemes():
+    rng = np.random.default_rng(3)
+    base = rng.exponential(1.0, 100)
+    slow = base * 2.0 + 1.0
+    iv = stats.difference(slow, base, percentile(95))
+    assert iv.method.startswith("paired bootstrap")
+    assert iv.low > 0 and iv.below(0.0) is False and iv.above(0.0) is True
+    # Reproducible to the last digit.
+    assert stats.difference(slow, base, percentile(95)) == iv
+
+
+def test_identical_schemes_give_an_exact_zero_difference():
+    x = np.linspace(1, 2, 50)
+    iv = stats.difference(x, x.copy(), percentile(95))
+    assert iv.estimate == 0.0 and iv.low == 0.0 and iv.high == 0.0
+
+
+def test_ratio_interval_contains_the_true_ratio():
+    rng = np.random.default_rng(5)
+    b = rng.lognormal(0, 0.3, 200)
+    a = 1.5 * b * rng.lognormal(0, 0.05, 200)
+    iv = stats.ratio(a, b, mean)
+    assert iv.low < 1.5 * np.exp(0.05**2 / 2) < iv.high
+    assert iv.within(1.3, 1.7) is True
+    assert iv.within(2.0, 3.0) is False
+
+
+def test_verdicts_of_an_interval():
+    iv = stats.Interval(-0.5, -0.9, -0.1, 20, "t")
+    assert iv.below(0) is True and iv.above(0) is False
+    straddles = stats.Interval(0.1, -0.2, 0.4, 20, "t")
+    assert straddles.below(0) is None and straddles.above(0) is None
+    assert straddles.within(-1, 1) is True and straddles.within(0, 1) is None
+    assert stats.point(2.0).above(1.0) is True  # published numbers: the point decides
+    assert stats.point(math.nan).above(1.0) is None
+
+
+def test_nan_runs_are_dropped_in_pairs():
+    a = np.array([1.0, np.nan, 3.0, 4.0])
+    b = np.array([0.0, 1.0, np.nan, 2.0])
+    iv = stats.difference(a, b, mean)
+    assert iv.n == 2 and iv.estimate == pytest.approx(1.5)
+
+
+def test_at_least_counts_undecided_cells_as_possible():
+    assert stats.at_least([True, True, None], 2) is True
+    assert stats.at_least([True, None, None], 2) is None
+    assert stats.at_least([True, False, None], 3) is False
+    assert stats.summary_counts([True, None, False, True]) == "2 yes, 1 undecided, 1 no"
+
+
+def test_numbers_pair_runs_and_fall_back_to_points_for_published_values():
+    cell = {"x": 1}
+    k = cell_key(cell)
+    a = np.array([2.0, 3.0, 4.0, 5.0])
+    b = np.array([1.0, 2.0, 3.0, 4.5])
+    ours = Numbers(
+        {(k, "a", "t", "avg"): a.mean(), (k, "b", "t", "avg"): b.mean()},
+        runs={(k, "a", "t"): a, (k, "b", "t"): b},
+        statistics={"avg": mean, "sd": std},
+    )
+    assert ours.has_runs
+    d = ours.diff(cell, "a", "b", "t", "avg")
+    assert d.has_ci and d.estimate == pytest.approx(0.875)
+    doc = Numbers({(k, "a", "t", "avg"): 3.0, (k, "b", "t", "avg"): 2.0})
+    pd_ = doc.diff(cell, "a", "b", "t", "avg")
+    assert not pd_.has_ci and pd_.estimate == 1.0
+    assert doc.ratio(cell, "a", "b", "t", "avg").estimate == 1.5
+    with pytest.raises(KeyError, match="unknown statistic"):
+        ours.diff(cell, "a", "b", "t", "p99")
+
+
+def test_summarize_keeps_every_run_for_paired_claims_and_reports_error_bars():
+    import pandas as pd
+
+    from airtcp.experiments.base import Experiment, Scheme
+    from airtcp.experiments.runner import summarize
+
+    exp = Experiment(
+        name="t",
+        title="t",
+        source="t",
+        cells=[{"x": 1}],
+        schemes=[Scheme("a", "A"), Scheme("b", "B")],
+        scenario=lambda c, s, p: "",
+        metrics=lambda r, c, s, p: {},
+        statistics={"avg": mean, "p50": percentile(50), "sd": std},
+    )
+    # Run 2 of scheme b is missing: its slot is NaN, the pairs stay aligned.
+    runs = pd.DataFrame(
+        [
+            {"x": 1, "scheme": "a", "run": 1, "seed": 1, "m": 2.0},
+            {"x": 1, "scheme": "a", "run": 2, "seed": 2, "m": 4.0},
+            {"x": 1, "scheme": "a", "run": 3, "seed": 3, "m": 6.0},
+            {"x": 1, "scheme": "b", "run": 1, "seed": 1, "m": 1.0},
+            {"x": 1, "scheme": "b", "run": 3, "seed": 3, "m": 4.0},
+        ]
+    )
+    summary, numbers = summarize(exp, runs)
+    assert list(numbers.runs({"x": 1}, "b", "m")[[0, 2]]) == [1.0, 4.0]
+    assert math.isnan(numbers.runs({"x": 1}, "b", "m")[1])
+    d = numbers.diff({"x": 1}, "a", "b", "m", "avg")
+    assert d.n == 2 and d.estimate == pytest.approx(1.5)
+    row = summary[(summary.scheme == "a") & (summary.statistic == "avg")].iloc[0]
+    assert row.ci_low < 4.0 < row.ci_high
+    sd_row = summary[(summary.scheme == "a") & (summary.statistic == "sd")].iloc[0]
+    assert math.isnan(sd_row.ci_low)  # on demand only (Numbers.interval)
