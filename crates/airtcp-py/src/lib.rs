@@ -9,6 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use airtcp_core::metrics::{self, Cell, Row, RunResult};
+use airtcp_core::reference::arrow_type;
 use airtcp_core::scenario::{Scenario, ScenarioError as CoreError};
 use airtcp_core::sim::NS_PER_S;
 use pyo3::create_exception;
@@ -163,23 +164,13 @@ fn schema(py: Python<'_>) -> PyResult<PyObject> {
     })
 }
 
-/// Arrow type name of a cell, so that Python can build typed (and, when
-/// empty, still well-formed) tables.
-fn arrow_type(c: &Cell<'_>) -> &'static str {
-    match c {
-        Cell::U32(_) => "uint32",
-        Cell::U64(_) => "uint64",
-        Cell::F64(_) => "double",
-        Cell::Str(_) => "string",
-    }
-}
-
 fn cell_to_py(py: Python<'_>, c: Cell<'_>) -> PyObject {
     match c {
         Cell::U32(v) => v.to_object(py),
         Cell::U64(v) => v.to_object(py),
         Cell::F64(v) => v.to_object(py),
         Cell::Str(v) => v.to_object(py),
+        Cell::OptU64(v) => v.to_object(py),
     }
 }
 
@@ -195,7 +186,7 @@ fn put_table<'py, R: Row + Default>(
     schema: &Bound<'py, PyDict>,
 ) -> PyResult<()> {
     let mut names: Vec<(String, &'static str)> = Vec::new();
-    R::default().visit(&mut |name, cell| names.push((name.to_string(), arrow_type(&cell))));
+    R::default().visit(&mut |c, cell| names.push((c.name.to_string(), arrow_type(&cell))));
     let mut columns: Vec<Vec<PyObject>> = (0..names.len())
         .map(|_| Vec::with_capacity(rows.len()))
         .collect();

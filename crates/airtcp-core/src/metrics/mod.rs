@@ -141,142 +141,550 @@ pub enum Cell<'a> {
     U64(u64),
     F64(f64),
     Str(&'a str),
+    /// A count with no value in this row (missing, not a sentinel).
+    OptU64(Option<u64>),
+}
+
+/// A column of a result table: its public name, its unit ("" for names and
+/// indices) and what it means and how it is counted. `docs/results.md` is
+/// generated from these, so the documentation is the code's column list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Column<'n> {
+    pub name: &'n str,
+    pub unit: &'static str,
+    pub doc: &'n str,
+}
+
+/// Shorthand for a [`Column`].
+pub const fn col<'n>(name: &'n str, unit: &'static str, doc: &'n str) -> Column<'n> {
+    Column { name, unit, doc }
 }
 
 /// A row of a result table: its columns in a fixed order. The names are
 /// the public column names of the Python tables.
 pub trait Row {
-    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>));
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>));
 }
 
-/// Column names of the drop counters, by death cause.
-fn drop_columns<'a>(drops: &[u64; N_CAUSES], f: &mut dyn FnMut(&str, Cell<'a>)) {
+/// The drop counters, one column per death cause.
+/// A link direction only ever sees its queue's and its channel's deaths.
+fn drop_columns<'a>(
+    drops: &[u64; N_CAUSES],
+    whose: &str,
+    link: bool,
+    f: &mut dyn FnMut(Column<'_>, Cell<'a>),
+) {
     for (cause, n) in DeathCause::ALL.iter().zip(drops) {
-        f(&format!("drops_{}", cause.name()), Cell::U64(*n));
+        let name = format!("drops_{}", cause.name());
+        let at_node = matches!(
+            cause,
+            DeathCause::TtlExpired | DeathCause::AgentDrop | DeathCause::NoRoute
+        );
+        let note = if link && at_node {
+            " This happens at a node, never on a link: always 0 here."
+        } else {
+            ""
+        };
+        let doc = format!("{whose} that died because {}.{note}", cause.describe());
+        f(col(&name, "packets", &doc), Cell::U64(*n));
     }
 }
 
 impl Row for FlowResult {
-    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>)) {
         use Cell::*;
-        f("flow", U32(self.flow));
-        f("name", Str(&self.name));
-        f("src", Str(&self.src));
-        f("dst", Str(&self.dst));
-        f("protocol", Str(&self.protocol));
-        f("variant", Str(&self.variant));
-        f("app", Str(&self.app));
-        f("start_s", F64(self.start_s));
-        f("end_s", F64(self.end_s));
-        f("delivered_bytes", U64(self.delivered_bytes));
-        f("goodput_bps", F64(self.goodput_bps));
-        f("throughput_bps", F64(self.throughput_bps));
-        f("segments_sent", U64(self.segments_sent));
-        f("bytes_sent", U64(self.bytes_sent));
-        f("retransmitted_segments", U64(self.retransmitted_segments));
-        f("retransmitted_bytes", U64(self.retransmitted_bytes));
         f(
-            "duplicate_bytes_received",
+            col(
+                "flow",
+                "",
+                "Index of the flow in the scenario's `[[flow]]` list (from 0).",
+            ),
+            U32(self.flow),
+        );
+        f(
+            col(
+                "name",
+                "",
+                "The flow's `name` (default `flow<index>`); unique in a scenario.",
+            ),
+            Str(&self.name),
+        );
+        f(
+            col("src", "", "Node of the data sender (`from`)."),
+            Str(&self.src),
+        );
+        f(
+            col("dst", "", "Node of the receiver (`to`)."),
+            Str(&self.dst),
+        );
+        f(col("protocol", "", "`tcp` or `udp`."), Str(&self.protocol));
+        f(
+            col(
+                "variant",
+                "",
+                "TCP variant label: recovery (`tahoe`, `reno`, `newreno`, `sack`), `+sack` when SACK \
+                 is on with another recovery, `/<cc>` for a congestion controller other than Reno \
+                 (`newreno+sack/westwood`); empty for UDP.",
+            ),
+            Str(&self.variant),
+        );
+        f(
+            col(
+                "app",
+                "",
+                "Application: `bulk`, `file`, `repeated` or `onoff` (UDP).",
+            ),
+            Str(&self.app),
+        );
+        f(
+            col("start_s", "s", "The flow's start time."),
+            F64(self.start_s),
+        );
+        f(
+            col(
+                "end_s",
+                "s",
+                "End of the flow's accounting interval: when it finished (file transferred, last \
+                 repeated download done), its `stop` time, or the end of the run, whichever is first.",
+            ),
+            F64(self.end_s),
+        );
+        f(
+            col(
+                "delivered_bytes",
+                "bytes",
+                "TCP: payload bytes delivered in order to the receiving application, each byte once. \
+                 UDP: wire bytes of the datagrams that arrived.",
+            ),
+            U64(self.delivered_bytes),
+        );
+        f(
+            col(
+                "goodput_bps",
+                "bit/s",
+                "`delivered_bytes` × 8 / (`end_s` − `start_s`); 0 for an empty interval.",
+            ),
+            F64(self.goodput_bps),
+        );
+        f(
+            col(
+                "throughput_bps",
+                "bit/s",
+                "TCP: payload bytes that reached the receiver, duplicates included, × 8 / \
+                 (`end_s` − `start_s`). UDP: equal to `goodput_bps`.",
+            ),
+            F64(self.throughput_bps),
+        );
+        f(
+            col(
+                "segments_sent",
+                "segments",
+                "TCP: data segments the sender transmitted, retransmissions included (SYNs, pure \
+                 ACKs and Kick TCP's kick copies excluded). UDP: datagrams sent.",
+            ),
+            U64(self.segments_sent),
+        );
+        f(
+            col(
+                "bytes_sent",
+                "bytes",
+                "TCP: payload bytes of `segments_sent`. UDP: wire bytes of the datagrams sent.",
+            ),
+            U64(self.bytes_sent),
+        );
+        f(
+            col(
+                "retransmitted_segments",
+                "segments",
+                "Data segments the sender transmitted that re-send bytes it had sent before (fast \
+                 retransmits, timeout retransmissions, go-back-N, SACK recovery). Local \
+                 retransmissions by agents (Snoop, G-Snoop, ARQ) and kicks are not counted.",
+            ),
+            U64(self.retransmitted_segments),
+        );
+        f(
+            col(
+                "retransmitted_bytes",
+                "bytes",
+                "Payload bytes of `retransmitted_segments`.",
+            ),
+            U64(self.retransmitted_bytes),
+        );
+        f(
+            col(
+                "duplicate_bytes_received",
+                "bytes",
+                "Payload bytes that reached the receiver when it already had them (delivered or \
+                 held out of order).",
+            ),
             U64(self.duplicate_bytes_received),
         );
-        f("timeouts", U64(self.timeouts));
-        f("spurious_timeouts", U64(self.spurious_timeouts));
         f(
-            "spurious_timeouts_detected",
+            col(
+                "timeouts",
+                "count",
+                "Retransmission timer expiries (RFC 6298 (5.4)-(5.7)), SYN timeouts included.",
+            ),
+            U64(self.timeouts),
+        );
+        f(
+            col(
+                "spurious_timeouts",
+                "count",
+                "Ground truth: timeouts whose first retransmitted segment was not lost (at expiry the \
+                 receiver already held it or a copy was still in the network).",
+            ),
+            U64(self.spurious_timeouts),
+        );
+        f(
+            col(
+                "spurious_timeouts_detected",
+                "count",
+                "Timeouts the flow's timeout response (Eifel, F-RTO, DCLOR) judged spurious; compare \
+                 with `spurious_timeouts`.",
+            ),
             U64(self.spurious_timeouts_detected),
         );
-        f("fast_retransmits", U64(self.fast_retransmits));
-        f("ecn_reductions", U64(self.ecn_reductions));
-        f("non_congestion_losses", U64(self.non_congestion_losses));
-        drop_columns(&self.data_drops, f);
-        f("ack_drops", U64(self.ack_drops));
-        f("ecn_marks", U64(self.ecn_marks));
-        f("transfers_completed", U64(self.transfers_completed));
-        f("mean_rtt_s", F64(self.mean_rtt_s));
-        f("min_rtt_s", F64(self.min_rtt_s));
-        f("mean_first_rto_s", F64(self.mean_first_rto_s));
-        f("mean_cwnd_bytes", F64(self.mean_cwnd_bytes));
-        f("final_cwnd_bytes", U64(self.final_cwnd_bytes));
-        f("final_ssthresh_bytes", U64(self.final_ssthresh_bytes));
         f(
-            "loss_congestion_as_congestion",
-            U64(self.loss_congestion_as_congestion),
+            col(
+                "fast_retransmits",
+                "count",
+                "Entries into fast retransmit on `dupthresh` duplicate ACKs (RFC 5681 §3.2 step 2, \
+                 RFC 6582 §3.2, RFC 6675 §5 step 4).",
+            ),
+            U64(self.fast_retransmits),
         );
         f(
-            "loss_congestion_as_wireless",
-            U64(self.loss_congestion_as_wireless),
+            col(
+                "ecn_reductions",
+                "count",
+                "Window reductions in response to congestion echoed by the receiver: ECN-Echo \
+                 (RFC 3168 §6.1.2, once per window) or an MECN level (at most once per RTT).",
+            ),
+            U64(self.ecn_reductions),
         );
         f(
-            "loss_wireless_as_congestion",
-            U64(self.loss_wireless_as_congestion),
+            col(
+                "non_congestion_losses",
+                "count",
+                "Losses the flow's loss classifier judged not caused by congestion (the window was \
+                 kept).",
+            ),
+            U64(self.non_congestion_losses),
+        );
+        drop_columns(
+            &self.data_drops,
+            "Data segments (UDP: datagrams) of this flow",
+            false,
+            f,
         );
         f(
-            "loss_wireless_as_wireless",
-            U64(self.loss_wireless_as_wireless),
+            col(
+                "ack_drops",
+                "packets",
+                "ACKs of this flow that died, whatever the cause.",
+            ),
+            U64(self.ack_drops),
         );
         f(
-            "loss_other_as_congestion",
-            U64(self.loss_other_as_congestion),
+            col(
+                "ecn_marks",
+                "packets",
+                "Packets of this flow a queue marked: CE set by RED/ECN, or the MECN level raised.",
+            ),
+            U64(self.ecn_marks),
         );
-        f("loss_other_as_wireless", U64(self.loss_other_as_wireless));
-        f("wireless_losses_halved", U64(self.wireless_losses_halved));
         f(
-            "wireless_losses_halved_by_dupacks",
+            col(
+                "transfers_completed",
+                "count",
+                "Transfers of a `file` or `repeated` app whose last byte was acknowledged.",
+            ),
+            U64(self.transfers_completed),
+        );
+        f(
+            col(
+                "mean_rtt_s",
+                "s",
+                "Mean of the sender's RTT samples (RFC 7323 RTTM with timestamps, otherwise one \
+                 timed segment per RTT with Karn's rule); missing (NaN) without samples.",
+            ),
+            F64(self.mean_rtt_s),
+        );
+        f(
+            col(
+                "min_rtt_s",
+                "s",
+                "Smallest RTT sample; missing (NaN) without samples.",
+            ),
+            F64(self.min_rtt_s),
+        );
+        f(
+            col(
+                "mean_first_rto_s",
+                "s",
+                "Mean retransmission timeout, before backoff, at the first expiry of each backoff \
+                 series (the PFTK model's T0); missing (NaN) without timeouts.",
+            ),
+            F64(self.mean_first_rto_s),
+        );
+        f(
+            col(
+                "mean_cwnd_bytes",
+                "bytes",
+                "Congestion window averaged over the time the flow's connections were open.",
+            ),
+            F64(self.mean_cwnd_bytes),
+        );
+        f(
+            col(
+                "final_cwnd_bytes",
+                "bytes",
+                "cwnd of the connection open at the end of the run; 0 if none was open.",
+            ),
+            U64(self.final_cwnd_bytes),
+        );
+        f(
+            col(
+                "final_ssthresh_bytes",
+                "bytes",
+                "ssthresh of the connection open at the end of the run; 0 if none was open.",
+            ),
+            U64(self.final_ssthresh_bytes),
+        );
+        let confusion = [
+            (
+                "loss_congestion_as_congestion",
+                "a queue or AQM drop",
+                "congestion",
+            ),
+            (
+                "loss_congestion_as_wireless",
+                "a queue or AQM drop",
+                "not congestion (type 1 error)",
+            ),
+            (
+                "loss_wireless_as_congestion",
+                "a channel error",
+                "congestion (type 2 error)",
+            ),
+            (
+                "loss_wireless_as_wireless",
+                "a channel error",
+                "not congestion",
+            ),
+            (
+                "loss_other_as_congestion",
+                "no loss or another death",
+                "congestion",
+            ),
+            (
+                "loss_other_as_wireless",
+                "no loss or another death",
+                "not congestion",
+            ),
+        ];
+        let values = [
+            self.loss_congestion_as_congestion,
+            self.loss_congestion_as_wireless,
+            self.loss_wireless_as_congestion,
+            self.loss_wireless_as_wireless,
+            self.loss_other_as_congestion,
+            self.loss_other_as_wireless,
+        ];
+        for ((name, truth, verdict), v) in confusion.iter().zip(values) {
+            let doc = format!(
+                "Losses the sender detected (duplicate ACKs or timeout) whose segment's latest \
+                 transmission truly met {truth}, and that the loss classifier called {verdict}."
+            );
+            f(col(name, "count", &doc), U64(v));
+        }
+        f(
+            col(
+                "wireless_losses_halved",
+                "count",
+                "Channel-error losses whose congestion response halved the window or cut it \
+                 further (a timeout, or a new ssthresh at most half the cwnd).",
+            ),
+            U64(self.wireless_losses_halved),
+        );
+        f(
+            col(
+                "wireless_losses_halved_by_dupacks",
+                "count",
+                "Of `wireless_losses_halved`, those detected by duplicate ACKs (not a timeout).",
+            ),
             U64(self.wireless_losses_halved_by_dupacks),
         );
-        f("kicks_sent", U64(self.kicks_sent));
-        f("kickbacks_received", U64(self.kickbacks_received));
+        f(
+            col(
+                "kicks_sent",
+                "segments",
+                "Kick TCP: kick segments the sender sent.",
+            ),
+            U64(self.kicks_sent),
+        );
+        f(
+            col(
+                "kickbacks_received",
+                "segments",
+                "Kick TCP: kickbacks (answers of a kick-aware node) the sender received.",
+            ),
+            U64(self.kickbacks_received),
+        );
     }
 }
 
 impl Row for LinkResult {
-    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>)) {
         use Cell::*;
-        f("link", U32(self.link));
-        f("name", Str(&self.name));
-        f("from", Str(&self.from));
-        f("to", Str(&self.to));
-        f("rate_bps", U64(self.rate_bps));
-        f("delay_s", F64(self.delay_s));
-        f("packets_sent", U64(self.packets_sent));
-        f("bytes_sent", U64(self.bytes_sent));
-        f("utilization", F64(self.utilization));
-        drop_columns(&self.drops, f);
-        f("ecn_marks", U64(self.ecn_marks));
-        f("mean_queue_pkts", F64(self.mean_queue_pkts));
-        f("max_queue_pkts", U32(self.max_queue_pkts));
+        f(
+            col(
+                "link",
+                "",
+                "Index of the link direction: 2i for `a`->`b` and 2i+1 for `b`->`a` of the \
+                 scenario's i-th `[[link]]`.",
+            ),
+            U32(self.link),
+        );
+        f(
+            col(
+                "name",
+                "",
+                "`from->to`, with `#2`, `#3`, ... for further links between the same nodes.",
+            ),
+            Str(&self.name),
+        );
+        f(col("from", "", "Transmitting node."), Str(&self.from));
+        f(col("to", "", "Receiving node."), Str(&self.to));
+        f(
+            col("rate_bps", "bit/s", "Transmission rate."),
+            U64(self.rate_bps),
+        );
+        f(col("delay_s", "s", "Propagation delay."), F64(self.delay_s));
+        f(
+            col(
+                "packets_sent",
+                "packets",
+                "Packets the queue admitted for transmission (those the channel then lost \
+                 included).",
+            ),
+            U64(self.packets_sent),
+        );
+        f(
+            col(
+                "bytes_sent",
+                "bytes",
+                "Wire bytes (headers included) of `packets_sent`.",
+            ),
+            U64(self.bytes_sent),
+        );
+        f(
+            col(
+                "utilization",
+                "fraction",
+                "Time spent transmitting / duration of the run.",
+            ),
+            F64(self.utilization),
+        );
+        drop_columns(
+            &self.drops,
+            "Packets offered to this link direction",
+            true,
+            f,
+        );
+        f(
+            col(
+                "ecn_marks",
+                "packets",
+                "Packets the queue marked (CE set, or the MECN level raised).",
+            ),
+            U64(self.ecn_marks),
+        );
+        f(
+            col(
+                "mean_queue_pkts",
+                "packets",
+                "Time-averaged number of packets waiting (not in transmission) over the run.",
+            ),
+            F64(self.mean_queue_pkts),
+        );
+        f(
+            col(
+                "max_queue_pkts",
+                "packets",
+                "Largest number of packets waiting.",
+            ),
+            U32(self.max_queue_pkts),
+        );
     }
 }
 
 impl Row for TransferResult {
-    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>)) {
         use Cell::*;
-        f("flow", U32(self.flow));
-        f("index", U64(self.index));
-        f("start_s", F64(self.start_s));
-        f("end_s", F64(self.end_s));
-        f("bytes", U64(self.bytes));
-        f("response_s", F64(self.response_s));
-    }
-}
-
-impl Row for AgentResult {
-    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
-        use Cell::*;
-        f("node", Str(&self.node));
-        f("agent", Str(&self.agent));
-        f("counter", Str(&self.counter));
-        f("value", U64(self.value));
+        f(
+            col("flow", "", "Index of the flow (as in the flows table)."),
+            U32(self.flow),
+        );
+        f(
+            col("index", "", "Transfer number within the flow, from 0."),
+            U64(self.index),
+        );
+        f(
+            col("start_s", "s", "When the transfer's connection opened."),
+            F64(self.start_s),
+        );
+        f(
+            col("end_s", "s", "When its last byte was acknowledged."),
+            F64(self.end_s),
+        );
+        f(
+            col("bytes", "bytes", "Size of the transfer."),
+            U64(self.bytes),
+        );
+        f(
+            col("response_s", "s", "`end_s` − `start_s`: the response time."),
+            F64(self.response_s),
+        );
     }
 }
 
 impl Row for SeriesPoint {
-    fn visit<'a>(&'a self, f: &mut dyn FnMut(&str, Cell<'a>)) {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>)) {
         use Cell::*;
-        f("time_s", F64(self.time_s));
-        f("metric", Str(self.metric));
-        f("id", U32(self.id));
-        f("value", F64(self.value));
+        f(col("time_s", "s", "Sampling instant."), F64(self.time_s));
+        f(
+            col(
+                "metric",
+                "",
+                "`cwnd`, `ssthresh` (bytes), `srtt`, `rtt` (s) per TCP flow; `queue` (packets), \
+                 `red_avg` (packets) per link direction.",
+            ),
+            Str(self.metric),
+        );
+        f(
+            col(
+                "id",
+                "",
+                "Flow index for flow metrics, link-direction index for link metrics.",
+            ),
+            U32(self.id),
+        );
+        f(col("value", "", "Sampled value."), F64(self.value));
+    }
+}
+
+impl Row for AgentResult {
+    fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>)) {
+        use Cell::*;
+        f(col("node", "", "Node the agent runs on."), Str(&self.node));
+        f(
+            col("agent", "", "Agent kind (see the agent counters below)."),
+            Str(&self.agent),
+        );
+        f(col("counter", "", "Counter name."), Str(&self.counter));
+        f(col("value", "count", "Counter value."), U64(self.value));
     }
 }
 

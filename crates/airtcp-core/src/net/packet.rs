@@ -111,6 +111,20 @@ impl DeathCause {
             DeathCause::NoRoute => "no_route",
         }
     }
+
+    /// What happened, as a clause ("... died because <describe>").
+    pub fn describe(self) -> &'static str {
+        match self {
+            DeathCause::QueueOverflow => "the queue was full (tail drop)",
+            DeathCause::AqmDrop => "active queue management dropped it (RED early drop)",
+            DeathCause::ChannelError => "the channel lost or corrupted it (wireless error, fading)",
+            DeathCause::TtlExpired => "its IP TTL reached zero",
+            DeathCause::AgentDrop => {
+                "a middlebox agent dropped it (e.g. a kick answered by a kick-aware node)"
+            }
+            DeathCause::NoRoute => "no route led from the node it reached to its destination",
+        }
+    }
 }
 
 /// One SACK block [start, end) in byte sequence space (RFC 2018 §3).

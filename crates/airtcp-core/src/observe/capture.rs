@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
 
-use super::pcapng::{epb_flags, PcapngWriter};
+use super::pcapng::{epb_flags, EpbPacket, PcapngWriter};
 use super::wire::{self, FlowWire};
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::TimeNs;
@@ -89,15 +89,15 @@ impl Capture {
         let captured = total.min(self.snaplen);
         let head = (headers.len() as u32).min(captured) as usize;
         let zeros = captured - head as u32;
-        let r = w.packet(
+        let r = w.packet(&EpbPacket {
             interface,
             time_ns,
-            &headers[..head],
-            zeros,
-            total,
+            headers: &headers[..head],
+            zero_payload: zeros,
+            original_len: total,
             flags,
             comment,
-        );
+        });
         match r {
             Ok(()) => self.packets += 1,
             Err(e) => {

@@ -44,6 +44,20 @@ fn option_len(value_len: usize) -> usize {
     4 + value_len + pad4(value_len)
 }
 
+/// A packet to write: `headers` followed by `zero_payload` zero bytes are
+/// the captured data; `original_len` is its length on the wire.
+#[derive(Clone, Copy, Debug)]
+pub struct EpbPacket<'a> {
+    pub interface: u32,
+    pub time_ns: u64,
+    pub headers: &'a [u8],
+    pub zero_payload: u32,
+    pub original_len: u32,
+    /// `epb_flags` bits.
+    pub flags: u32,
+    pub comment: Option<&'a str>,
+}
+
 pub struct PcapngWriter<W: Write> {
     out: W,
     interfaces: u32,
@@ -115,18 +129,17 @@ impl<W: Write> PcapngWriter<W> {
         Ok(())
     }
 
-    /// One packet: `headers` followed by `zero_payload` zero bytes are the
-    /// captured data; `original_len` is its length on the wire.
-    pub fn packet(
-        &mut self,
-        interface: u32,
-        time_ns: u64,
-        headers: &[u8],
-        zero_payload: u32,
-        original_len: u32,
-        flags: u32,
-        comment: Option<&str>,
-    ) -> io::Result<()> {
+    /// One packet (an enhanced packet block).
+    pub fn packet(&mut self, p: &EpbPacket<'_>) -> io::Result<()> {
+        let EpbPacket {
+            interface,
+            time_ns,
+            headers,
+            zero_payload,
+            original_len,
+            flags,
+            comment,
+        } = *p;
         let captured = headers.len() + zero_payload as usize;
         let data_len = captured + pad4(captured);
         let opts = option_len(4) + comment.map_or(0, |c| option_len(c.len())) + 4;
@@ -185,8 +198,16 @@ mod tests {
         assert_eq!(w.add_interface("a->b", "link a->b", 0).unwrap(), 0);
         w.name_resolution([([10, 0, 0, 1], "a"), ([10, 0, 0, 2], "bb")].into_iter())
             .unwrap();
-        w.packet(0, 1_500_000_000, &[0x45; 21], 3, 1000, 2, Some("dropped"))
-            .unwrap();
+        w.packet(&EpbPacket {
+            interface: 0,
+            time_ns: 1_500_000_000,
+            headers: &[0x45; 21],
+            zero_payload: 3,
+            original_len: 1000,
+            flags: 2,
+            comment: Some("dropped"),
+        })
+        .unwrap();
         let b = w.finish().unwrap();
         let mut at = 0;
         let mut types = Vec::new();
@@ -212,7 +233,16 @@ mod tests {
         };
         let mut w = PcapngWriter::new(Vec::new(), "x").unwrap();
         w.add_interface("i", "", 0).unwrap();
-        w.packet(0, t, &[1, 2, 3, 4], 0, 60, 0, None).unwrap();
+        w.packet(&EpbPacket {
+            interface: 0,
+            time_ns: t,
+            headers: &[1, 2, 3, 4],
+            zero_payload: 0,
+            original_len: 60,
+            flags: 0,
+            comment: None,
+        })
+        .unwrap();
         let b = w.finish().unwrap();
         assert_eq!(u32_at(&b, start + 12), 1);
         assert_eq!(u32_at(&b, start + 16), 2);
