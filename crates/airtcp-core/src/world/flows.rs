@@ -1,0 +1,499 @@
+//! Flow and application glue: what the event loop does for the endpoints
+//! it hosts. TCP connections (their timers, delivery of their packets,
+//! transfers, loss ground truth for scoring classifiers) and UDP on/off
+//! sources.
+
+use std::collections::HashMap;
+
+use super::World;
+use crate::app::{OnOffConfig, TcpApp, TransferRecord};
+use crate::metrics::N_CAUSES;
+use crate::net::packet::{DeathCause, Packet, PacketKind, DEFAULT_TTL};
+use crate::sim::events::EventKind;
+use crate::sim::rng::RandomStream;
+use crate::sim::{s_to_ns, TimeNs};
+use crate::tcp::classify::{LossCause, LossDetection};
+use crate::tcp::receiver::{ReceiverStats, TcpReceiver};
+use crate::tcp::sender::{SenderStats, TcpSender};
+use crate::tcp::spec::TcpSpec;
+
+/// A TCP flow: its configuration, application, and current connection.
+pub struct TcpFlow {
+    pub spec: TcpSpec,
+    pub app: TcpApp,
+    pub sender: Option<TcpSender>,
+    pub receiver: Option<TcpReceiver>,
+    /// The last closed connection, kept for inspection after the run.
+    pub finished_sender: Option<TcpSender>,
+    pub finished_receiver: Option<TcpReceiver>,
+    pub epoch: u32,
+    pub(super) transfer_start_ns: TimeNs,
+    pub(super) transfers_done: u64,
+    pub(super) sender_wakeup: Option<TimeNs>,
+    pub(super) receiver_wakeup: Option<TimeNs>,
+    pub(super) app_rng: RandomStream,
+    /// Totals of connections already closed (repeated downloads).
+    pub(super) closed_sender: SenderStats,
+    pub(super) closed_receiver: ReceiverStats,
+    /// Counters of the sender hooks of closed connections, by name.
+    pub(super) closed_hook_counters: Vec<(&'static str, u64)>,
+    pub spurious_timeouts: u64,
+    /// Latest death of each data segment of the current connection, by
+    /// sequence number: (send time of the packet that died, cause).
+    pub(super) lost_segments: HashMap<u64, (TimeNs, DeathCause)>,
+    /// Classifier confusion counts: [truth][verdict], truth = congestion,
+    /// wireless, other; verdict = congestion, non-congestion.
+    pub(super) confusion: [[u64; 2]; 3],
+    /// Wireless (channel) losses whose response halved the window or more.
+    pub(super) wireless_losses_halved: u64,
+    pub(super) wireless_losses_halved_by_dupacks: u64,
+    pub(super) rtt_samples: u64,
+    pub(super) rtt_sum_ns: u128,
+    pub(super) min_rtt_ns: Option<TimeNs>,
+}
+
+pub struct UdpFlow {
+    pub cfg: OnOffConfig,
+    pub(super) started: bool,
+    pub(super) on: bool,
+    /// End of the current on or off period.
+    pub(super) period_end_ns: TimeNs,
+    pub(super) rng: RandomStream,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub packets_received: u64,
+    pub bytes_received: u64,
+}
+
+#[allow(clippy::large_enum_variant)]
+pub enum FlowKind {
+    Tcp(Box<TcpFlow>),
+    Udp(UdpFlow),
+}
+
+pub struct Flow {
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    pub start_ns: TimeNs,
+    pub stop_ns: Option<TimeNs>,
+    pub kind: FlowKind,
+    /// When the flow finished (file transfer done, repeated count reached).
+    pub finished_ns: Option<TimeNs>,
+    pub data_drops: [u64; N_CAUSES],
+    pub ack_drops: u64,
+    pub ecn_marks: u64,
+}
+
+impl Flow {
+    #[allow(clippy::too_many_arguments)]
+    pub fn tcp(
+        name: String,
+        src: u32,
+        dst: u32,
+        start_ns: TimeNs,
+        stop_ns: Option<TimeNs>,
+        spec: TcpSpec,
+        app: TcpApp,
+        seed: u64,
+    ) -> Self {
+        let app_rng = RandomStream::new(seed, &format!("app:{name}"));
+        Self {
+            kind: FlowKind::Tcp(Box::new(TcpFlow {
+                spec,
+                app,
+                sender: None,
+                receiver: None,
+                finished_sender: None,
+                finished_receiver: None,
+                epoch: 0,
+                transfer_start_ns: 0,
+                transfers_done: 0,
+                sender_wakeup: None,
+                receiver_wakeup: None,
+                app_rng,
+                closed_sender: SenderStats::default(),
+                closed_receiver: ReceiverStats::default(),
+                closed_hook_counters: Vec::new(),
+                spurious_timeouts: 0,
+                lost_segments: HashMap::new(),
+                confusion: [[0; 2]; 3],
+                wireless_losses_halved: 0,
+                wireless_losses_halved_by_dupacks: 0,
+                rtt_samples: 0,
+                rtt_sum_ns: 0,
+                min_rtt_ns: None,
+            })),
+            name,
+            src,
+            dst,
+            start_ns,
+            stop_ns,
+            finished_ns: None,
+            data_drops: [0; N_CAUSES],
+            ack_drops: 0,
+            ecn_marks: 0,
+        }
+    }
+
+    /// Ground truth of a packet's death: drops by cause, and for a data
+    /// segment of the current connection, what killed it (scored against the
+    /// classifier's verdict in `after_sender_activity`).
+    pub(super) fn record_death(&mut self, pkt: &Packet, cause: DeathCause) {
+        if let FlowKind::Tcp(t) = &mut self.kind {
+            if pkt.kind == PacketKind::TcpData && pkt.payload_len > 0 && pkt.epoch == t.epoch {
+                t.lost_segments.insert(pkt.seq, (pkt.sent_ns, cause));
+            }
+        }
+        match pkt.kind {
+            PacketKind::TcpData | PacketKind::Udp => self.data_drops[cause.index()] += 1,
+            PacketKind::TcpAck => self.ack_drops += 1,
+            PacketKind::Control => {}
+        }
+    }
+
+    pub fn udp(
+        name: String,
+        src: u32,
+        dst: u32,
+        start_ns: TimeNs,
+        stop_ns: Option<TimeNs>,
+        cfg: OnOffConfig,
+        seed: u64,
+    ) -> Self {
+        let rng = RandomStream::new(seed, &format!("app:{name}"));
+        Self {
+            kind: FlowKind::Udp(UdpFlow {
+                cfg,
+                started: false,
+                on: false,
+                period_end_ns: 0,
+                rng,
+                packets_sent: 0,
+                bytes_sent: 0,
+                packets_received: 0,
+                bytes_received: 0,
+            }),
+            name,
+            src,
+            dst,
+            start_ns,
+            stop_ns,
+            finished_ns: None,
+            data_drops: [0; N_CAUSES],
+            ack_drops: 0,
+            ecn_marks: 0,
+        }
+    }
+}
+
+impl World {
+    pub(super) fn deliver(&mut self, pkt: Packet) {
+        let fi = pkt.flow as usize;
+        let now = self.now_ns;
+        if fi >= self.flows.len() {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.scratch);
+        let flow = &mut self.flows[fi];
+        match (&mut flow.kind, pkt.kind) {
+            (FlowKind::Tcp(t), PacketKind::TcpData) if pkt.epoch == t.epoch => {
+                if let Some(r) = t.receiver.as_mut() {
+                    r.on_packet(now, &pkt, &mut out);
+                    let node = flow.dst;
+                    self.sync_receiver_timer(fi);
+                    self.send_from(node, &mut out);
+                }
+            }
+            (FlowKind::Tcp(t), PacketKind::TcpAck) if pkt.epoch == t.epoch => {
+                if let Some(s) = t.sender.as_mut() {
+                    s.on_packet(now, &pkt, &mut out);
+                    let node = flow.src;
+                    self.after_sender_activity(fi);
+                    self.send_from(node, &mut out);
+                }
+            }
+            (FlowKind::Udp(u), PacketKind::Udp) => {
+                u.packets_received += 1;
+                u.bytes_received += pkt.raw_size as u64;
+            }
+            _ => {}
+        }
+        self.scratch = out;
+    }
+
+    /// After the sender ran: score its loss decisions, re-arm its timer and
+    /// check for a finished transfer.
+    pub(super) fn after_sender_activity(&mut self, fi: usize) {
+        self.sync_sender_timer(fi);
+        let now = self.now_ns;
+        let flow = &mut self.flows[fi];
+        let FlowKind::Tcp(t) = &mut flow.kind else {
+            return;
+        };
+        if let Some(s) = t.sender.as_mut() {
+            for d in s.core.loss_decisions.drain(..) {
+                let truth = match t.lost_segments.get(&d.seq) {
+                    Some(&(sent, cause)) if sent == d.last_sent_ns => match cause {
+                        DeathCause::QueueOverflow | DeathCause::AqmDrop => 0,
+                        DeathCause::ChannelError => 1,
+                        _ => 2,
+                    },
+                    _ => 2,
+                };
+                let verdict = match d.cause {
+                    LossCause::Congestion => 0,
+                    LossCause::NonCongestion => 1,
+                };
+                t.confusion[truth][verdict] += 1;
+                if truth == 1 && d.halved_window {
+                    t.wireless_losses_halved += 1;
+                    if d.how == LossDetection::DuplicateAcks {
+                        t.wireless_losses_halved_by_dupacks += 1;
+                    }
+                }
+            }
+        }
+        let Some(size) = t.app.transfer_bytes() else {
+            return;
+        };
+        let Some(s) = t.sender.as_ref() else { return };
+        if s.core.snd_una < size {
+            return;
+        }
+        self.transfers.push(TransferRecord {
+            flow: fi as u32,
+            index: t.transfers_done,
+            start_ns: t.transfer_start_ns,
+            end_ns: now,
+            bytes: size,
+        });
+        t.transfers_done += 1;
+        Self::close_connection(t, now);
+        let more = match t.app {
+            TcpApp::Repeated { count, .. } => count.is_none_or(|c| t.transfers_done < c),
+            _ => false,
+        };
+        if let (true, TcpApp::Repeated { mean_think_ns, .. }) = (more, &t.app) {
+            let think = s_to_ns(t.app_rng.exponential(*mean_think_ns as f64 / 1e9));
+            self.events
+                .schedule(now + think, EventKind::App { flow: fi as u32 });
+        } else {
+            flow.finished_ns = Some(now);
+        }
+    }
+
+    /// Fold a finished connection's counters into the flow totals.
+    pub(super) fn close_connection(t: &mut TcpFlow, now_ns: TimeNs) {
+        if let Some(mut s) = t.sender.take() {
+            s.core.account_cwnd(now_ns);
+            let st = &s.core.stats;
+            let c = &mut t.closed_sender;
+            c.segments_sent += st.segments_sent;
+            c.bytes_sent += st.bytes_sent;
+            c.retransmitted_segments += st.retransmitted_segments;
+            c.retransmitted_bytes += st.retransmitted_bytes;
+            c.timeouts += st.timeouts;
+            c.fast_retransmits += st.fast_retransmits;
+            c.ecn_reductions += st.ecn_reductions;
+            c.non_congestion_losses += st.non_congestion_losses;
+            c.spurious_timeouts_detected += st.spurious_timeouts_detected;
+            c.cwnd_byte_ns += st.cwnd_byte_ns;
+            c.cwnd_time_ns += st.cwnd_time_ns;
+            c.first_expiries += st.first_expiries;
+            c.first_expiry_rto_sum_ns += st.first_expiry_rto_sum_ns;
+            t.rtt_samples += s.core.rtt.samples;
+            t.rtt_sum_ns += s.core.rtt.sample_sum_ns;
+            if let Some(m) = s.core.rtt.min_rtt_ns() {
+                t.min_rtt_ns = Some(t.min_rtt_ns.map_or(m, |x| x.min(m)));
+            }
+            if let Some(h) = s.hook.as_ref() {
+                for (name, v) in h.counters() {
+                    match t.closed_hook_counters.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, total)) => *total += v,
+                        None => t.closed_hook_counters.push((name, v)),
+                    }
+                }
+            }
+            t.finished_sender = Some(s);
+        }
+        if let Some(r) = t.receiver.take() {
+            let st = &r.stats;
+            let c = &mut t.closed_receiver;
+            c.delivered_bytes += st.delivered_bytes;
+            c.duplicate_bytes += st.duplicate_bytes;
+            c.received_bytes += st.received_bytes;
+            c.segments_received += st.segments_received;
+            c.acks_sent += st.acks_sent;
+            c.ce_marked_segments += st.ce_marked_segments;
+            t.finished_receiver = Some(r);
+        }
+        t.sender_wakeup = None;
+        t.receiver_wakeup = None;
+    }
+
+    pub(super) fn sync_sender_timer(&mut self, fi: usize) {
+        let FlowKind::Tcp(t) = &mut self.flows[fi].kind else {
+            return;
+        };
+        let Some(d) = t.sender.as_ref().and_then(|s| s.next_deadline()) else {
+            return;
+        };
+        if t.sender_wakeup.is_none_or(|w| d < w) {
+            t.sender_wakeup = Some(d);
+            self.events.schedule(
+                d.max(self.now_ns),
+                EventKind::SenderTimer { flow: fi as u32 },
+            );
+        }
+    }
+
+    pub(super) fn sync_receiver_timer(&mut self, fi: usize) {
+        let FlowKind::Tcp(t) = &mut self.flows[fi].kind else {
+            return;
+        };
+        let Some(d) = t.receiver.as_ref().and_then(|r| r.next_deadline()) else {
+            return;
+        };
+        if t.receiver_wakeup.is_none_or(|w| d < w) {
+            t.receiver_wakeup = Some(d);
+            self.events.schedule(
+                d.max(self.now_ns),
+                EventKind::ReceiverTimer { flow: fi as u32 },
+            );
+        }
+    }
+
+    pub(super) fn sender_timer(&mut self, flow: u32) {
+        let fi = flow as usize;
+        let now = self.now_ns;
+        let f = &mut self.flows[fi];
+        let node = f.src;
+        let FlowKind::Tcp(t) = &mut f.kind else {
+            return;
+        };
+        let mut out = std::mem::take(&mut self.scratch);
+        if t.sender_wakeup == Some(now) {
+            t.sender_wakeup = None;
+        }
+        let mut expired = None;
+        if let Some(s) = t.sender.as_mut() {
+            if s.next_deadline().is_some_and(|d| d <= now) {
+                expired = s.on_timer(now, &mut out);
+            }
+        }
+        if let Some(seq) = expired {
+            // Ground truth: was the segment actually lost? It was not if the
+            // receiver holds it or a copy is still in the network.
+            let epoch = t.epoch;
+            let held = t.receiver.as_ref().is_some_and(|r| r.holds(seq));
+            let in_network = self.pool.live_packets().any(|p| {
+                p.flow == flow
+                    && p.epoch == epoch
+                    && !p.has_flag(crate::tcp::kick::KICK)
+                    && p.kind == PacketKind::TcpData
+                    && p.payload_len > 0
+                    && p.seq <= seq
+                    && seq < p.end_seq()
+            });
+            if held || in_network {
+                if let FlowKind::Tcp(t) = &mut self.flows[fi].kind {
+                    t.spurious_timeouts += 1;
+                }
+            }
+        }
+        self.after_sender_activity(fi);
+        self.send_from(node, &mut out);
+        self.scratch = out;
+    }
+
+    pub(super) fn receiver_timer(&mut self, flow: u32) {
+        let fi = flow as usize;
+        let now = self.now_ns;
+        let f = &mut self.flows[fi];
+        let node = f.dst;
+        let FlowKind::Tcp(t) = &mut f.kind else {
+            return;
+        };
+        let mut out = std::mem::take(&mut self.scratch);
+        if t.receiver_wakeup == Some(now) {
+            t.receiver_wakeup = None;
+        }
+        if let Some(r) = t.receiver.as_mut() {
+            r.on_timer(now, &mut out);
+        }
+        self.sync_receiver_timer(fi);
+        self.send_from(node, &mut out);
+        self.scratch = out;
+    }
+
+    pub(super) fn app_event(&mut self, flow: u32) {
+        let fi = flow as usize;
+        let now = self.now_ns;
+        let f = &mut self.flows[fi];
+        if f.stop_ns.is_some_and(|s| now >= s) {
+            // The flow's active interval is over: close its connection.
+            if let FlowKind::Tcp(t) = &mut f.kind {
+                Self::close_connection(t, now);
+            }
+            return;
+        }
+        let (src, dst) = (f.src, f.dst);
+        match &mut f.kind {
+            FlowKind::Tcp(t) => {
+                // A new connection per transfer.
+                t.epoch += 1;
+                t.lost_segments.clear();
+                let mut sender = t.spec.build_sender(flow, t.epoch, src, dst);
+                t.receiver = Some(t.spec.build_receiver(flow, t.epoch, src, dst));
+                t.transfer_start_ns = now;
+                let mut out = std::mem::take(&mut self.scratch);
+                sender.start(now, &mut out);
+                let bytes = t.app.transfer_bytes().unwrap_or(u64::MAX);
+                sender.app_write(now, bytes, &mut out);
+                t.sender = Some(sender);
+                self.after_sender_activity(fi);
+                self.send_from(src, &mut out);
+                self.scratch = out;
+            }
+            FlowKind::Udp(u) => {
+                if !u.started || now >= u.period_end_ns {
+                    // The first event starts an on period; later ones alternate.
+                    u.on = !u.started || !u.on;
+                    u.started = true;
+                    let mean = if u.on {
+                        u.cfg.mean_on_ns
+                    } else {
+                        u.cfg.mean_off_ns
+                    };
+                    u.period_end_ns = now + s_to_ns(u.rng.exponential(mean as f64 / 1e9)).max(1);
+                }
+                if u.on {
+                    let pkt = Packet {
+                        kind: PacketKind::Udp,
+                        flow,
+                        src,
+                        dst,
+                        ttl: DEFAULT_TTL,
+                        raw_size: u.cfg.packet_bytes,
+                        payload_len: 0,
+                        sent_ns: now,
+                        ..Default::default()
+                    };
+                    u.packets_sent += 1;
+                    u.bytes_sent += u.cfg.packet_bytes as u64;
+                    let gap = crate::sim::tx_time_ns(u.cfg.packet_bytes, u.cfg.rate_bps);
+                    let next = (now + gap).min(u.period_end_ns);
+                    self.events.schedule(next, EventKind::App { flow });
+                    let mut out = std::mem::take(&mut self.scratch);
+                    out.push(pkt);
+                    self.send_from(src, &mut out);
+                    self.scratch = out;
+                } else {
+                    self.events
+                        .schedule(u.period_end_ns, EventKind::App { flow });
+                }
+            }
+        }
+    }
+}

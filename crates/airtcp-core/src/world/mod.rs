@@ -1,0 +1,391 @@
+//! The World: nodes, links, flows and agents wired to the event queue. It
+//! is the only place that knows the clock; endpoints and agents are
+//! sans-I/O and hand back packets and deadlines.
+//!
+//! Split along its seams:
+//! * this file: the event loop and the packet path (nodes, agents,
+//!   routing, links, the packet pool);
+//! * [`flows`]: flow and application glue (endpoints' timers, delivery,
+//!   transfers, ground truth of losses);
+//! * [`collect`]: time-series sampling and the final [`RunResult`].
+
+mod collect;
+mod flows;
+
+pub use collect::SeriesConfig;
+pub use flows::{Flow, FlowKind, TcpFlow, UdpFlow};
+
+use crate::agents::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::app::TransferRecord;
+use crate::metrics::{RunResult, SeriesPoint};
+use crate::net::link::{LinkDir, LinkOutcome};
+use crate::net::packet::{DeathCause, Packet, DEFAULT_TTL};
+use crate::net::stis::StallProcess;
+use crate::net::topology::NO_ROUTE;
+use crate::sim::events::{EventKind, EventQueue};
+use crate::sim::{TimeNs, NS_PER_S};
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
+
+pub struct Node {
+    pub name: String,
+    /// Next-hop link direction per destination node; empty when every
+    /// destination goes the same way (`only_link`, e.g. a host on one link),
+    /// which keeps large topologies' tables small and cache-friendly.
+    routes: Vec<u32>,
+    only_link: Option<u32>,
+    pub agents: Vec<Box<dyn NodeAgent>>,
+    /// Earliest scheduled wake-up per agent.
+    agent_wakeups: Vec<Option<TimeNs>>,
+}
+
+impl Node {
+    pub fn new(name: String, routes: Vec<u32>) -> Self {
+        let mut used = routes.iter().copied().filter(|&l| l != NO_ROUTE);
+        let only_link = used.next().filter(|&first| used.all(|l| l == first));
+        Self {
+            name,
+            routes: if only_link.is_some() {
+                Vec::new()
+            } else {
+                routes
+            },
+            only_link,
+            agents: Vec::new(),
+            agent_wakeups: Vec::new(),
+        }
+    }
+
+    /// The next hop towards each of `n_nodes` destinations (agents that
+    /// need a node's whole table, e.g. G-Snoop's gateways).
+    pub fn routes_to_all(&self, n_nodes: usize) -> Vec<u32> {
+        (0..n_nodes as u32).map(|d| self.next_hop(d)).collect()
+    }
+
+    /// The link direction towards `dst` (NO_ROUTE if none).
+    #[inline]
+    pub fn next_hop(&self, dst: u32) -> u32 {
+        match self.only_link {
+            Some(l) => l,
+            None => self.routes.get(dst as usize).copied().unwrap_or(NO_ROUTE),
+        }
+    }
+
+    pub fn add_agent(&mut self, agent: Box<dyn NodeAgent>) {
+        self.agents.push(agent);
+        self.agent_wakeups.push(None);
+    }
+}
+
+/// Slots for packets in flight, so that events carry a 4-byte index.
+#[derive(Default)]
+struct PacketPool {
+    slots: Vec<(Packet, u32)>,
+    live: Vec<bool>,
+    free: Vec<u32>,
+}
+
+impl PacketPool {
+    fn put(&mut self, pkt: Packet, link: u32) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = (pkt, link);
+            self.live[i as usize] = true;
+            i
+        } else {
+            self.slots.push((pkt, link));
+            self.live.push(true);
+            (self.slots.len() - 1) as u32
+        }
+    }
+
+    fn take(&mut self, i: u32) -> (Packet, u32) {
+        self.live[i as usize] = false;
+        self.free.push(i);
+        self.slots[i as usize]
+    }
+
+    fn live_packets(&self) -> impl Iterator<Item = &Packet> {
+        self.slots
+            .iter()
+            .zip(&self.live)
+            .filter(|(_, &l)| l)
+            .map(|((p, _), _)| p)
+    }
+}
+
+pub struct World {
+    pub now_ns: TimeNs,
+    pub seed: u64,
+    pub duration_ns: TimeNs,
+    pub nodes: Vec<Node>,
+    pub links: Vec<LinkDir>,
+    pub flows: Vec<Flow>,
+    pub series_cfg: Option<SeriesConfig>,
+    /// Per link (not direction): STIS per-connection stalling, if any.
+    pub stalls: Vec<Option<StallProcess>>,
+    events: EventQueue,
+    primed: bool,
+    pool: PacketPool,
+    next_uid: u64,
+    hops: u64,
+    transfers: Vec<TransferRecord>,
+    series: Vec<SeriesPoint>,
+    /// Reused output buffers (no allocation per packet).
+    scratch: Vec<Packet>,
+    agent_out: AgentOutput,
+}
+
+impl World {
+    pub fn new(
+        seed: u64,
+        duration_ns: TimeNs,
+        nodes: Vec<Node>,
+        links: Vec<LinkDir>,
+        flows: Vec<Flow>,
+    ) -> Self {
+        Self {
+            now_ns: 0,
+            seed,
+            duration_ns,
+            nodes,
+            links,
+            flows,
+            series_cfg: None,
+            stalls: Vec::new(),
+            events: EventQueue::new(),
+            primed: false,
+            pool: PacketPool::default(),
+            next_uid: 0,
+            hops: 0,
+            transfers: Vec::new(),
+            series: Vec::new(),
+            scratch: Vec::with_capacity(64),
+            agent_out: AgentOutput::default(),
+        }
+    }
+
+    /// Schedule every flow's start and the first sample.
+    fn prime(&mut self) {
+        for (i, f) in self.flows.iter().enumerate() {
+            self.events
+                .schedule(f.start_ns, EventKind::App { flow: i as u32 });
+            if let Some(stop) = f.stop_ns {
+                self.events
+                    .schedule(stop, EventKind::App { flow: i as u32 });
+            }
+        }
+        if self.series_cfg.is_some() {
+            self.events.schedule(0, EventKind::Sample);
+        }
+    }
+
+    /// Run to the end of the scenario. `progress` is called every simulated
+    /// second with the current time; return false from it to stop early.
+    /// If `progress` stops the run early, the results cover the simulated
+    /// time reached so far.
+    pub fn run(&mut self, progress: impl FnMut(TimeNs) -> bool) -> RunResult {
+        if self.advance(self.duration_ns, progress) {
+            self.now_ns = self.duration_ns;
+        }
+        self.collect()
+    }
+
+    /// Process every event up to and including `until_ns` (tests and
+    /// step-by-step inspection); call [`Self::finish`] for the results.
+    pub fn run_until(&mut self, until_ns: TimeNs) {
+        self.advance(until_ns.min(self.duration_ns), |_| true);
+    }
+
+    /// Run to the end and collect the results.
+    pub fn finish(&mut self) -> RunResult {
+        self.run(|_| true)
+    }
+
+    /// Returns false if `progress` asked to stop.
+    fn advance(&mut self, until_ns: TimeNs, mut progress: impl FnMut(TimeNs) -> bool) -> bool {
+        if !self.primed {
+            self.prime();
+            self.primed = true;
+        }
+        // Report every simulated second, and every 2^20 events so that a
+        // slow second (many flows) still lets the caller stop the run.
+        let mut next_progress = (self.now_ns / NS_PER_S + 1) * NS_PER_S;
+        let mut events_since_report = 0u32;
+        while let Some((t, ev)) = self.events.pop_until(until_ns) {
+            self.now_ns = t;
+            events_since_report += 1;
+            if t >= next_progress || events_since_report >= 1 << 20 {
+                if !progress(t) {
+                    return false;
+                }
+                events_since_report = 0;
+                next_progress = (t / NS_PER_S + 1) * NS_PER_S;
+            }
+            self.dispatch(ev);
+        }
+        self.now_ns = self.now_ns.max(until_ns);
+        true
+    }
+
+    fn dispatch(&mut self, ev: EventKind) {
+        match ev {
+            EventKind::Arrive { node, slot } => {
+                let (pkt, link) = self.pool.take(slot);
+                self.hops += 1;
+                self.at_node(node, pkt, Ingress::Link(link));
+            }
+            EventKind::SenderTimer { flow } => self.sender_timer(flow),
+            EventKind::ReceiverTimer { flow } => self.receiver_timer(flow),
+            EventKind::App { flow } => self.app_event(flow),
+            EventKind::AgentTimer { node, agent } => self.agent_timer(node, agent),
+            EventKind::Sample => self.sample(),
+            EventKind::Offer { link, slot } => {
+                let (pkt, _) = self.pool.take(slot);
+                self.offer_to_link(link, pkt);
+            }
+        }
+    }
+
+    /// A packet is at `node`: agents first, then local delivery or routing.
+    fn at_node(&mut self, node: u32, mut pkt: Packet, ingress: Ingress) {
+        let n = node as usize;
+        if !self.nodes[n].agents.is_empty() {
+            for a in 0..self.nodes[n].agents.len() {
+                let verdict = self.nodes[n].agents[a].on_packet(
+                    self.now_ns,
+                    &mut pkt,
+                    ingress,
+                    &mut self.agent_out,
+                );
+                self.flush_agent_output(node, a as u32);
+                match verdict {
+                    AgentVerdict::Pass => {}
+                    AgentVerdict::Drop => {
+                        self.kill(&pkt, DeathCause::AgentDrop);
+                        return;
+                    }
+                    AgentVerdict::Take => return,
+                }
+            }
+        }
+        self.route(node, pkt, ingress);
+    }
+
+    /// Deliver locally or forward on the next hop (agents already seen).
+    fn route(&mut self, node: u32, mut pkt: Packet, ingress: Ingress) {
+        if pkt.dst == node {
+            self.deliver(pkt);
+            return;
+        }
+        if let Ingress::Link(_) = ingress {
+            // IP forwarding decrements the TTL (RFC 791).
+            if pkt.ttl <= 1 {
+                self.kill(&pkt, DeathCause::TtlExpired);
+                return;
+            }
+            pkt.ttl -= 1;
+        }
+        let l = self.nodes[node as usize].next_hop(pkt.dst);
+        if l == NO_ROUTE {
+            self.kill(&pkt, DeathCause::NoRoute);
+            return;
+        }
+        // STIS stalling: a packet of a stalled connection waits at the
+        // link's entrance until the stall ends.
+        if let Some(Some(stall)) = self.stalls.get_mut(l as usize / 2) {
+            if let Some(release_ns) = stall.release_time(self.now_ns, pkt.flow) {
+                let slot = self.pool.put(pkt, l);
+                self.events
+                    .schedule(release_ns, EventKind::Offer { link: l, slot });
+                return;
+            }
+        }
+        self.offer_to_link(l, pkt);
+    }
+
+    /// Offer `pkt` to link direction `l` now.
+    fn offer_to_link(&mut self, l: u32, mut pkt: Packet) {
+        let link = &mut self.links[l as usize];
+        match link.offer(self.now_ns, &mut pkt) {
+            LinkOutcome::Arrives { arrival_ns, marked } => {
+                if marked {
+                    self.flows[pkt.flow as usize].ecn_marks += 1;
+                }
+                let to = link.to;
+                let slot = self.pool.put(pkt, l);
+                self.events
+                    .schedule(arrival_ns, EventKind::Arrive { node: to, slot });
+            }
+            LinkOutcome::Dropped(cause) => self.kill(&pkt, cause),
+        }
+    }
+
+    /// A packet dies: the flow it belongs to records it.
+    fn kill(&mut self, pkt: &Packet, cause: DeathCause) {
+        if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+            f.record_death(pkt, cause);
+        }
+    }
+
+    /// Send packets produced by an endpoint on `node`.
+    fn send_from(&mut self, node: u32, out: &mut Vec<Packet>) {
+        for mut pkt in out.drain(..) {
+            pkt.uid = self.next_uid;
+            self.next_uid += 1;
+            self.at_node(node, pkt, Ingress::Local);
+        }
+    }
+
+    fn flush_agent_output(&mut self, node: u32, agent: u32) {
+        if !self.agent_out.inject.is_empty() {
+            let mut inject = std::mem::take(&mut self.agent_out.inject);
+            for mut pkt in inject.drain(..) {
+                pkt.uid = self.next_uid;
+                self.next_uid += 1;
+                if pkt.ttl == 0 {
+                    pkt.ttl = DEFAULT_TTL;
+                }
+                self.route(node, pkt, Ingress::Local);
+            }
+            self.agent_out.inject = inject;
+        }
+        let n = &mut self.nodes[node as usize];
+        if let Some(d) = n.agents[agent as usize].deadline() {
+            let w = &mut n.agent_wakeups[agent as usize];
+            if w.is_none_or(|cur| d < cur) {
+                *w = Some(d);
+                self.events
+                    .schedule(d.max(self.now_ns), EventKind::AgentTimer { node, agent });
+            }
+        }
+    }
+
+    fn agent_timer(&mut self, node: u32, agent: u32) {
+        let n = &mut self.nodes[node as usize];
+        if n.agent_wakeups[agent as usize] == Some(self.now_ns) {
+            n.agent_wakeups[agent as usize] = None;
+        }
+        if n.agents[agent as usize]
+            .deadline()
+            .is_some_and(|d| d <= self.now_ns)
+        {
+            n.agents[agent as usize].on_timer(self.now_ns, &mut self.agent_out);
+        }
+        self.flush_agent_output(node, agent);
+    }
+
+    /// The sender of flow `fi`'s current connection (tests, diagnostics).
+    pub fn tcp_sender(&self, fi: usize) -> Option<&TcpSender> {
+        match &self.flows.get(fi)?.kind {
+            FlowKind::Tcp(t) => t.sender.as_ref().or(t.finished_sender.as_ref()),
+            _ => None,
+        }
+    }
+
+    pub fn tcp_receiver(&self, fi: usize) -> Option<&TcpReceiver> {
+        match &self.flows.get(fi)?.kind {
+            FlowKind::Tcp(t) => t.receiver.as_ref().or(t.finished_receiver.as_ref()),
+            _ => None,
+        }
+    }
+}
