@@ -2,6 +2,7 @@
 
 pub mod channel;
 pub mod link;
+pub mod mecn;
 pub mod packet;
 pub mod queue;
 pub mod stis;

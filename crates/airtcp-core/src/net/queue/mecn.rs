@@ -21,7 +21,7 @@
 //! linearly from 0 at the lower threshold of their region to their maximum
 //! at max_th, as RED's p_b does (Fig. 1 shows ramps without numbers), and
 //! they are used as they are, without RED's count-based spacing. Marks only
-//! raise a packet's level (`crate::tcp::mecn::raise_ip_level`).
+//! raise a packet's level (`crate::net::mecn::raise_ip_level`).
 //! A packet that is not ECN-capable (`00`: UDP, ACKs, retransmissions) is
 //! dropped where the random test would have marked an ECN-capable one, and
 //! always at or above max_th (RFC 3168 §7's mark-or-drop equivalence).
@@ -29,10 +29,10 @@
 
 use super::red::{Red, RedConfig};
 use super::{Admission, QueueLimit, QueueOccupancy};
+use crate::net::mecn::{raise_ip_level, MecnLevel};
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::rng::RandomStream;
 use crate::sim::TimeNs;
-use crate::tcp::mecn::{raise_ip_level, MecnLevel};
 
 /// Thresholds, averaging and buffer shared by MECN and WMECN marking.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,10 +22,10 @@
 
 use super::mecn::{MarkDecision, MultiLevelConfig, MultiLevelCore};
 use super::{Admission, QueueOccupancy};
+use crate::net::mecn::MecnLevel;
 use crate::net::packet::Packet;
 use crate::sim::rng::RandomStream;
 use crate::sim::TimeNs;
-use crate::tcp::mecn::MecnLevel;
 
 #[derive(Clone, Debug)]
 pub struct Wmecn {
