@@ -1,0 +1,108 @@
+//! Routes and results pinned bit for bit on the examples, a reproduction
+//! cell (G-Snoop, whose gateways read their node's routes) and a 40-flow
+//! dumbbell. The expected values were recorded on main before routing
+//! stopped using all-pairs tables (issue 12): the routing scheme may change
+//! how routes are stored, never which routes are taken or what a run gives.
+
+use airtcp_core::scenario::Scenario;
+
+/// FNV-1a, 64 bits: a stable digest of a text.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+struct Pinned {
+    /// Digest of every node's next hop towards every node.
+    routes: u64,
+    /// Digest of the whole `RunResult` (Debug prints floats exactly).
+    result: u64,
+    events: u64,
+    packet_hops: u64,
+}
+
+fn measure(path: &str) -> Pinned {
+    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    let sc = Scenario::from_path(&full).unwrap_or_else(|e| panic!("{e}"));
+    let mut world = sc.build(None).unwrap();
+    let n = world.nodes.len() as u32;
+    let mut routes = String::new();
+    for from in 0..n {
+        for to in 0..n {
+            routes.push_str(&format!("{} ", world.nodes[from as usize].next_hop(to)));
+        }
+        routes.push('\n');
+    }
+    let r = world.run(|_| true);
+    Pinned {
+        routes: fnv1a(&routes),
+        result: fnv1a(&format!("{r:?}")),
+        events: r.events,
+        packet_hops: r.packet_hops,
+    }
+}
+
+fn check(path: &str, routes: u64, result: u64, events: u64, packet_hops: u64) {
+    let p = measure(path);
+    assert_eq!(
+        (p.routes, p.result, p.events, p.packet_hops),
+        (routes, result, events, packet_hops),
+        "{path}: (routes digest, result digest, events, packet hops) changed"
+    );
+}
+
+#[test]
+fn dumbbell_example_is_pinned() {
+    check(
+        "../../examples/dumbbell.toml",
+        5189083504170509548,
+        11824159676372663414,
+        80795,
+        80564,
+    );
+}
+
+#[test]
+fn wireless_example_is_pinned() {
+    check(
+        "../../examples/wireless.toml",
+        12336526986451268734,
+        12807534131657351745,
+        24868,
+        24527,
+    );
+}
+
+#[test]
+fn gsnoop_reproduction_cell_is_pinned() {
+    check(
+        "tests/data/gsnoop_cell.toml",
+        3041502218449484539,
+        15785505398596832523,
+        47118,
+        46619,
+    );
+}
+
+#[test]
+fn bench_dumbbell_is_pinned() {
+    check(
+        "tests/data/dumbbell40.toml",
+        12239118335864909821,
+        15755789118404979891,
+        15534,
+        15246,
+    );
+}
+
+#[test]
+fn mesh_with_cycles_and_parallel_links_is_pinned() {
+    check(
+        "tests/data/mesh.toml",
+        14908622796208982931,
+        6153321086486436219,
+        109017,
+        108149,
+    );
+}
