@@ -21,7 +21,7 @@ use crate::net::queue::{
     DropTail, Mecn, MultiLevelConfig, QueueDiscipline, QueueLimit, Red, RedConfig, Wmecn,
 };
 use crate::net::stis::{PerFlowService, StallConfig, StallProcess};
-use crate::net::topology::{shortest_path_routes, NO_ROUTE};
+use crate::net::topology::Routes;
 use crate::sim::rng::RandomStream;
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
 use crate::tcp::cc::{MecnCcConfig, WestwoodConfig, WestwoodFilter};
@@ -95,7 +95,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         dir_pairs.push((a, b));
         dir_pairs.push((b, a));
     }
-    let routes = shortest_path_routes(names.len(), &dir_pairs);
+    let routes = Routes::new(names.len(), &dir_pairs);
     let mut links = Vec::new();
     let mut used_names: HashMap<String, u32> = HashMap::new();
     for (i, l) in f.link.iter().enumerate() {
@@ -131,28 +131,24 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             links.push(link);
         }
     }
-    let mut nodes: Vec<Node> = names
-        .iter()
-        .zip(&routes)
-        .map(|(n, r)| Node::new(n.clone(), r.clone()))
-        .collect();
+    let mut nodes: Vec<Node> = names.iter().map(|n| Node::new(n.clone())).collect();
     for (i, n) in f.node.iter().enumerate() {
-        let id = index_of(&names, n.name.get_ref()).expect("declared nodes are named");
+        let id = index[n.name.get_ref()];
         for (j, a) in n.agents.iter().enumerate() {
             let field = format!("node[{i}].agents[{j}]");
-            let agent = build_agent(sc, a, &field, id, &names, &ends, &links, &nodes)?;
+            let agent = build_agent(sc, a, &field, id, (&names, &index), &ends, &links, &routes)?;
             nodes[id as usize].add_agent(agent);
         }
     }
     let node_of = |s: &toml::Spanned<String>, field: String| -> Result<u32, ScenarioError> {
-        index_of(&names, s.get_ref()).ok_or_else(|| {
+        index.get(s.get_ref()).copied().ok_or_else(|| {
             sc.error_at(
                 Some(s.span()),
                 field,
                 format!(
                     "unknown node \"{}\" (nodes: {})",
                     s.get_ref(),
-                    names.join(", ")
+                    node_list(&names)
                 ),
             )
         })
@@ -168,7 +164,8 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 "a flow's source and destination must differ",
             ));
         }
-        if routes[src as usize][dst as usize] == NO_ROUTE {
+        // Links go both ways, so a route there is a route back.
+        if !routes.connected(src, dst) {
             return Err(sc.error_at(
                 Some(fl.to.span()),
                 format!("flow[{i}].to"),
@@ -176,17 +173,6 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                     "no route from \"{}\" to \"{}\"",
                     fl.from.get_ref(),
                     fl.to.get_ref()
-                ),
-            ));
-        }
-        if routes[dst as usize][src as usize] == NO_ROUTE {
-            return Err(sc.error_at(
-                Some(fl.from.span()),
-                format!("flow[{i}].from"),
-                format!(
-                    "no route back from \"{}\" to \"{}\"",
-                    fl.to.get_ref(),
-                    fl.from.get_ref()
                 ),
             ));
         }
@@ -288,7 +274,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             flows.push(Flow::tcp(name, src, dst, start, stop, spec, tcp_app, seed));
         }
     }
-    let mut world = World::new(seed, duration, nodes, links, flows);
+    let mut world = World::new(seed, duration, nodes, routes, links, flows);
     world.stalls = stall_processes(sc, seed)?;
     if let Some(ts) = &f.output.timeseries {
         if ts.interval.get_ref().0 == 0 {
@@ -315,10 +301,10 @@ fn build_agent(
     spanned: &toml::Spanned<AgentSpec>,
     field: &str,
     id: u32,
-    names: &[String],
+    (names, index): (&[String], &HashMap<String, u32>),
     ends: &[(u32, u32)],
     links: &[LinkDir],
-    nodes: &[Node],
+    routes: &Routes,
 ) -> Result<Box<dyn NodeAgent>, ScenarioError> {
     let a = spanned.get_ref();
     let span = Some(spanned.span());
@@ -345,11 +331,11 @@ fn build_agent(
     let wireless = || -> Result<(u32, u32, u32), ScenarioError> {
         let p = a.peer.as_ref().expect("checked by check_kind_fields");
         let perr = |msg: String| sc.error_at(Some(p.span()), format!("{field}.peer"), msg);
-        let peer = index_of(names, p.get_ref()).ok_or_else(|| {
+        let peer = index.get(p.get_ref()).copied().ok_or_else(|| {
             perr(format!(
                 "unknown node \"{}\" (nodes: {})",
                 p.get_ref(),
-                names.join(", ")
+                node_list(names)
             ))
         })?;
         if peer == id {
@@ -374,7 +360,7 @@ fn build_agent(
         };
         Ok((peer, out, back))
     };
-    let routes = &nodes[id as usize].routes_to_all(names.len());
+    let routes = &routes.first_hops_from(id);
     Ok(match a.kind {
         AgentKind::Kick => Box::new(KickAwareNode::new(id)),
         AgentKind::Snoop => {
@@ -495,8 +481,14 @@ fn wireless_round_trip(links: &[LinkDir], data: u32, ack: u32) -> TimeNs {
         + crate::sim::tx_time_ns(crate::agents::arq::LINK_ACK_BYTES, a.rate_bps)
 }
 
-fn index_of(names: &[String], n: &str) -> Option<u32> {
-    names.iter().position(|x| x == n).map(|i| i as u32)
+/// The node names for an error message: all of a small topology's, the
+/// first few of a large one's.
+fn node_list(names: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if names.len() <= SHOWN {
+        return names.join(", ");
+    }
+    format!("{}, ... ({} nodes)", names[..SHOWN].join(", "), names.len())
 }
 
 fn queue_limit(c: QueueCapacity) -> QueueLimit {

@@ -21,7 +21,7 @@ use crate::metrics::{RunResult, SeriesPoint};
 use crate::net::link::{LinkDir, LinkOutcome};
 use crate::net::packet::{DeathCause, Packet, DEFAULT_TTL};
 use crate::net::stis::StallProcess;
-use crate::net::topology::NO_ROUTE;
+use crate::net::topology::{Routes, NO_ROUTE};
 use crate::sim::events::{EventKind, EventQueue};
 use crate::sim::{TimeNs, NS_PER_S};
 use crate::tcp::receiver::TcpReceiver;
@@ -29,45 +29,17 @@ use crate::tcp::sender::TcpSender;
 
 pub struct Node {
     pub name: String,
-    /// Next-hop link direction per destination node; empty when every
-    /// destination goes the same way (`only_link`, e.g. a host on one link),
-    /// which keeps large topologies' tables small and cache-friendly.
-    routes: Vec<u32>,
-    only_link: Option<u32>,
     pub agents: Vec<Box<dyn NodeAgent>>,
     /// Earliest scheduled wake-up per agent.
     agent_wakeups: Vec<Option<TimeNs>>,
 }
 
 impl Node {
-    pub fn new(name: String, routes: Vec<u32>) -> Self {
-        let mut used = routes.iter().copied().filter(|&l| l != NO_ROUTE);
-        let only_link = used.next().filter(|&first| used.all(|l| l == first));
+    pub fn new(name: String) -> Self {
         Self {
             name,
-            routes: if only_link.is_some() {
-                Vec::new()
-            } else {
-                routes
-            },
-            only_link,
             agents: Vec::new(),
             agent_wakeups: Vec::new(),
-        }
-    }
-
-    /// The next hop towards each of `n_nodes` destinations (agents that
-    /// need a node's whole table, e.g. G-Snoop's gateways).
-    pub fn routes_to_all(&self, n_nodes: usize) -> Vec<u32> {
-        (0..n_nodes as u32).map(|d| self.next_hop(d)).collect()
-    }
-
-    /// The link direction towards `dst` (NO_ROUTE if none).
-    #[inline]
-    pub fn next_hop(&self, dst: u32) -> u32 {
-        match self.only_link {
-            Some(l) => l,
-            None => self.routes.get(dst as usize).copied().unwrap_or(NO_ROUTE),
         }
     }
 
@@ -118,6 +90,8 @@ pub struct World {
     pub seed: u64,
     pub duration_ns: TimeNs,
     pub nodes: Vec<Node>,
+    /// Next hops between nodes (`net/topology.rs`).
+    pub routes: Routes,
     pub links: Vec<LinkDir>,
     pub flows: Vec<Flow>,
     pub series_cfg: Option<SeriesConfig>,
@@ -140,6 +114,7 @@ impl World {
         seed: u64,
         duration_ns: TimeNs,
         nodes: Vec<Node>,
+        routes: Routes,
         links: Vec<LinkDir>,
         flows: Vec<Flow>,
     ) -> Self {
@@ -148,6 +123,7 @@ impl World {
             seed,
             duration_ns,
             nodes,
+            routes,
             links,
             flows,
             series_cfg: None,
@@ -285,7 +261,7 @@ impl World {
             }
             pkt.ttl -= 1;
         }
-        let l = self.nodes[node as usize].next_hop(pkt.dst);
+        let l = self.routes.next_hop(node, pkt.dst);
         if l == NO_ROUTE {
             self.kill(&pkt, DeathCause::NoRoute);
             return;
@@ -372,6 +348,12 @@ impl World {
             n.agents[agent as usize].on_timer(self.now_ns, &mut self.agent_out);
         }
         self.flush_agent_output(node, agent);
+    }
+
+    /// The link direction `node` forwards a packet for `dst` on (NO_ROUTE
+    /// if none).
+    pub fn next_hop(&mut self, node: u32, dst: u32) -> u32 {
+        self.routes.next_hop(node, dst)
     }
 
     /// The sender of flow `fi`'s current connection (tests, diagnostics).
