@@ -3,6 +3,7 @@
 //! [`ScenarioError`] line: file, line, field, problem.
 
 pub mod build;
+pub mod expand;
 pub mod schema;
 pub mod units;
 
@@ -47,6 +48,8 @@ pub struct Scenario {
     pub file: ScenarioFile,
     pub source_name: String,
     text: String,
+    /// Where each table came from, when the file has counted tables.
+    members: expand::Members,
 }
 
 /// 1-based line of a byte offset.
@@ -94,6 +97,17 @@ impl Scenario {
     /// Parse and validate a scenario held in `text`; `source_name` names it
     /// in errors (a path, or "<dict>").
     pub fn from_toml_str(text: &str, source_name: &str) -> Result<Self, ScenarioError> {
+        Self::load(text, source_name, None).map(|(sc, _)| sc)
+    }
+
+    /// Parse and validate a scenario, and return it with the world built
+    /// for `seed` (None: the file's seed). Validation is building: the
+    /// world comes at no extra cost, ready for the first run.
+    pub fn load(
+        text: &str,
+        source_name: &str,
+        seed: Option<u64>,
+    ) -> Result<(Self, World), ScenarioError> {
         let de = toml::Deserializer::new(text);
         let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
             let field = tidy_path(&e.path().to_string());
@@ -105,14 +119,16 @@ impl Scenario {
                 message: first_line(inner.message()),
             }
         })?;
-        let sc = Scenario {
+        let mut sc = Scenario {
             file,
             source_name: source_name.to_string(),
             text: text.to_string(),
+            members: expand::Members::default(),
         };
-        // Building once validates names, routes and parameters.
-        sc.build(None)?;
-        Ok(sc)
+        expand::expand(&mut sc)?;
+        // Building checks names, routes and parameters.
+        let world = sc.build(seed)?;
+        Ok((sc, world))
     }
 
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, ScenarioError> {
@@ -144,7 +160,7 @@ impl Scenario {
         ScenarioError {
             file: self.source_name.clone(),
             line: span.map(|s| line_of(&self.text, s.start)),
-            field: field.into(),
+            field: self.members.user_field(&field.into()),
             message: message.into(),
         }
     }

@@ -40,6 +40,9 @@ fn default_seed() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub name: Spanned<String>,
+    /// Compact form: this table stands for `count` nodes, `{i}` in `name`
+    /// and in agents' `peer` replaced by 0 .. count-1 (`expand.rs`).
+    pub count: Option<Spanned<u64>>,
     /// Middlebox agents on this node, in the order they see packets.
     #[serde(default)]
     pub agents: Vec<Spanned<AgentSpec>>,
@@ -143,6 +146,9 @@ pub struct KickFileSpec {
 pub struct LinkSpec {
     pub a: Spanned<String>,
     pub b: Spanned<String>,
+    /// Compact form: this table stands for `count` links, `{i}` in `a` and
+    /// `b` replaced by 0 .. count-1 (`expand.rs`).
+    pub count: Option<Spanned<u64>>,
     pub rate: Rate,
     pub delay: Duration,
     /// Queue of both directions (default DropTail, 50 packets, as ns-2).
@@ -293,6 +299,11 @@ pub struct FlowSpec {
     pub name: Option<String>,
     pub from: Spanned<String>,
     pub to: Spanned<String>,
+    /// Compact form: this table stands for `count` flows, `{i}` in `name`,
+    /// `from` and `to` replaced by 0 .. count-1 (`expand.rs`).
+    pub count: Option<Spanned<u64>>,
+    /// With `count`: member i starts at `start + i × stagger` (default 0s).
+    pub stagger: Option<Spanned<Duration>>,
     /// Start time (default 0s).
     pub start: Option<Duration>,
     /// End of the active interval (default: the end of the run).
