@@ -1,11 +1,13 @@
 """The Python API: load scenarios, run them, collect results as DataFrames.
 
-pandas, pyarrow and tqdm are imported only when needed, so that
-``import airtcp`` (and the CLI's start-up) stays fast.
+pandas, pyarrow and tqdm are imported only when needed (a DataFrame, a
+pyarrow table or a progress bar is asked for), so that ``import airtcp``,
+``airtcp run`` and its summary stay fast and small.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -41,17 +43,20 @@ class Scenario:
     (7, 2.0, 2, 1, 0)
     """
 
-    __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows")
+    __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows", "_core")
 
     def __init__(self, text: str, source_name: str):
-        info = _core.describe(text, source_name)
+        # Validating builds the world for the file's seed; the first run
+        # with that seed uses it (one build for load + run).
+        core = _core.load(text, source_name)
+        self._core = core
         self.text = text
         self.source_name = source_name
-        self.seed: int = info["seed"]
-        self.duration_s: float = info["duration_s"]
-        self.nodes: int = info["nodes"]
-        self.links: int = info["links"]
-        self.flows: int = info["flows"]
+        self.seed: int = core.seed
+        self.duration_s: float = core.duration_s
+        self.nodes: int = core.nodes
+        self.links: int = core.links
+        self.flows: int = core.flows
 
     def __repr__(self) -> str:
         return (
@@ -59,7 +64,7 @@ class Scenario:
             f"{self.flows} flows, {self.duration_s:g}s, seed={self.seed})"
         )
 
-    # Scenarios travel to worker processes by their text.
+    # Scenarios travel (to other processes) by their text.
     def __reduce__(self):
         return (Scenario, (self.text, self.source_name))
 
@@ -105,25 +110,24 @@ def load(source: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
     raise TypeError(f"expected a Scenario, a path or a dict, not {type(source).__name__}")
 
 
-def _arrow_table(columns: Mapping[str, list], schema: Mapping[str, str], seeds: list[int] | None = None):
+def _arrow_table(columns: Mapping[str, list], schema: Mapping[str, str]):
     import pyarrow as pa
 
     fields = [pa.field(name, pa.type_for_alias(t)) for name, t in schema.items()]
-    if seeds is not None:
-        fields.insert(0, pa.field("seed", pa.uint64()))
-        columns = {"seed": seeds, **columns}
     return pa.table(dict(columns), schema=pa.schema(fields))
 
 
 class Result:
     """Results of one run, or of several seeds (:func:`run_many`).
 
-    Tables (pandas DataFrames, built lazily via pyarrow): ``flows``,
-    ``links`` (one row per link direction), ``transfers``, ``agents`` and
-    ``series``. Results of several seeds have a leading ``seed`` column.
-    Scalars: ``seed`` (None for several seeds), ``seeds``, ``duration_s``,
-    and ``events`` and ``packet_hops`` (summed over seeds). ``tables`` holds
-    the same data as pyarrow Tables.
+    Tables (pandas DataFrames, built on first access via pyarrow):
+    ``flows``, ``links`` (one row per link direction), ``transfers``,
+    ``agents`` and ``series``. Results of several seeds have a leading
+    ``seed`` column. Scalars: ``seed`` (None for several seeds), ``seeds``,
+    ``duration_s``, and ``events`` and ``packet_hops`` (summed over seeds).
+    ``tables`` holds the same data as pyarrow Tables; ``columns`` as plain
+    lists (``columns["flows"]["goodput_bps"]``), which need neither pandas
+    nor pyarrow.
 
     >>> import airtcp
     >>> r = airtcp.run({"simulation": {"duration": "5s"},
@@ -137,48 +141,60 @@ class Result:
 
     def __init__(
         self,
-        tables: Mapping[str, Any],
+        columns: Mapping[str, Mapping[str, list]],
+        schema: Mapping[str, Mapping[str, str]],
         seeds: list[int],
         duration_s: float,
         events: int,
         packet_hops: int,
         multi: bool,
     ):
-        self.tables = dict(tables)
+        self.columns = {k: dict(v) for k, v in columns.items()}
+        self._schema = schema
         self.seeds = list(seeds)
         self.seed = None if multi else self.seeds[0]
         self.duration_s = duration_s
         self.events = events
         self.packet_hops = packet_hops
+        self._tables: dict[str, Any] | None = None
         self._frames: dict[str, Any] = {}
 
     @classmethod
     def _from_core(cls, d: Mapping[str, Any]) -> Result:
-        tables = {k: _arrow_table(d[k], d["schema"][k]) for k in TABLES}
-        return cls(tables, [d["seed"]], d["duration_s"], d["events"], d["packet_hops"], multi=False)
+        columns = {k: d[k] for k in TABLES}
+        return cls(columns, d["schema"], [d["seed"]], d["duration_s"], d["events"], d["packet_hops"], multi=False)
 
     @classmethod
     def _from_many(cls, runs: list[Mapping[str, Any]], seeds: list[int], duration_s: float) -> Result:
         schema = runs[0]["schema"] if runs else _core.schema()
-        tables = {}
+        columns = {}
         for k in TABLES:
-            cols: dict[str, list] = {name: [] for name in schema[k]}
-            seed_col: list[int] = []
+            cols: dict[str, list] = {"seed": []}
+            cols.update({name: [] for name in schema[k]})
             for d in runs:
                 n = 0
                 for name, values in d[k].items():
                     cols[name].extend(values)
                     n = len(values)
-                seed_col.extend([d["seed"]] * n)
-            tables[k] = _arrow_table(cols, schema[k], seeds=seed_col)
+                cols["seed"].extend([d["seed"]] * n)
+            columns[k] = cols
+        schema = {k: {"seed": "uint64", **schema[k]} for k in TABLES}
         return cls(
-            tables,
+            columns,
+            schema,
             seeds,
             duration_s,
             sum(d["events"] for d in runs),
             sum(d["packet_hops"] for d in runs),
             multi=True,
         )
+
+    @property
+    def tables(self) -> dict[str, Any]:
+        """The result tables as pyarrow Tables (built on first access)."""
+        if self._tables is None:
+            self._tables = {k: _arrow_table(self.columns[k], self._schema[k]) for k in TABLES}
+        return self._tables
 
     def _frame(self, name: str):
         if name not in self._frames:
@@ -213,7 +229,7 @@ class Result:
     def __repr__(self) -> str:
         seeds = f"seed={self.seed}" if self.seed is not None else f"{len(self.seeds)} seeds"
         return (
-            f"<airtcp.Result {seeds}, {self.duration_s:g}s, {self.tables['flows'].num_rows} flow rows, "
+            f"<airtcp.Result {seeds}, {self.duration_s:g}s, {len(self.columns['flows']['flow'])} flow rows, "
             f"{self.events} events>"
         )
 
@@ -221,46 +237,36 @@ class Result:
         """A short human-readable table of flows and busy links.
 
         With several seeds, numbers are means over the seeds. At most
-        ``max_rows`` flows and links are listed (None: all).
+        ``max_rows`` flows and links are listed (None: all). Made from the
+        plain columns: it needs neither pandas nor pyarrow.
         """
-        flows = self.flows
-        links = self.links
         multi = self.seed is None
         lines = []
         if multi:
             lines.append(f"{len(self.seeds)} seeds ({_seed_list(self.seeds)}), {self.duration_s:g} s each; means over seeds")
         else:
             lines.append(f"seed {self.seed}, {self.duration_s:g} s simulated, {self.events:,} events")
-        drop_cols = [c for c in flows.columns if c.startswith("drops_")]
-        rows = []
-        if len(flows):
-            f = flows.assign(drops=flows[drop_cols].sum(axis=1) if drop_cols else 0)
-            if multi:
-                f = f.groupby("flow", sort=True).agg(
-                    name=("name", "first"),
-                    src=("src", "first"),
-                    dst=("dst", "first"),
-                    variant=("variant", "first"),
-                    protocol=("protocol", "first"),
-                    goodput_bps=("goodput_bps", "mean"),
-                    retransmitted_segments=("retransmitted_segments", "mean"),
-                    timeouts=("timeouts", "mean"),
-                    drops=("drops", "mean"),
-                    mean_rtt_s=("mean_rtt_s", "mean"),
-                )
-            for _, r in f.iterrows():
-                rows.append(
-                    [
-                        r["name"],
-                        f"{r['src']}->{r['dst']}",
-                        r["variant"] or r["protocol"],
-                        f"{r['goodput_bps'] / 1e6:.3f}",
-                        _num(r["retransmitted_segments"]),
-                        _num(r["timeouts"]),
-                        _num(r["drops"]),
-                        "-" if r["mean_rtt_s"] != r["mean_rtt_s"] else f"{r['mean_rtt_s'] * 1e3:.1f}",
-                    ]
-                )
+        flows = _with_drops(self.columns["flows"])
+        flows = _by_id(
+            flows,
+            "flow",
+            first=("name", "src", "dst", "variant", "protocol"),
+            mean=("goodput_bps", "retransmitted_segments", "timeouts", "drops", "mean_rtt_s"),
+            group=multi,
+        )
+        rows = [
+            [
+                r["name"],
+                f"{r['src']}->{r['dst']}",
+                r["variant"] or r["protocol"],
+                f"{r['goodput_bps'] / 1e6:.3f}",
+                _num(r["retransmitted_segments"]),
+                _num(r["timeouts"]),
+                _num(r["drops"]),
+                "-" if r["mean_rtt_s"] != r["mean_rtt_s"] else f"{r['mean_rtt_s'] * 1e3:.1f}",
+            ]
+            for r in flows
+        ]
         lines.append("")
         lines.append(
             _table(
@@ -270,34 +276,31 @@ class Result:
             if rows
             else "no flows"
         )
-        rows = []
+        links = _by_id(
+            _with_drops(self.columns["links"]),
+            "link",
+            first=("name", "rate_bps"),
+            mean=("utilization", "drops", "mean_queue_pkts"),
+            group=multi,
+        )
+        n_links = len(links)
+        links = [r for r in links if r["utilization"] > 0 or r["drops"] > 0]  # skip idle directions
         link_note = ""
-        if len(links):
-            ldrop = [c for c in links.columns if c.startswith("drops_")]
-            l = links.assign(drops=links[ldrop].sum(axis=1) if ldrop else 0)
-            if multi:
-                l = l.groupby("link", sort=True).agg(
-                    name=("name", "first"),
-                    rate_bps=("rate_bps", "first"),
-                    utilization=("utilization", "mean"),
-                    drops=("drops", "mean"),
-                    mean_queue_pkts=("mean_queue_pkts", "mean"),
-                )
-            l = l[(l["utilization"] > 0) | (l["drops"] > 0)]  # skip idle directions
-            if max_rows is not None and len(l) > max_rows:
-                # Too many to list: the busiest ones, in their usual order.
-                l = l.loc[sorted(l["utilization"].nlargest(max_rows).index)]
-                link_note = f"(the {max_rows} busiest of {links['link'].nunique()} link directions)"
-            for _, r in l.iterrows():
-                rows.append(
-                    [
-                        r["name"],
-                        _rate(r["rate_bps"]),
-                        f"{r['utilization'] * 100:.1f}",
-                        _num(r["drops"]),
-                        f"{r['mean_queue_pkts']:.2f}",
-                    ]
-                )
+        if max_rows is not None and len(links) > max_rows:
+            # Too many to list: the busiest ones, in their usual order.
+            busiest = sorted(range(len(links)), key=lambda i: (-links[i]["utilization"], i))[:max_rows]
+            links = [links[i] for i in sorted(busiest)]
+            link_note = f"(the {max_rows} busiest of {n_links} link directions)"
+        rows = [
+            [
+                r["name"],
+                _rate(r["rate_bps"]),
+                f"{r['utilization'] * 100:.1f}",
+                _num(r["drops"]),
+                f"{r['mean_queue_pkts']:.2f}",
+            ]
+            for r in links
+        ]
         lines.append("")
         lines.append(
             _table(["link", "rate", "util %", "drops", "mean queue pkts"], rows) if rows else "no busy links"
@@ -305,6 +308,35 @@ class Result:
         if link_note:
             lines.append(link_note)
         return "\n".join(lines)
+
+
+def _with_drops(columns: Mapping[str, list]) -> dict[str, list]:
+    """The columns plus ``drops``: the sum of the ``drops_*`` columns."""
+    parts = [v for k, v in columns.items() if k.startswith("drops_")]
+    n = len(next(iter(columns.values()), []))
+    return {**columns, "drops": [sum(p[i] for p in parts) for i in range(n)]}
+
+
+def _by_id(columns: Mapping[str, list], key: str, first: tuple, mean: tuple, group: bool) -> list[dict]:
+    """Rows of ``columns`` as dicts; with ``group``, one per ``key`` value in
+    sorted order: the first value of the ``first`` columns and the mean (NaN
+    skipped) of the ``mean`` columns."""
+    if not group:
+        names = (key, *first, *mean)
+        return [dict(zip(names, row)) for row in zip(*(columns[c] for c in names))]
+    members: dict[Any, list[int]] = {}
+    for i, k in enumerate(columns[key]):
+        members.setdefault(k, []).append(i)
+    out = []
+    for k in sorted(members):
+        idx = members[k]
+        row = {key: k}
+        row.update({c: columns[c][idx[0]] for c in first})
+        for c in mean:
+            xs = [columns[c][i] for i in idx if columns[c][i] == columns[c][i]]
+            row[c] = math.fsum(xs) / len(xs) if xs else math.nan
+        out.append(row)
+    return out
 
 
 def _cap(rows: list[list[str]], max_rows: int | None, what: str) -> list[list[str]]:
@@ -381,7 +413,7 @@ def run(
                 done[0] = n
 
     try:
-        d = _core.run(sc.text, sc.source_name, seed, callback)
+        d = _core.run(sc._core, seed, callback)
     finally:
         if bar is not None:
             bar.close()
@@ -397,18 +429,6 @@ def _check_seed(seed) -> int:
     return seed
 
 
-def _worker_init() -> None:
-    # Ctrl-C is the parent's business: it terminates the pool.
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _worker_run(job: tuple[int, str, str, int]) -> tuple[int, dict]:
-    i, text, name, seed = job
-    return i, _core.run(text, name, seed, None)
-
-
 def run_many(
     scenario: Scenario | str | os.PathLike | Mapping[str, Any],
     seeds: Iterable[int],
@@ -419,13 +439,11 @@ def run_many(
 
     Each table gets a leading ``seed`` column; rows are in the order of
     ``seeds`` whatever the order in which runs finish, so the result is
-    identical to a serial run. ``workers`` defaults to all cores; with
-    ``workers=1`` the runs happen in this process. On Ctrl-C, pending runs
-    are cancelled, running ones stopped, and the runs that finished are
-    returned (with a RuntimeWarning saying how many).
-
-    Worker processes are started with "spawn": scripts calling this should
-    guard their top level with ``if __name__ == "__main__":``.
+    identical to a serial run. Runs go on ``workers`` native threads
+    (default: all cores; the simulator releases the GIL), so no process is
+    spawned and scripts need no ``if __name__ == "__main__":`` guard. On
+    Ctrl-C, pending runs are cancelled, running ones stopped, and the runs
+    that finished are returned (with a RuntimeWarning saying how many).
 
     >>> import airtcp
     >>> r = airtcp.run_many("examples/wireless.toml", seeds=range(1, 5))   # doctest: +SKIP
@@ -439,37 +457,27 @@ def run_many(
         raise ValueError(f"workers must be at least 1, got {workers}")
     workers = max(1, min(workers, len(seeds)))
 
-    from tqdm.auto import tqdm
-
     done: dict[int, dict] = {}
     interrupted = False
-    bar = tqdm(total=len(seeds), unit="run", desc=os.path.basename(sc.source_name), disable=not progress)
+    bar = _bar(total=len(seeds), unit="run", desc=os.path.basename(sc.source_name), disable=not progress)
     try:
         if workers == 1:
             try:
                 for i, s in enumerate(seeds):
-                    done[i] = _core.run(sc.text, sc.source_name, s, None)
+                    done[i] = _core.run(sc._core, s, None)
                     bar.update()
             except KeyboardInterrupt:
                 interrupted = True
         else:
-            import multiprocessing
+            from ._threads import run_in_threads
 
-            ctx = multiprocessing.get_context("spawn")
-            pool = ctx.Pool(workers, initializer=_worker_init)
-            try:
-                jobs = [(i, sc.text, sc.source_name, s) for i, s in enumerate(seeds)]
-                for i, d in pool.imap_unordered(_worker_run, jobs, chunksize=1):
-                    done[i] = d
-                    bar.update()
-                pool.close()
-            except KeyboardInterrupt:
-                interrupted = True
-            finally:
-                # terminate() also cancels what is queued or running; after
-                # close() and a full iteration there is nothing left.
-                pool.terminate()
-                pool.join()
+            def finished(i: int, d: dict) -> None:
+                done[i] = d
+                bar.update()
+
+            interrupted = run_in_threads(
+                seeds, lambda s, check: _core.run(sc._core, s, check), workers, finished
+            )
     finally:
         bar.close()
     if interrupted:
@@ -480,6 +488,23 @@ def run_many(
         )
     order = sorted(done)
     return Result._from_many([done[i] for i in order], [seeds[i] for i in order], sc.duration_s)
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _bar(disable: bool = False, **kwargs):
+    """A tqdm progress bar, or (disabled) a stand-in that imports nothing."""
+    if disable:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(**kwargs)
 
 
 def jain_fairness(values: Iterable[float]) -> float:

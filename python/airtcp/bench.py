@@ -114,7 +114,7 @@ def _child(text: str, name: str, conn) -> None:
 
     from . import _core
 
-    d = _core.run(text, name, None, None)
+    d = _core.run(_core.load(text, name), None, None)
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # Linux reports KiB, macOS bytes.
     peak_mib = maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024

@@ -6,12 +6,14 @@
 #![allow(clippy::useless_conversion)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use airtcp_core::metrics::{self, Cell, Row, RunResult};
 use airtcp_core::reference::arrow_type;
 use airtcp_core::scenario::{Scenario, ScenarioError as CoreError};
 use airtcp_core::sim::NS_PER_S;
+use airtcp_core::world::World;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -64,57 +66,119 @@ fn panic_err(payload: Box<dyn std::any::Any + Send>) -> PyErr {
     ))
 }
 
-fn parse(py: Python<'_>, text: &str, source_name: &str) -> PyResult<Scenario> {
-    Scenario::from_toml_str(text, source_name).map_err(|e| scenario_err(py, &e))
+/// A parsed and validated scenario. Loading builds the world for the
+/// file's seed (that is how it is validated); the first run with that seed
+/// uses it, so loading and running build once.
+#[pyclass(name = "Scenario", module = "airtcp._core", frozen)]
+struct PyScenario {
+    inner: Scenario,
+    /// Number of nodes (declared ones and those named by links).
+    n_nodes: usize,
+    /// The world built while validating, for the file's seed, until a run
+    /// takes it (or a run with another seed drops it).
+    built: Mutex<Option<World>>,
+}
+
+#[pymethods]
+impl PyScenario {
+    /// The file's seed.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.default_seed()
+    }
+
+    #[getter]
+    fn duration_s(&self) -> f64 {
+        self.inner.duration_ns() as f64 / NS_PER_S as f64
+    }
+
+    /// Number of nodes (declared ones and those named by links).
+    #[getter]
+    fn nodes(&self) -> usize {
+        self.n_nodes
+    }
+
+    #[getter]
+    fn links(&self) -> usize {
+        self.inner.file.link.len()
+    }
+
+    #[getter]
+    fn flows(&self) -> usize {
+        self.inner.file.flow.len()
+    }
+}
+
+impl PyScenario {
+    /// The world for `seed`: the one built while loading if it is for this
+    /// seed and still unused, else a new one.
+    fn world(&self, seed: Option<u64>) -> Result<World, CoreError> {
+        let seed = seed.unwrap_or(self.inner.default_seed());
+        let built = self.built.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match built {
+            Some(w) if w.seed == seed => Ok(w),
+            _ => self.inner.build(Some(seed)),
+        }
+    }
+}
+
+/// Parse and validate a scenario (ScenarioError if it is wrong). The GIL is
+/// released while the world is built.
+#[pyfunction]
+fn load(py: Python<'_>, text: String, source_name: String) -> PyResult<PyScenario> {
+    no_panic(|| {
+        let loaded = py.allow_threads(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                Scenario::load(&text, &source_name, None)
+            }))
+        });
+        let (inner, world) = loaded
+            .map_err(panic_err)?
+            .map_err(|e| scenario_err(py, &e))?;
+        Ok(PyScenario {
+            inner,
+            n_nodes: world.nodes.len(),
+            built: Mutex::new(Some(world)),
+        })
+    })
 }
 
 /// Check a scenario; raise ScenarioError if it is wrong.
 #[pyfunction]
 fn validate(py: Python<'_>, text: &str, source_name: &str) -> PyResult<()> {
-    no_panic(|| parse(py, text, source_name).map(|_| ()))
-}
-
-/// Validate and describe a scenario: a dict with seed, duration_s, nodes,
-/// links and flows (counts).
-#[pyfunction]
-fn describe<'py>(py: Python<'py>, text: &str, source_name: &str) -> PyResult<Bound<'py, PyDict>> {
     no_panic(|| {
-        let sc = parse(py, text, source_name)?;
-        let world = sc.build(None).map_err(|e| scenario_err(py, &e))?;
-        let d = PyDict::new_bound(py);
-        d.set_item("seed", sc.default_seed())?;
-        d.set_item("duration_s", sc.duration_ns() as f64 / NS_PER_S as f64)?;
-        d.set_item("nodes", world.nodes.len())?;
-        d.set_item("links", sc.file.link.len())?;
-        d.set_item("flows", sc.file.flow.len())?;
-        Ok(d)
+        Scenario::from_toml_str(text, source_name)
+            .map(|_| ())
+            .map_err(|e| scenario_err(py, &e))
     })
 }
 
-/// Build and run a scenario for `seed` (None: the file's seed). The GIL is
-/// released while simulating; every simulated second `progress(seconds)` is
-/// called (if given) and pending signals are handled, so Ctrl-C stops the
-/// run and raises KeyboardInterrupt. Besides the tables, the dict holds the
-/// wall-clock seconds spent parsing and building ("setup_wall_s") and
-/// simulating ("run_wall_s"), for benchmarks.
+/// Run a loaded scenario for `seed` (None: the file's seed). The GIL is
+/// released while building and simulating, so runs on several threads go in
+/// parallel; every simulated second `progress(seconds)` is called (if
+/// given) and pending signals are handled, so Ctrl-C stops the run and
+/// raises KeyboardInterrupt (on the main thread), as does an exception
+/// raised by `progress` (on any thread). Besides the tables, the dict holds
+/// the wall-clock seconds spent building ("setup_wall_s") and simulating
+/// ("run_wall_s"), for benchmarks.
 #[pyfunction]
-#[pyo3(signature = (text, source_name, seed=None, progress=None))]
+#[pyo3(signature = (scenario, seed=None, progress=None))]
 fn run<'py>(
     py: Python<'py>,
-    text: &str,
-    source_name: &str,
+    scenario: &Bound<'py, PyScenario>,
     seed: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let sc = scenario.get();
     no_panic(|| {
-        let t0 = Instant::now();
-        let sc = parse(py, text, source_name)?;
-        let mut world = sc.build(seed).map_err(|e| scenario_err(py, &e))?;
-        let setup_s = t0.elapsed().as_secs_f64();
         let mut pending: Option<PyErr> = None;
+        let mut setup_s = 0.0;
         let mut run_s = 0.0;
         let outcome = py.allow_threads(|| {
             catch_unwind(AssertUnwindSafe(|| {
+                let t0 = Instant::now();
+                let mut world = sc.world(seed)?;
+                setup_s = t0.elapsed().as_secs_f64();
                 let t1 = Instant::now();
                 let r = world.run(|now_ns| {
                     Python::with_gil(|py| {
@@ -133,10 +197,14 @@ fn run<'py>(
                     })
                 });
                 run_s = t1.elapsed().as_secs_f64();
-                r
+                // Free the world without the GIL (large topologies).
+                drop(world);
+                Ok(r)
             }))
         });
-        let result = outcome.map_err(panic_err)?;
+        let result = outcome
+            .map_err(panic_err)?
+            .map_err(|e| scenario_err(py, &e))?;
         if let Some(e) = pending {
             return Err(e);
         }
@@ -229,8 +297,9 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add_class::<PyScenario>()?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
-    m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(jain_fairness, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;

@@ -1,6 +1,6 @@
 """Run an :class:`~airtcp.experiments.base.Experiment`: every (cell, scheme,
-run) in a process pool, each finished run cached on disk so that an
-interrupted reproduction resumes where it stopped.
+run) on native threads (the simulator releases the GIL), each finished run
+cached on disk so that an interrupted reproduction resumes where it stopped.
 
 The cache is an append-only JSON-lines file, ``OUT/cache.jsonl``, one
 record per finished run::
@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__, _core
-from ..api import Result, load
+from ..api import Result, Scenario, load
 from . import stats
 from .base import Experiment, Numbers, cell_key
 
@@ -123,21 +123,22 @@ class Plan:
     runs: int
     texts: list[str]  # one per (cell, scheme)
     text_names: list[str]
+    scenarios: list[Scenario]  # loaded texts, one per (cell, scheme)
     jobs: list[Job]
 
 
 def scenario_text(exp: Experiment, cell, scheme: str, params=None) -> str:
     """The validated TOML text of a (cell, scheme)."""
+    return load_scenario(exp, cell, scheme, params).text
+
+
+def load_scenario(exp: Experiment, cell, scheme: str, params=None) -> Scenario:
+    """The loaded (validated) scenario of a (cell, scheme)."""
     p = exp.params if params is None else params
     sc = exp.scenario(cell, scheme, p)
     if isinstance(sc, str):
-        return load_text(sc, f"{exp.name}:{scheme}")
-    return load(sc).text
-
-
-def load_text(text: str, name: str) -> str:
-    _core.describe(text, name)  # validates; raises ScenarioError
-    return text
+        return Scenario(sc, f"{exp.name}:{scheme}")
+    return load(sc)
 
 
 def run_key(exp: Experiment, cell, scheme: str, run: int, seed: int, text: str) -> str:
@@ -157,36 +158,34 @@ def plan(exp: Experiment, runs: int | None = None) -> Plan:
         raise ValueError(f"runs must be at least 1, got {n}")
     texts: list[str] = []
     names: list[str] = []
+    scenarios: list[Scenario] = []
     jobs: list[Job] = []
     for ci, cell in enumerate(exp.cells):
         seeds = exp.cell_seeds(cell, n)
         for sch in exp.schemes:
-            text = scenario_text(exp, cell, sch.name)
+            sc = load_scenario(exp, cell, sch.name)
+            text = sc.text
+            scenarios.append(sc)
             texts.append(text)
             names.append(f"{exp.name}[{cell_key(cell)}]:{sch.name}")
             ti = len(texts) - 1
             for r, seed in enumerate(seeds, start=1):
                 jobs.append(Job(run_key(exp, cell, sch.name, r, seed, text), ci, sch.name, r, seed, ti))
-    return Plan(exp, n, texts, names, jobs)
+    return Plan(exp, n, texts, names, scenarios, jobs)
 
 
 # --------------------------------------------------------------------------
 # Running
 
 
-def _worker_init() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _run_batch(task) -> list[tuple[str, dict, float]]:
-    """Run a batch of seeds of one (cell, scheme); return (key, metrics, wall_s)."""
-    metrics_fn, params, cell, scheme, text, name, items = task
+def _run_batch(task, check=None) -> list[tuple[str, dict, float]]:
+    """Run a batch of seeds of one (cell, scheme); return (key, metrics, wall_s).
+    ``check`` is the simulations' progress callback (cancellation)."""
+    metrics_fn, params, cell, scheme, sc, items = task
     out = []
     for key, seed in items:
         t0 = time.perf_counter()
-        res = Result._from_core(_core.run(text, name, seed, None))
+        res = Result._from_core(_core.run(sc._core, seed, check))
         m = metrics_fn(res, cell, scheme, params)
         metrics = {k: (float(v) if v is not None else math.nan) for k, v in m.items()}
         out.append((key, metrics, time.perf_counter() - t0))
@@ -221,7 +220,7 @@ def _batches(p: Plan, todo: list[Job], workers: int) -> list[tuple]:
         for i in range(0, len(js), size):
             chunk = js[i : i + size]
             items = [(j.key, j.seed) for j in chunk]
-            tasks.append((exp.metrics, dict(exp.params), dict(cell), js[0].scheme, p.texts[ti], p.text_names[ti], items))
+            tasks.append((exp.metrics, dict(exp.params), dict(cell), js[0].scheme, p.scenarios[ti], items))
     return tasks
 
 
@@ -235,8 +234,8 @@ def execute(
 ) -> Outcome:
     """Run whatever of ``exp`` is not yet in ``OUT/cache.jsonl``.
 
-    Returns an :class:`Outcome`; on Ctrl-C (KeyboardInterrupt) the pool is
-    stopped, finished runs stay cached and ``interrupted`` is True.
+    Returns an :class:`Outcome`; on Ctrl-C (KeyboardInterrupt) the threads
+    are stopped, finished runs stay cached and ``interrupted`` is True.
     ``interrupt_after`` (tests) acts as a Ctrl-C after that many new runs.
     """
     t0 = time.perf_counter()
@@ -294,19 +293,13 @@ def execute(
             except KeyboardInterrupt:
                 interrupted = True
         else:
-            import multiprocessing
+            from .._threads import run_in_threads
 
-            pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_worker_init)
-            try:
-                for results in pool.imap_unordered(_run_batch, tasks):
-                    for key, metrics, wall in results:
-                        record(key, metrics, wall)
-                pool.close()
-            except KeyboardInterrupt:
-                interrupted = True
-            finally:
-                pool.terminate()
-                pool.join()
+            def finished(_: int, results) -> None:
+                for key, metrics, wall in results:
+                    record(key, metrics, wall)
+
+            interrupted = run_in_threads(tasks, _run_batch, workers, finished)
     finally:
         bar.close()
         cache.close()

@@ -1,0 +1,111 @@
+"""Issue 12: start-up without pandas/pyarrow, runs on threads, the README's
+Python example at the top level of a script."""
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import airtcp
+from airtcp._threads import Cancelled, run_in_threads
+from conftest import REPO
+
+
+def python(code: str, cwd=REPO, timeout=300):
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
+
+
+def test_run_and_summary_import_neither_pandas_nor_pyarrow():
+    p = python(
+        """
+        import sys
+        import airtcp
+        from airtcp import cli
+        r = airtcp.run("examples/dumbbell.toml")
+        text = r.summary()
+        assert "goodput Mb/s" in text, text
+        m = airtcp.run_many("examples/wireless.toml", [1, 2], workers=2, progress=False)
+        m.summary()
+        heavy = sorted(n for n in ("pandas", "pyarrow", "numpy", "tqdm") if n in sys.modules)
+        print(heavy)
+        """
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
+
+
+def test_cli_run_imports_neither_pandas_nor_pyarrow():
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "airtcp", "run", "examples/dumbbell.toml"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    imported = {m.group(1).strip() for m in re.finditer(r"\|\s*([\w.]+)\s*$", p.stderr, re.M)}
+    assert "airtcp._core" in imported
+    assert not imported & {"pandas", "pyarrow", "numpy", "tqdm"}
+
+
+def test_summary_without_pandas_matches_the_dataframes(wireless):
+    # The summary is made from plain columns; its numbers are the tables'.
+    r = airtcp.run_many(wireless, [1, 2, 3], workers=2, progress=False)
+    mean = r.flows.groupby("flow").goodput_bps.mean()[0]
+    assert f"{mean / 1e6:.3f}" in r.summary()
+    assert r.columns["flows"]["seed"] == [1, 2, 3]
+
+
+def test_readme_example_runs_at_the_top_level_of_a_script(tmp_path):
+    # The README's example as written (fewer seeds), no __main__ guard.
+    readme = (REPO / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    assert "run_many" in code and "__main__" not in code
+    code = code.replace("range(1, 101)", "range(1, 5)").replace('"examples/', f'"{REPO}/examples/')
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "goodput_bps" in p.stdout and "Traceback" not in p.stderr
+
+
+def test_threads_cancel_pending_and_running_tasks():
+    started, finished = [], []
+
+    def task(k, check):
+        started.append(k)
+        for _ in range(10_000):
+            check()  # a running task stops at its next check
+        return k
+
+    # on_result raising KeyboardInterrupt cancels the batch.
+    def on_result(i, v):
+        finished.append(v)
+        raise KeyboardInterrupt
+
+    interrupted = run_in_threads(list(range(50)), lambda k, check: task(k + 1, check), 2, on_result)
+    assert interrupted
+    assert len(finished) == 1 and len(started) < 50
+
+    def bad(k, check):
+        raise ValueError("from a task")
+
+    try:
+        run_in_threads([0, 1], bad, 2, lambda i, v: None)
+    except ValueError:
+        pass  # an exception in a task is raised to the caller
+    else:
+        raise AssertionError("a task's exception must reach the caller")
+    assert issubclass(Cancelled, Exception)
+
+
+def test_load_then_run_builds_once_and_other_seeds_still_work(wireless):
+    sc = airtcp.load(wireless)
+    a = airtcp.run(sc)  # the world built while loading
+    b = airtcp.run(sc)  # a fresh one
+    c = airtcp.run(sc, seed=sc.seed)
+    for r in (b, c):
+        assert r.columns == a.columns
+    assert airtcp.run(sc, seed=2).columns != a.columns
