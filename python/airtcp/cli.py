@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--runs", type=_positive_int, default=1, help="number of seeds to run: seed, seed+1, ...")
     r.add_argument("--out", metavar="DIR", help="write result tables and run.json to DIR")
     r.add_argument("--format", choices=("csv", "parquet", "json"), default="csv", help="table format for --out")
-    r.add_argument("--workers", type=_positive_int, help="parallel processes for --runs (default: all cores)")
+    r.add_argument("--workers", type=_positive_int, help="parallel threads for --runs (default: all cores)")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
 
     v = sub.add_parser("validate", help="check a scenario file", description="Check a scenario file.")
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("name", metavar="NAME", nargs="?", help="reproduction to run (omit to list them)")
     rp.add_argument("--runs", type=_positive_int, help="runs per cell and scheme (default: the document's)")
     rp.add_argument("--out", metavar="DIR", help="output and cache directory (default: airtcp-out/NAME)")
-    rp.add_argument("--workers", type=_positive_int, help="parallel processes (default: all cores)")
+    rp.add_argument("--workers", type=_positive_int, help="parallel threads (default: all cores)")
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no tables")
     rp.add_argument(
         "--set",
