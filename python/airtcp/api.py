@@ -127,7 +127,11 @@ class Result:
     ``duration_s``, and ``events`` and ``packet_hops`` (summed over seeds).
     ``tables`` holds the same data as pyarrow Tables; ``columns`` as plain
     lists (``columns["flows"]["goodput_bps"]``), which need neither pandas
-    nor pyarrow.
+    nor pyarrow. Every column is documented in docs/results.md.
+
+    What the run observed: ``captures``, a list of (pcapng file, packets
+    written), and ``trace``, the per-packet trace read back (None if none
+    was written; ``trace_files`` lists (seed, file)).
 
     >>> import airtcp
     >>> r = airtcp.run({"simulation": {"duration": "5s"},
@@ -148,7 +152,11 @@ class Result:
         events: int,
         packet_hops: int,
         multi: bool,
+        captures: Iterable[tuple[str, int]] = (),
+        trace_files: Iterable[tuple[int, str]] = (),
     ):
+        self.captures = [(str(p), int(n)) for p, n in captures]
+        self.trace_files = [(int(s), str(p)) for s, p in trace_files]
         self.columns = {k: dict(v) for k, v in columns.items()}
         self._schema = schema
         self.seeds = list(seeds)
@@ -162,7 +170,17 @@ class Result:
     @classmethod
     def _from_core(cls, d: Mapping[str, Any]) -> Result:
         columns = {k: d[k] for k in TABLES}
-        return cls(columns, d["schema"], [d["seed"]], d["duration_s"], d["events"], d["packet_hops"], multi=False)
+        return cls(
+            columns,
+            d["schema"],
+            [d["seed"]],
+            d["duration_s"],
+            d["events"],
+            d["packet_hops"],
+            multi=False,
+            captures=d.get("captures", ()),
+            trace_files=_trace_files([d]),
+        )
 
     @classmethod
     def _from_many(cls, runs: list[Mapping[str, Any]], seeds: list[int], duration_s: float) -> Result:
@@ -187,6 +205,8 @@ class Result:
             sum(d["events"] for d in runs),
             sum(d["packet_hops"] for d in runs),
             multi=True,
+            captures=[c for d in runs for c in d.get("captures", ())],
+            trace_files=_trace_files(runs),
         )
 
     @property
@@ -220,6 +240,28 @@ class Result:
     def agents(self):
         """Middlebox agent counters, long format (node, agent, counter, value)."""
         return self._frame("agents")
+
+    @property
+    def trace(self):
+        """The per-packet event trace, sorted by ``time_s`` (see
+        :func:`airtcp.read_trace`); with several seeds, a leading ``seed``
+        column. None when the run wrote no trace."""
+        if not self.trace_files:
+            return None
+        if "trace" not in self._frames:
+            from ._trace import read_trace
+
+            if self.seed is not None:
+                frame = read_trace(self.trace_files[0][1])
+            else:
+                import pandas as pd
+
+                frame = pd.concat(
+                    [read_trace(p).assign(seed=s) for s, p in self.trace_files], ignore_index=True
+                )
+                frame = frame[["seed", *[c for c in frame.columns if c != "seed"]]]
+            self._frames["trace"] = frame
+        return self._frames["trace"]
 
     @property
     def series(self):
@@ -310,6 +352,10 @@ class Result:
         return "\n".join(lines)
 
 
+def _trace_files(runs: Iterable[Mapping[str, Any]]) -> list[tuple[int, str]]:
+    return [(d["seed"], d["trace"][0]) for d in runs if d.get("trace") is not None]
+
+
 def _with_drops(columns: Mapping[str, list]) -> dict[str, list]:
     """The columns plus ``drops``: the sum of the ``drops_*`` columns."""
     parts = [v for k, v in columns.items() if k.startswith("drops_")]
@@ -380,6 +426,10 @@ def run(
     scenario: Scenario | str | os.PathLike | Mapping[str, Any],
     seed: int | None = None,
     progress: bool | Callable[[float], Any] = False,
+    *,
+    pcap: str | Iterable[str] | Mapping[str, str | None] | None = None,
+    trace: bool | str | os.PathLike | Mapping[str, Any] | None = None,
+    out_dir: str | os.PathLike | None = None,
 ) -> Result:
     """Run a scenario once and return its :class:`Result`.
 
@@ -389,13 +439,30 @@ def run(
     seconds, once per simulated second. Ctrl-C stops the run and raises
     KeyboardInterrupt.
 
+    Observing packets (docs/capture.md) never changes the results:
+
+    * ``pcap`` captures packets for Wireshark (pcapng): a capture point or a
+      list of them (a link direction ``"A->B"``, both directions
+      ``"A<->B"``, or a node name), or a dict {point: file name or None}.
+      Default file names are ``capture-<point>.pcapng``.
+    * ``trace`` writes the per-packet event trace (Parquet): ``True``
+      (``trace.parquet``), a file name, or a dict with ``file``, ``flows``
+      and ``links`` (lists of names) to keep only some packets.
+
+    The scenario's own ``[[capture]]`` and ``[trace]`` tables are written
+    as well. Files go to ``out_dir`` (default: the current directory);
+    :attr:`Result.captures` lists them and :attr:`Result.trace` reads the
+    trace.
+
     >>> import airtcp
     >>> r = airtcp.run("examples/wireless.toml", seed=3)   # doctest: +SKIP
     >>> r.flows[["name", "goodput_bps", "drops_channel"]]   # doctest: +SKIP
+    >>> r = airtcp.run("examples/wireless.toml", pcap="base_station<->mobile", trace=True)  # doctest: +SKIP
     """
     sc = load(scenario)
     if seed is not None:
         seed = _check_seed(seed)
+    observe = _observe(pcap, trace, out_dir)
     bar = None
     callback = None
     if callable(progress):
@@ -413,11 +480,54 @@ def run(
                 done[0] = n
 
     try:
-        d = _core.run(sc._core, seed, callback)
+        d = _core.run(sc._core, seed, callback, observe)
     finally:
         if bar is not None:
             bar.close()
     return Result._from_core(d)
+
+
+def _observe(pcap, trace, out_dir, suffix: str = "") -> dict[str, Any]:
+    """The observation request the core takes (see ``_core.run``)."""
+    if pcap is None:
+        points = []
+    elif isinstance(pcap, (str, os.PathLike)):
+        points = [(os.fspath(pcap), None)]
+    elif isinstance(pcap, Mapping):
+        points = [(str(k), None if v is None else os.fspath(v)) for k, v in pcap.items()]
+    elif isinstance(pcap, Iterable):
+        points = [(str(p), None) for p in pcap]
+    else:
+        raise TypeError(f"pcap must be a capture point, a list or a dict, not {type(pcap).__name__}")
+    if trace is None or trace is False:
+        tr = None
+    elif trace is True:
+        tr = {}
+    elif isinstance(trace, (str, os.PathLike)):
+        tr = {"file": os.fspath(trace)}
+    elif isinstance(trace, Mapping):
+        unknown = set(trace) - {"file", "flows", "links"}
+        if unknown:
+            raise TypeError(f"trace takes the keys file, flows and links, not {', '.join(sorted(map(str, unknown)))}")
+        tr = {
+            "file": None if trace.get("file") is None else os.fspath(trace["file"]),
+            "flows": [str(f) for f in _names(trace.get("flows"))],
+            "links": [str(l) for l in _names(trace.get("links"))],
+        }
+    else:
+        raise TypeError(f"trace must be True, a file name or a dict, not {type(trace).__name__}")
+    return {
+        "out_dir": "." if out_dir is None else os.fspath(out_dir),
+        "suffix": suffix,
+        "pcap": points,
+        "trace": tr,
+    }
+
+
+def _names(v) -> list:
+    if v is None:
+        return []
+    return [v] if isinstance(v, str) else list(v)
 
 
 def _check_seed(seed) -> int:
@@ -434,6 +544,10 @@ def run_many(
     seeds: Iterable[int],
     workers: int | None = None,
     progress: bool = True,
+    *,
+    pcap: str | Iterable[str] | Mapping[str, str | None] | None = None,
+    trace: bool | str | os.PathLike | Mapping[str, Any] | None = None,
+    out_dir: str | os.PathLike | None = None,
 ) -> Result:
     """Run a scenario for several seeds, in parallel, and concatenate.
 
@@ -445,12 +559,20 @@ def run_many(
     Ctrl-C, pending runs are cancelled, running ones stopped, and the runs
     that finished are returned (with a RuntimeWarning saying how many).
 
+    ``pcap``, ``trace`` and ``out_dir`` are as in :func:`run`; with more
+    than one seed each run's files get ``-seed<N>`` before the extension.
+
     >>> import airtcp
     >>> r = airtcp.run_many("examples/wireless.toml", seeds=range(1, 5))   # doctest: +SKIP
     >>> r.flows.groupby("name").goodput_bps.describe()                     # doctest: +SKIP
     """
     sc = load(scenario)
     seeds = [_check_seed(s) for s in seeds]
+    _observe(pcap, trace, out_dir)  # check the arguments before starting
+
+    def observe(seed: int) -> dict[str, Any]:
+        return _observe(pcap, trace, out_dir, suffix=f"-seed{seed}" if len(seeds) > 1 else "")
+
     if workers is None:
         workers = os.cpu_count() or 1
     if workers < 1:
@@ -464,7 +586,7 @@ def run_many(
         if workers == 1:
             try:
                 for i, s in enumerate(seeds):
-                    done[i] = _core.run(sc._core, s, None)
+                    done[i] = _core.run(sc._core, s, None, observe(s))
                     bar.update()
             except KeyboardInterrupt:
                 interrupted = True
@@ -476,7 +598,7 @@ def run_many(
                 bar.update()
 
             interrupted = run_in_threads(
-                seeds, lambda s, check: _core.run(sc._core, s, check), workers, finished
+                seeds, lambda s, check: _core.run(sc._core, s, check, observe(s)), workers, finished
             )
     finally:
         bar.close()

@@ -1,7 +1,8 @@
 """The ``airtcp`` command line.
 
     airtcp run FILE [--seed N] [--runs N] [--out DIR] [--format csv|parquet|json]
-                    [--workers N] [--quiet]
+                    [--workers N] [--quiet] [--pcap POINT[=FILE] ...]
+                    [--trace [FILE]] [--trace-flow NAME ...] [--trace-link LINK ...]
     airtcp validate FILE
     airtcp bench [--quick]
     airtcp reproduce [NAME] [--runs N] [--out DIR] [--workers N] [--quiet]
@@ -67,6 +68,32 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=("csv", "parquet", "json"), default="csv", help="table format for --out")
     r.add_argument("--workers", type=_positive_int, help="parallel threads for --runs (default: all cores)")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    r.add_argument(
+        "--pcap",
+        action="append",
+        default=[],
+        metavar="POINT[=FILE]",
+        help="capture packets for Wireshark (pcapng) at a link direction 'A->B', both directions "
+        "'A<->B', or a node; FILE defaults to capture-POINT.pcapng in --out (or here); repeatable",
+    )
+    r.add_argument(
+        "--trace",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="FILE",
+        help="write the per-packet event trace (Parquet; default trace.parquet in --out, or here)",
+    )
+    r.add_argument(
+        "--trace-flow", action="append", default=[], metavar="NAME", help="trace only this flow (repeatable)"
+    )
+    r.add_argument(
+        "--trace-link",
+        action="append",
+        default=[],
+        metavar="LINK",
+        help="trace only the events on this link direction, or 'A<->B' (repeatable)",
+    )
 
     v = sub.add_parser("validate", help="check a scenario file", description="Check a scenario file.")
     v.add_argument("file", metavar="FILE")
@@ -111,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as e:
         print(str(e), file=sys.stderr)
         return EXIT_USAGE
+    except OSError as e:  # an output (capture, trace, --out) cannot be written
+        print(f"airtcp: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("airtcp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -134,11 +164,12 @@ def cmd_run(args) -> int:
         print(f"airtcp: seeds {first}..{seeds[-1]} exceed 2**64 - 1", file=sys.stderr)
         return EXIT_USAGE
     show = not args.quiet and sys.stderr.isatty()
+    observe = _observe_args(args)
     interrupted = False
     t0 = time.perf_counter()
     if args.runs == 1:
         try:
-            res = run(sc, seed=first, progress=_sim_bar(sc) if show else False)
+            res = run(sc, seed=first, progress=_sim_bar(sc) if show else False, **observe)
         except KeyboardInterrupt:
             print("airtcp: interrupted; no run finished", file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -146,13 +177,17 @@ def cmd_run(args) -> int:
         with warnings.catch_warnings():
             # run_many warns on Ctrl-C; we say it ourselves below.
             warnings.simplefilter("ignore", RuntimeWarning)
-            res = run_many(sc, seeds, workers=args.workers, progress=show)
+            res = run_many(sc, seeds, workers=args.workers, progress=show, **observe)
         if len(res.seeds) < len(seeds):
             interrupted = True
             print(f"airtcp: interrupted; {len(res.seeds)} of {len(seeds)} runs finished", file=sys.stderr)
     wall_s = time.perf_counter() - t0
     if not args.quiet:
         print(res.summary())
+        for path, packets in res.captures:
+            print(f"\nwrote {packets:,} packets to {path} (open it in Wireshark, or: tshark -r {path})")
+        for _, path in res.trace_files:
+            print(f"\nwrote the per-packet trace to {path} (airtcp.read_trace)")
     if args.out:
         files = write_result(res, args.out, args.format)
         meta = {
@@ -176,6 +211,22 @@ def cmd_run(args) -> int:
         if not args.quiet:
             print(f"\nwrote {', '.join(files.values())} and run.json to {args.out}")
     return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _observe_args(args) -> dict:
+    """The run's pcap/trace/out_dir keyword arguments from the command line."""
+    pcap = {}
+    for item in args.pcap:
+        point, sep, file = item.partition("=")
+        pcap[point] = file if sep else None
+    trace = None
+    if args.trace is not None or args.trace_flow or args.trace_link:
+        trace = {
+            "file": None if args.trace in (None, True) else args.trace,
+            "flows": args.trace_flow,
+            "links": args.trace_link,
+        }
+    return {"pcap": pcap or None, "trace": trace, "out_dir": args.out}
 
 
 def _sim_bar(sc):

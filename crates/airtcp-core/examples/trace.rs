@@ -1,4 +1,4 @@
-//! Print a flow's sender trace: `cargo run --example trace -- FILE [FLOW]`.
+//! Print a flow's sender event log: `cargo run --example trace -- FILE [FLOW]`.
 use airtcp_core::scenario::Scenario;
 use airtcp_core::tcp::sender::TraceEvent;
 
@@ -10,6 +10,7 @@ fn main() {
     });
     let fi: usize = args.get(2).map_or(0, |s| s.parse().unwrap());
     let mut w = sc.build(None).unwrap();
+    w.record_sender_events();
     let r = w.run(|_| true);
     let s = w.tcp_sender(fi).expect("tcp flow");
     let mss = s.core.mss;

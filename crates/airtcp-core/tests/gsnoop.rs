@@ -137,6 +137,7 @@ fn run(text: &str) -> Run {
         (p.kind == PacketKind::TcpData && p.payload_len > 0).then_some(p.seq / 1000 + 1)
     });
     let mut world = scenario(text).build(None).unwrap();
+    world.record_sender_events();
     let node = |w: &World, name: &str| w.nodes.iter().position(|n| n.name == name).unwrap();
     let (s, d) = (node(&world, "S"), node(&world, "D"));
     world.nodes[s].add_agent(Box::new(ack_spy));

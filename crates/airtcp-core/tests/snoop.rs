@@ -53,6 +53,7 @@ app = {{ kind = "file", size = "{size}B" }}
 fn run(text: &str) -> (World, RunResult, Vec<u64>) {
     let (spy, acks) = Spy::new(ack_numbers);
     let mut w = scenario(text).build(None).unwrap();
+    w.record_sender_events();
     let fh = w.nodes.iter().position(|n| n.name == "FH").unwrap();
     w.nodes[fh].add_agent(Box::new(spy));
     let r = w.finish();

@@ -10,14 +10,17 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use airtcp_core::metrics::{self, Cell, Row, RunResult};
+use airtcp_core::observe::trace::{ColumnData, TraceColumns, TraceRecord, TraceSink};
+use airtcp_core::observe::Observed;
 use airtcp_core::reference::arrow_type;
+use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
 use airtcp_core::scenario::{Scenario, ScenarioError as CoreError};
 use airtcp_core::sim::NS_PER_S;
 use airtcp_core::world::World;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(
     _core,
@@ -153,6 +156,203 @@ fn validate(py: Python<'_>, text: &str, source_name: &str) -> PyResult<()> {
     })
 }
 
+/// The trace sink of a Python run: each batch of records becomes columns
+/// (raw little-endian buffers, dictionary indices with their names) handed
+/// to `airtcp._trace.ParquetTraceWriter.write`.
+struct PyTraceSink {
+    writer: PyObject,
+    columns: TraceColumns,
+    rows: u64,
+}
+
+fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|&x| f(x)).collect()
+}
+
+impl PyTraceSink {
+    fn hand_over(&self, py: Python<'_>) -> PyResult<()> {
+        let list = PyList::empty_bound(py);
+        for (c, data) in self.columns.columns() {
+            let bytes = |b: Vec<u8>| PyBytes::new_bound(py, &b).into_any().unbind();
+            let (kind, value): (&str, PyObject) = match data {
+                ColumnData::F64(v) => ("double", bytes(le_bytes(v, f64::to_le_bytes))),
+                ColumnData::U64(v) => ("uint64", bytes(le_bytes(v, u64::to_le_bytes))),
+                ColumnData::U32(v) => ("uint32", bytes(le_bytes(v, u32::to_le_bytes))),
+                ColumnData::U16(v) => ("uint16", bytes(le_bytes(v, u16::to_le_bytes))),
+                ColumnData::U8(v) => ("uint8", bytes(v.to_vec())),
+                ColumnData::Bool(v) => ("bool", bytes(v.iter().map(|&b| b as u8).collect())),
+                ColumnData::Dict { indices, names } => (
+                    "dict",
+                    (bytes(le_bytes(indices, u32::to_le_bytes)), names.to_vec()).to_object(py),
+                ),
+                ColumnData::Ranges {
+                    offsets,
+                    starts,
+                    ends,
+                } => (
+                    "ranges",
+                    (
+                        bytes(le_bytes(offsets, u32::to_le_bytes)),
+                        bytes(le_bytes(starts, u64::to_le_bytes)),
+                        bytes(le_bytes(ends, u64::to_le_bytes)),
+                    )
+                        .to_object(py),
+                ),
+            };
+            list.append((c.name, kind, value))?;
+        }
+        self.writer.call_method1(py, "write", (list,))?;
+        Ok(())
+    }
+}
+
+fn io_err(e: PyErr) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+impl TraceSink for PyTraceSink {
+    fn write(&mut self, records: &[TraceRecord]) -> std::io::Result<()> {
+        self.columns.fill(records);
+        self.rows += records.len() as u64;
+        Python::with_gil(|py| self.hand_over(py)).map_err(io_err)
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        Python::with_gil(|py| {
+            if self.rows == 0 {
+                // An empty trace still gets its file and schema.
+                self.columns.fill(&[]);
+                self.hand_over(py)?;
+            }
+            self.writer.call_method0(py, "close").map(|_| ())
+        })
+        .map_err(io_err)
+    }
+}
+
+/// The caller's observation request: {"out_dir": str, "suffix": str,
+/// "pcap": [(point, file or None)], "trace": None or {"file", "flows",
+/// "links"}}.
+fn observe_request(o: &Bound<'_, PyDict>) -> PyResult<(String, String, ObserveRequest)> {
+    let get = |k: &str| o.get_item(k);
+    let out_dir = match get("out_dir")? {
+        Some(v) if !v.is_none() => v.extract::<String>()?,
+        _ => ".".to_string(),
+    };
+    let suffix = match get("suffix")? {
+        Some(v) if !v.is_none() => v.extract::<String>()?,
+        _ => String::new(),
+    };
+    let mut req = ObserveRequest::default();
+    if let Some(p) = get("pcap")? {
+        if !p.is_none() {
+            req.pcap = p.extract::<Vec<(String, Option<String>)>>()?;
+        }
+    }
+    if let Some(t) = get("trace")? {
+        if !t.is_none() {
+            let t = t.downcast::<PyDict>()?;
+            let list = |k: &str| -> PyResult<Vec<String>> {
+                match t.get_item(k)? {
+                    Some(v) if !v.is_none() => v.extract(),
+                    _ => Ok(Vec::new()),
+                }
+            };
+            req.trace = Some(TraceRequest {
+                file: match t.get_item("file")? {
+                    Some(v) if !v.is_none() => Some(v.extract()?),
+                    _ => None,
+                },
+                flows: list("flows")?,
+                links: list("links")?,
+            });
+        }
+    }
+    Ok((out_dir, suffix, req))
+}
+
+/// Why a run could not start or finish.
+enum RunError {
+    Scenario(CoreError),
+    Io(std::io::Error),
+    Py(PyErr),
+}
+
+impl RunError {
+    fn into_py(self, py: Python<'_>) -> PyErr {
+        match self {
+            RunError::Scenario(e) => scenario_err(py, &e),
+            RunError::Io(e) => PyOSError::new_err(e.to_string()),
+            RunError::Py(e) => e,
+        }
+    }
+}
+
+/// Attach what the scenario and the caller ask to observe (captures are
+/// opened, the trace gets its Parquet writer); returns the trace file's
+/// path, if any. Called without the GIL.
+fn attach_observers(
+    sc: &Scenario,
+    world: &mut World,
+    out_dir: &str,
+    suffix: &str,
+    req: &ObserveRequest,
+) -> Result<Option<String>, RunError> {
+    let plan = sc.observe_plan(world, req).map_err(RunError::Scenario)?;
+    if plan.is_empty() {
+        return Ok(None);
+    }
+    let out = std::path::Path::new(out_dir);
+    let trace_path = plan.trace_path(out, suffix);
+    let sink: Option<Box<dyn TraceSink>> = match (&trace_path, &plan.trace) {
+        (Some(path), Some(t)) => {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    RunError::Io(std::io::Error::new(
+                        e.kind(),
+                        format!("cannot create {}: {e}", parent.display()),
+                    ))
+                })?;
+            }
+            let writer = Python::with_gil(|py| -> PyResult<PyObject> {
+                Ok(py
+                    .import_bound("airtcp._trace")?
+                    .getattr("ParquetTraceWriter")?
+                    .call1((path.to_string_lossy().into_owned(),))?
+                    .unbind())
+            })
+            .map_err(RunError::Py)?;
+            Some(Box::new(PyTraceSink {
+                writer,
+                columns: TraceColumns::new(t.names.clone()),
+                rows: 0,
+            }))
+        }
+        _ => None,
+    };
+    let observers = plan.open(out, suffix, sink).map_err(RunError::Io)?;
+    world.set_observers(observers);
+    Ok(trace_path.map(|p| p.to_string_lossy().into_owned()))
+}
+
+fn observed_into(
+    py: Python<'_>,
+    d: &Bound<'_, PyDict>,
+    observed: &Observed,
+    trace_path: Option<String>,
+) -> PyResult<()> {
+    let caps = PyList::empty_bound(py);
+    for (path, n) in &observed.captures {
+        caps.append((path.to_string_lossy().into_owned(), *n))?;
+    }
+    d.set_item("captures", caps)?;
+    match (trace_path, observed.trace_records) {
+        (Some(p), Some(n)) => d.set_item("trace", (p, n))?,
+        _ => d.set_item("trace", py.None())?,
+    }
+    Ok(())
+}
+
 /// Run a loaded scenario for `seed` (None: the file's seed). The GIL is
 /// released while building and simulating, so runs on several threads go in
 /// parallel; every simulated second `progress(seconds)` is called (if
@@ -160,24 +360,33 @@ fn validate(py: Python<'_>, text: &str, source_name: &str) -> PyResult<()> {
 /// raises KeyboardInterrupt (on the main thread), as does an exception
 /// raised by `progress` (on any thread). Besides the tables, the dict holds
 /// the wall-clock seconds spent building ("setup_wall_s") and simulating
-/// ("run_wall_s"), for benchmarks.
+/// ("run_wall_s"), for benchmarks, and what was observed: "captures"
+/// [(path, packets)] and "trace" (path, records) or None. `observe` adds
+/// captures and a trace to the scenario's (see `observe_request`); outputs
+/// go to its "out_dir" (default ".").
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, progress=None))]
+#[pyo3(signature = (scenario, seed=None, progress=None, observe=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario: &Bound<'py, PyScenario>,
     seed: Option<u64>,
     progress: Option<PyObject>,
+    observe: Option<Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = scenario.get();
     no_panic(|| {
+        let (out_dir, suffix, req) = match &observe {
+            Some(o) => observe_request(o)?,
+            None => (".".to_string(), String::new(), ObserveRequest::default()),
+        };
         let mut pending: Option<PyErr> = None;
         let mut setup_s = 0.0;
         let mut run_s = 0.0;
         let outcome = py.allow_threads(|| {
             catch_unwind(AssertUnwindSafe(|| {
                 let t0 = Instant::now();
-                let mut world = sc.world(seed)?;
+                let mut world = sc.world(seed).map_err(RunError::Scenario)?;
+                let trace_path = attach_observers(&sc.inner, &mut world, &out_dir, &suffix, &req)?;
                 setup_s = t0.elapsed().as_secs_f64();
                 let t1 = Instant::now();
                 let r = world.run(|now_ns| {
@@ -197,20 +406,24 @@ fn run<'py>(
                     })
                 });
                 run_s = t1.elapsed().as_secs_f64();
+                // Close the captures and the trace even if the run stopped early.
+                let observed = world.finish_observers();
                 // Free the world without the GIL (large topologies).
                 drop(world);
-                Ok(r)
+                Ok((r, observed, trace_path))
             }))
         });
-        let result = outcome
+        let (result, observed, trace_path) = outcome
             .map_err(panic_err)?
-            .map_err(|e| scenario_err(py, &e))?;
+            .map_err(|e: RunError| e.into_py(py))?;
         if let Some(e) = pending {
             return Err(e);
         }
+        let observed = observed.map_err(|e| PyOSError::new_err(e.to_string()))?;
         let d = result_dict(py, &result)?;
         d.set_item("setup_wall_s", setup_s)?;
         d.set_item("run_wall_s", run_s)?;
+        observed_into(py, &d, &observed, trace_path)?;
         Ok(d)
     })
 }

@@ -64,6 +64,9 @@ pub struct LinkDir {
     /// the single FIFO (`queue` is then unused).
     pub per_flow: Option<PerFlowService>,
     pub stats: LinkStats,
+    /// When the last admitted packet starts its transmission (captures and
+    /// traces read it after `offer`).
+    pub last_tx_start_ns: TimeNs,
 }
 
 impl LinkDir {
@@ -92,6 +95,7 @@ impl LinkDir {
             waiting_bytes: 0,
             per_flow: None,
             stats: LinkStats::default(),
+            last_tx_start_ns: 0,
         }
     }
 
@@ -153,6 +157,7 @@ impl LinkDir {
         }
         let bytes = pkt.wire_bytes();
         let start = now_ns.max(self.busy_until_ns);
+        self.last_tx_start_ns = start;
         let tx = tx_time_ns(bytes, self.rate_bps);
         self.busy_until_ns = start + tx;
         if start > now_ns {
@@ -187,6 +192,7 @@ impl LinkDir {
             self.stats.drops[DeathCause::QueueOverflow.index()] += 1;
             return LinkOutcome::Dropped(DeathCause::QueueOverflow);
         };
+        self.last_tx_start_ns = start;
         let occupancy = pf.occupancy_pkts(now_ns);
         self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(occupancy);
         self.stats.packets_sent += 1;

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::TimeNs;
+use crate::world::{FlowKind, World};
 use capture::Captures;
 use trace::{PacketEvent, Tracer};
 
@@ -119,5 +120,33 @@ impl Observers {
             out.trace_records = Some(t.finish()?);
         }
         Ok(out)
+    }
+}
+
+impl World {
+    /// Observe this run (before running it).
+    pub fn set_observers(&mut self, observers: Observers) {
+        self.observers = Some(Box::new(observers));
+    }
+
+    /// Flush and close the observers' outputs (after the run); what they
+    /// wrote. Without observers, nothing.
+    pub fn finish_observers(&mut self) -> io::Result<Observed> {
+        match self.observers.take() {
+            Some(mut o) => o.finish(),
+            None => Ok(Observed::default()),
+        }
+    }
+
+    /// Keep every TCP sender's in-memory event log (`SenderCore::trace`:
+    /// sends, window changes, timeouts) for tests and Rust tools. It grows
+    /// with the run; users get the per-packet trace instead. Call before
+    /// running.
+    pub fn record_sender_events(&mut self) {
+        for f in &mut self.flows {
+            if let FlowKind::Tcp(t) = &mut f.kind {
+                t.spec.trace = true;
+            }
+        }
     }
 }

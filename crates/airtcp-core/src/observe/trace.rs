@@ -191,7 +191,7 @@ impl Tracer {
 }
 
 /// The names that the trace's dictionary columns index.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TraceNames {
     pub nodes: Vec<String>,
     pub links: Vec<String>,

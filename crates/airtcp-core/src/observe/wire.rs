@@ -21,7 +21,8 @@
 //!   a real connection. ISNs are a fixed function of (flow, connection,
 //!   direction);
 //! * the window field is min(window, 65535): airtcp does not model window
-//!   scaling;
+//!   scaling; the data sender, whose receive window is not modelled,
+//!   advertises 65535;
 //! * timestamps (RFC 7323) carry airtcp's nanosecond clock in microseconds,
 //!   mod 2^32;
 //! * option layouts are exactly the byte counts of [`Packet::wire_bytes`]:
@@ -212,7 +213,14 @@ fn write_tcp_header(pkt: &Packet, flow: Option<&FlowWire>, buf: &mut Vec<u8>) {
     let field = tcp_flags_field(pkt.flags);
     let data_offset = (header_len / 4) as u16;
     buf.extend_from_slice(&((data_offset << 12) | field).to_be_bytes());
-    buf.extend_from_slice(&(pkt.wnd.min(u16::MAX as u64) as u16).to_be_bytes());
+    // The data sender's own receive window is not modelled: it advertises
+    // the largest unscaled window, never a zero window.
+    let window = if from_receiver {
+        pkt.wnd.min(u16::MAX as u64) as u16
+    } else {
+        u16::MAX
+    };
+    buf.extend_from_slice(&window.to_be_bytes());
     buf.extend_from_slice(&[0, 0, 0, 0]); // checksum (filled in later), urgent pointer
     if syn {
         // MSS (RFC 9293 §3.2) and SACK-permitted (RFC 2018 §2).

@@ -154,6 +154,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         })
     };
     let mut flows = Vec::new();
+    let mut flow_names: HashMap<String, usize> = HashMap::new();
     for (i, fl) in f.flow.iter().enumerate() {
         let src = node_of(&fl.from, format!("flow[{i}].from"))?;
         let dst = node_of(&fl.to, format!("flow[{i}].to"))?;
@@ -177,6 +178,14 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             ));
         }
         let name = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        // Series, traces and captures name flows: a name means one flow.
+        if let Some(j) = flow_names.insert(name.clone(), i) {
+            return Err(sc.error_at(
+                None,
+                format!("flow[{i}].name"),
+                format!("\"{name}\" is already the name of flow[{j}]: flow names must be unique"),
+            ));
+        }
         let start = fl.start.map_or(0, |d| d.0);
         let stop = fl.stop.as_ref().map(|s| s.get_ref().0);
         if let Some(s) = &fl.stop {
@@ -909,7 +918,10 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         delack_segments,
         dupthresh,
         restart_rto_on_fast_retransmit: t.restart_rto_on_fast_retransmit.unwrap_or(true),
-        trace: t.trace.unwrap_or(false),
+        // The sender's in-memory event log is a Rust diagnostic
+        // (World::record_sender_events); `tcp.trace` selects the flow for the
+        // per-packet trace (scenario/observe.rs).
+        trace: false,
         classifier,
         cc,
         timeout_response: timeout_response(sc, t, i)?,

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod expand;
+pub mod observe;
 pub mod schema;
 pub mod units;
 
@@ -126,8 +127,10 @@ impl Scenario {
             members: expand::Members::default(),
         };
         expand::expand(&mut sc)?;
-        // Building checks names, routes and parameters.
+        // Building checks names, routes and parameters; then what the
+        // scenario asks to observe.
         let world = sc.build(seed)?;
+        sc.observe_plan(&world, &observe::ObserveRequest::default())?;
         Ok((sc, world))
     }
 

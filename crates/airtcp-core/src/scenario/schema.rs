@@ -19,6 +19,43 @@ pub struct ScenarioFile {
     pub flow: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// Packet captures (pcapng), one file each.
+    #[serde(default)]
+    pub capture: Vec<Spanned<CaptureSpec>>,
+    /// The per-packet event trace (Parquet).
+    pub trace: Option<Spanned<TraceSpec>>,
+}
+
+/// `[[capture]]`: a pcapng file of the packets seen at a link direction
+/// (at its entrance, drops included with their cause) and/or at a node
+/// (what it sends and receives). See docs/capture.md.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSpec {
+    /// A link direction "A->B", or "A<->B" for both directions.
+    pub link: Option<Spanned<String>>,
+    /// A node.
+    pub node: Option<Spanned<String>>,
+    /// File name, relative to the output directory (default
+    /// "capture-<link or node>.pcapng").
+    pub file: Option<Spanned<String>>,
+    /// Bytes kept of each packet (default: all of it; payload is zeros).
+    pub snaplen: Option<Spanned<Size>>,
+}
+
+/// `[trace]`: one Parquet row per packet event (send, enqueue, dequeue,
+/// drop, receive, deliver). See docs/capture.md.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// File name, relative to the output directory (default "trace.parquet").
+    pub file: Option<Spanned<String>>,
+    /// Only these flows (by name; default: every flow, or those with
+    /// `tcp.trace = true`).
+    pub flows: Option<Vec<Spanned<String>>>,
+    /// Only the events on these link directions ("A->B", "A<->B"; default:
+    /// every link and node event).
+    pub links: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -364,7 +401,8 @@ pub struct TcpFileSpec {
     /// Restart the retransmission timer when a fast retransmit is sent
     /// (default true, as ns-2's Reno and Linux; RFC 6298 is silent).
     pub restart_rto_on_fast_retransmit: Option<bool>,
-    /// Record a per-sender event trace (tests; default false).
+    /// Put this flow's packets in the per-packet trace (`[trace]`, written
+    /// to "trace.parquet" unless `[trace]` names the file; default false).
     pub trace: Option<bool>,
     /// Kick TCP's kick timer (default off).
     pub kick: Option<KickFileSpec>,

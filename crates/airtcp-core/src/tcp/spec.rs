@@ -89,6 +89,8 @@ pub struct TcpSpec {
     pub dupthresh: u32,
     /// Restart the retransmission timer at a fast retransmit (ns-2, Linux).
     pub restart_rto_on_fast_retransmit: bool,
+    /// Keep the sender's in-memory event log (`SenderCore::trace`); set
+    /// by `World::record_sender_events`.
     pub trace: bool,
     /// Kick TCP's kick timer at this sender.
     pub kick: Option<KickConfig>,

@@ -191,6 +191,9 @@ impl World {
     pub(super) fn deliver(&mut self, pkt: Packet) {
         let fi = pkt.flow as usize;
         let now = self.now_ns;
+        if let Some(o) = self.observers.as_deref_mut() {
+            o.delivered(now, pkt.dst, &pkt);
+        }
         if fi >= self.flows.len() {
             return;
         }

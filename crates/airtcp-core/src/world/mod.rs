@@ -22,6 +22,7 @@ use crate::net::link::{LinkDir, LinkOutcome};
 use crate::net::packet::{DeathCause, Packet, DEFAULT_TTL};
 use crate::net::stis::StallProcess;
 use crate::net::topology::{Routes, NO_ROUTE};
+use crate::observe::Observers;
 use crate::sim::events::{EventKind, EventQueue};
 use crate::sim::{TimeNs, NS_PER_S};
 use crate::tcp::receiver::TcpReceiver;
@@ -107,6 +108,9 @@ pub struct World {
     /// Reused output buffers (no allocation per packet).
     scratch: Vec<Packet>,
     agent_out: AgentOutput,
+    /// Captures and the per-packet trace, if any (`observe/`); they watch
+    /// and never change the run.
+    pub observers: Option<Box<Observers>>,
 }
 
 impl World {
@@ -137,6 +141,7 @@ impl World {
             series: Vec::new(),
             scratch: Vec::with_capacity(64),
             agent_out: AgentOutput::default(),
+            observers: None,
         }
     }
 
@@ -208,6 +213,9 @@ impl World {
             EventKind::Arrive { node, slot } => {
                 let (pkt, link) = self.pool.take(slot);
                 self.hops += 1;
+                if let Some(o) = self.observers.as_deref_mut() {
+                    o.arrived(self.now_ns, node, link, &pkt);
+                }
                 self.at_node(node, pkt, Ingress::Link(link));
             }
             EventKind::SenderTimer { flow } => self.sender_timer(flow),
@@ -237,7 +245,7 @@ impl World {
                 match verdict {
                     AgentVerdict::Pass => {}
                     AgentVerdict::Drop => {
-                        self.kill(&pkt, DeathCause::AgentDrop);
+                        self.kill_at_node(node, &pkt, DeathCause::AgentDrop);
                         return;
                     }
                     AgentVerdict::Take => return,
@@ -256,14 +264,14 @@ impl World {
         if let Ingress::Link(_) = ingress {
             // IP forwarding decrements the TTL (RFC 791).
             if pkt.ttl <= 1 {
-                self.kill(&pkt, DeathCause::TtlExpired);
+                self.kill_at_node(node, &pkt, DeathCause::TtlExpired);
                 return;
             }
             pkt.ttl -= 1;
         }
         let l = self.routes.next_hop(node, pkt.dst);
         if l == NO_ROUTE {
-            self.kill(&pkt, DeathCause::NoRoute);
+            self.kill_at_node(node, &pkt, DeathCause::NoRoute);
             return;
         }
         // STIS stalling: a packet of a stalled connection waits at the
@@ -282,7 +290,18 @@ impl World {
     /// Offer `pkt` to link direction `l` now.
     fn offer_to_link(&mut self, l: u32, mut pkt: Packet) {
         let link = &mut self.links[l as usize];
-        match link.offer(self.now_ns, &mut pkt) {
+        let outcome = link.offer(self.now_ns, &mut pkt);
+        if let Some(o) = self.observers.as_deref_mut() {
+            let (tx_start, death) = match outcome {
+                LinkOutcome::Arrives { .. } => (Some(link.last_tx_start_ns), None),
+                LinkOutcome::Dropped(DeathCause::ChannelError) => {
+                    (Some(link.last_tx_start_ns), Some(DeathCause::ChannelError))
+                }
+                LinkOutcome::Dropped(cause) => (None, Some(cause)),
+            };
+            o.offered(self.now_ns, link.from, l, &pkt, tx_start, death);
+        }
+        match outcome {
             LinkOutcome::Arrives { arrival_ns, marked } => {
                 if marked {
                     self.flows[pkt.flow as usize].ecn_marks += 1;
@@ -294,6 +313,14 @@ impl World {
             }
             LinkOutcome::Dropped(cause) => self.kill(&pkt, cause),
         }
+    }
+
+    /// A packet dies at `node` (agent, TTL, no route).
+    fn kill_at_node(&mut self, node: u32, pkt: &Packet, cause: DeathCause) {
+        if let Some(o) = self.observers.as_deref_mut() {
+            o.died_at_node(self.now_ns, node, pkt, cause);
+        }
+        self.kill(pkt, cause);
     }
 
     /// A packet dies: the flow it belongs to records it.
@@ -308,6 +335,9 @@ impl World {
         for mut pkt in out.drain(..) {
             pkt.uid = self.next_uid;
             self.next_uid += 1;
+            if let Some(o) = self.observers.as_deref_mut() {
+                o.sent(self.now_ns, node, &pkt);
+            }
             self.at_node(node, pkt, Ingress::Local);
         }
     }
@@ -320,6 +350,9 @@ impl World {
                 self.next_uid += 1;
                 if pkt.ttl == 0 {
                     pkt.ttl = DEFAULT_TTL;
+                }
+                if let Some(o) = self.observers.as_deref_mut() {
+                    o.sent(self.now_ns, node, &pkt);
                 }
                 self.route(node, pkt, Ingress::Local);
             }

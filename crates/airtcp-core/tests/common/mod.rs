@@ -15,6 +15,7 @@ pub fn scenario(text: &str) -> Scenario {
 pub fn run_world(text: &str, seed: Option<u64>) -> (World, RunResult) {
     let sc = scenario(text);
     let mut w = sc.build(seed).unwrap();
+    w.record_sender_events();
     let r = w.run(|_| true);
     (w, r)
 }
