@@ -7,7 +7,7 @@ from airtcp import _core
 FLOW_COLUMNS = [
     "flow", "name", "src", "dst", "protocol", "variant", "app", "start_s", "end_s",
     "delivered_bytes", "goodput_bps", "throughput_bps", "segments_sent", "bytes_sent",
-    "retransmitted_segments", "retransmitted_bytes", "duplicate_bytes_received",
+    "retransmitted_segments", "retransmitted_bytes", "duplicate_bytes_received", "duplicate_acks_sent",
     "timeouts", "spurious_timeouts", "spurious_timeouts_detected", "fast_retransmits", "ecn_reductions",
     "non_congestion_losses", "drops_queue", "drops_aqm", "drops_channel", "drops_ttl",
     "drops_agent", "drops_no_route", "ack_drops", "ecn_marks", "transfers_completed",

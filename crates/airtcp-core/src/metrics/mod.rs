@@ -29,6 +29,8 @@ pub struct FlowResult {
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     pub duplicate_bytes_received: u64,
+    /// ACKs the receiver sent repeating the previous ACK's number.
+    pub duplicate_acks_sent: u64,
     pub timeouts: u64,
     pub spurious_timeouts: u64,
     /// Timeouts the flow's timeout response (Eifel, F-RTO, DCLOR) judged
@@ -318,6 +320,17 @@ impl Row for FlowResult {
                  held out of order).",
             ),
             U64(self.duplicate_bytes_received),
+        );
+        f(
+            col(
+                "duplicate_acks_sent",
+                "ACKs",
+                "ACKs the receiver sent that repeat the acknowledgment number of the ACK it sent \
+                 before (RFC 5681 §2 duplicate ACKs as the receiver emits them; Wireshark's \
+                 `tcp.analysis.duplicate_ack` on a capture of the receiver's output, see \
+                 docs/capture.md).",
+            ),
+            U64(self.duplicate_acks_sent),
         );
         f(
             col(

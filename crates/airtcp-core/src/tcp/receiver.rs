@@ -44,6 +44,9 @@ pub struct ReceiverStats {
     pub received_bytes: u64,
     pub segments_received: u64,
     pub acks_sent: u64,
+    /// ACKs sent with the acknowledgment number of the ACK sent before
+    /// (RFC 5681 §2's duplicate ACK, as the receiver emits it).
+    pub duplicate_acks: u64,
     pub ce_marked_segments: u64,
 }
 
@@ -278,6 +281,9 @@ impl TcpReceiver {
 
     fn send_ack(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
         let p = self.ack_packet(now_ns);
+        if self.stats.acks_sent > 0 && p.ack == self.last_ack_sent {
+            self.stats.duplicate_acks += 1;
+        }
         self.last_ack_sent = self.rcv_nxt;
         self.mecn_level = MecnLevel::NotCapable;
         self.unacked_segments = 0;
@@ -398,5 +404,24 @@ mod tests {
         cwr.flags |= flags::CWR;
         r.on_packet(0, &cwr, &mut out);
         assert!(!out[2].has_flag(flags::ECE));
+    }
+
+    /// RFC 5681 §4.2: "A TCP receiver SHOULD send an immediate duplicate ACK
+    /// when an out-of-order segment arrives"; the ACK that fills the gap is
+    /// not a duplicate. §2's definition counts an ACK that repeats the
+    /// previous acknowledgment number.
+    #[test]
+    fn duplicate_acks_are_counted_as_sent() {
+        let mut r = rx(false, None);
+        let mut out = Vec::new();
+        for s in [0, 200, 300, 400] {
+            r.on_packet(0, &seg(s), &mut out);
+        }
+        let acks: Vec<u64> = out.iter().map(|p| p.ack).collect();
+        assert_eq!(acks, vec![100, 100, 100, 100]);
+        assert_eq!(r.stats.duplicate_acks, 3);
+        r.on_packet(0, &seg(100), &mut out);
+        assert_eq!(out.last().unwrap().ack, 500);
+        assert_eq!(r.stats.duplicate_acks, 3);
     }
 }

@@ -130,6 +130,7 @@ impl World {
                     r.retransmitted_segments = s.retransmitted_segments;
                     r.retransmitted_bytes = s.retransmitted_bytes;
                     r.duplicate_bytes_received = rx.duplicate_bytes;
+                    r.duplicate_acks_sent = rx.duplicate_acks;
                     r.timeouts = s.timeouts;
                     r.spurious_timeouts = t.spurious_timeouts;
                     r.spurious_timeouts_detected = s.spurious_timeouts_detected;

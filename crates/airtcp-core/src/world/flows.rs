@@ -328,6 +328,7 @@ impl World {
             c.received_bytes += st.received_bytes;
             c.segments_received += st.segments_received;
             c.acks_sent += st.acks_sent;
+            c.duplicate_acks += st.duplicate_acks;
             c.ce_marked_segments += st.ce_marked_segments;
             t.finished_receiver = Some(r);
         }

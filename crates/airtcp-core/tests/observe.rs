@@ -1,0 +1,264 @@
+//! Captures and the per-packet trace: they never change a run, the trace
+//! records what happened to each packet, and wrong `[[capture]]` / `[trace]`
+//! tables are one-line errors.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use airtcp_core::net::packet::DeathCause;
+use airtcp_core::observe::trace::{PacketEvent, TraceRecord, TraceSink};
+use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
+use airtcp_core::scenario::Scenario;
+use common::{scenario, scripted};
+
+/// Keeps the records where the test can read them after the run.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<TraceRecord>>>);
+
+impl TraceSink for Shared {
+    fn write(&mut self, records: &[TraceRecord]) -> std::io::Result<()> {
+        self.0.lock().unwrap().extend_from_slice(records);
+        Ok(())
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn example(name: &str) -> Scenario {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/");
+    Scenario::from_path(format!("{path}{name}")).unwrap()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("airtcp-observe-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every link direction and node captured, every packet traced.
+fn observe_everything(sc: &Scenario, name: &str) -> (airtcp_core::metrics::RunResult, Shared) {
+    let mut w = sc.build(None).unwrap();
+    let mut req = ObserveRequest {
+        trace: Some(TraceRequest::default()),
+        ..Default::default()
+    };
+    for l in &w.links {
+        req.pcap.push((l.name.clone(), None));
+    }
+    for n in &w.nodes {
+        req.pcap.push((n.name.clone(), None));
+    }
+    let plan = sc.observe_plan(&w, &req).unwrap();
+    let sink = Shared::default();
+    let obs = plan
+        .open(&temp_dir(name), "", Some(Box::new(sink.clone())))
+        .unwrap();
+    w.set_observers(obs);
+    let r = w.run(|_| true);
+    let observed = w.finish_observers().unwrap();
+    assert_eq!(observed.captures.len(), w.links.len() + w.nodes.len());
+    assert!(observed.captures.iter().all(|(_, n)| *n > 0));
+    (r, sink)
+}
+
+/// Observers watch: with every link and node captured and every packet
+/// traced, results are identical, bit for bit, to a run without them.
+#[test]
+fn observing_changes_nothing() {
+    for name in ["wireless.toml", "dumbbell.toml"] {
+        let sc = example(name);
+        let plain = sc.run(None).unwrap();
+        let (observed, sink) = observe_everything(&sc, name);
+        assert_eq!(format!("{plain:?}"), format!("{observed:?}"), "{name}");
+        assert!(!sink.0.lock().unwrap().is_empty());
+    }
+}
+
+/// The trace follows each packet: every data segment sent is enqueued on
+/// the first link; the dropped ones (drop list: the 5th and 9th data
+/// packets) die on the channel with that cause; every other one is
+/// delivered; retransmissions are marked.
+#[test]
+fn trace_follows_every_packet() {
+    let text = scripted(r#"variant = "newreno""#, 30, &[5, 9]);
+    let sc = scenario(&text);
+    let mut w = sc.build(None).unwrap();
+    let req = ObserveRequest {
+        trace: Some(TraceRequest {
+            flows: vec!["flow0".into()],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let sink = Shared::default();
+    let plan = sc.observe_plan(&w, &req).unwrap();
+    w.set_observers(
+        plan.open(&temp_dir("trace"), "", Some(Box::new(sink.clone())))
+            .unwrap(),
+    );
+    let r = w.run(|_| true);
+    assert_eq!(
+        w.finish_observers().unwrap().trace_records,
+        Some(sink.0.lock().unwrap().len() as u64)
+    );
+    let recs = sink.0.lock().unwrap();
+    let data_sent: Vec<_> = recs
+        .iter()
+        .filter(|r| r.event == PacketEvent::Send && r.pkt.payload_len > 0)
+        .collect();
+    assert_eq!(data_sent.len() as u64, r.flows[0].segments_sent);
+    let drops: Vec<_> = recs
+        .iter()
+        .filter(|r| r.event == PacketEvent::Drop)
+        .collect();
+    assert_eq!(drops.len(), 2);
+    for d in &drops {
+        assert_eq!(d.cause, Some(DeathCause::ChannelError));
+        assert_eq!(d.link, Some(0), "S->D");
+        assert!(!d.pkt.is_retransmission);
+    }
+    assert_eq!(drops[0].pkt.seq, 4000, "the 5th data packet");
+    assert_eq!(drops[1].pkt.seq, 8000, "the 9th data packet");
+    let delivered = recs
+        .iter()
+        .filter(|r| r.event == PacketEvent::Deliver && r.pkt.payload_len > 0)
+        .count() as u64;
+    assert_eq!(delivered, r.flows[0].segments_sent - 2);
+    let retransmitted = data_sent.iter().filter(|r| r.pkt.is_retransmission).count() as u64;
+    assert_eq!(retransmitted, r.flows[0].retransmitted_segments);
+    // A packet's dequeue never precedes its enqueue; its receive follows both.
+    for e in recs.iter().filter(|r| r.event == PacketEvent::Enqueue) {
+        let uid = e.pkt.uid;
+        let deq = recs
+            .iter()
+            .find(|r| r.event == PacketEvent::Dequeue && r.pkt.uid == uid)
+            .unwrap();
+        assert!(deq.time_ns >= e.time_ns);
+        if let Some(rx) = recs
+            .iter()
+            .find(|r| r.event == PacketEvent::Receive && r.pkt.uid == uid)
+        {
+            assert!(rx.time_ns > deq.time_ns);
+        }
+    }
+}
+
+/// `tcp.trace = true` selects the flow: the plan traces it and only it.
+#[test]
+fn tcp_trace_selects_the_flow() {
+    let sc = example("dumbbell.toml");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/dumbbell.toml"
+    ))
+    .unwrap()
+    .replace(
+        r#"tcp = { variant = "reno" }"#,
+        r#"tcp = { variant = "reno", trace = true }"#,
+    );
+    let traced = scenario(&text);
+    let w = traced.build(None).unwrap();
+    let plan = traced.observe_plan(&w, &ObserveRequest::default()).unwrap();
+    let t = plan.trace.expect("tcp.trace asks for a trace");
+    assert_eq!(t.file, "trace.parquet");
+    assert_eq!(t.filter.flows, vec![false, true]);
+    let plain = sc.observe_plan(&sc.build(None).unwrap(), &ObserveRequest::default());
+    assert!(plain.unwrap().is_empty());
+}
+
+fn error_of(extra: &str) -> String {
+    let text = format!(
+        r#"
+[simulation]
+duration = "1s"
+[[link]]
+a = "A"
+b = "B"
+rate = "1Mbps"
+delay = "1ms"
+[[flow]]
+from = "A"
+to = "B"
+app = {{ kind = "bulk" }}
+{extra}
+"#
+    );
+    Scenario::from_toml_str(&text, "t.toml")
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn wrong_capture_and_trace_tables_are_one_line_errors() {
+    let cases = [
+        (
+            "[[capture]]\nlink = \"A->C\"",
+            "t.toml:14: capture[0].link: unknown link \"A->C\" (link directions: A->B, B->A;",
+        ),
+        (
+            "[[capture]]\nnode = \"C\"",
+            "t.toml:14: capture[0].node: unknown node \"C\" (nodes: A, B)",
+        ),
+        (
+            "[[capture]]\nfile = \"x.pcapng\"",
+            "t.toml: capture[0]: a capture needs a `link`",
+        ),
+        (
+            "[[capture]]\nlink = \"A<->B\"\nsnaplen = \"0B\"",
+            "t.toml:15: capture[0].snaplen: must be between 1B and 65535B",
+        ),
+        (
+            "[[capture]]\nnode = \"A\"\nfile = \"/tmp/x.pcapng\"",
+            "t.toml:15: capture[0].file: must be relative",
+        ),
+        (
+            "[[capture]]\nnode = \"A\"\n[[capture]]\nnode = \"A\"",
+            "t.toml: capture: two outputs would write the same file \"capture-A.pcapng\"",
+        ),
+        (
+            "[trace]\nflows = [\"nope\"]",
+            "t.toml:14: trace.flows[0]: unknown flow \"nope\" (flows: flow0)",
+        ),
+        (
+            "[trace]\nlinks = [\"B<->C\"]",
+            "t.toml:14: trace.links[0]: unknown link \"B<->C\"",
+        ),
+        (
+            "[[capture]]\nlink = \"A->B\"\nsize = 3",
+            "t.toml:15: capture[0].size: unknown field `size`",
+        ),
+        (
+            "[[flow]]\nname = \"flow0\"\nfrom = \"B\"\nto = \"A\"\napp = { kind = \"bulk\" }",
+            "t.toml: flow[1].name: \"flow0\" is already the name of flow[0]",
+        ),
+    ];
+    for (extra, want) in cases {
+        let got = error_of(extra);
+        assert!(got.starts_with(want), "{extra}\n got: {got}\nwant: {want}");
+        assert!(!got.contains('\n'), "{got}");
+    }
+}
+
+#[test]
+fn requested_points_are_checked_against_the_names() {
+    let sc = example("wireless.toml");
+    let w = sc.build(None).unwrap();
+    let req = ObserveRequest {
+        pcap: vec![("R->D".into(), None)],
+        ..Default::default()
+    };
+    let e = sc.observe_plan(&w, &req).unwrap_err().to_string();
+    assert!(
+        e.contains("pcap: unknown link or node \"R->D\"") && e.contains("base_station->mobile"),
+        "{e}"
+    );
+    let req = ObserveRequest {
+        pcap: vec![("base_station<->mobile".into(), Some("bs.pcapng".into()))],
+        ..Default::default()
+    };
+    let plan = sc.observe_plan(&w, &req).unwrap();
+    assert_eq!(plan.captures[0].file, "bs.pcapng");
+    assert_eq!(plan.captures[0].points.len(), 2);
+}
