@@ -58,7 +58,7 @@ fn dumbbell_example_is_pinned() {
     check(
         "../../examples/dumbbell.toml",
         12780931491519152092,
-        11824159676372663414,
+        14558471345819283365,
         80795,
         80564,
     );
@@ -69,7 +69,7 @@ fn wireless_example_is_pinned() {
     check(
         "../../examples/wireless.toml",
         6135118763418117530,
-        12807534131657351745,
+        415748404157644408,
         24868,
         24527,
     );
@@ -80,7 +80,7 @@ fn gsnoop_reproduction_cell_is_pinned() {
     check(
         "tests/data/gsnoop_cell.toml",
         4551479192626253224,
-        15785505398596832523,
+        3150720035469632353,
         47118,
         46619,
     );
@@ -91,7 +91,7 @@ fn bench_dumbbell_is_pinned() {
     check(
         "tests/data/dumbbell40.toml",
         18326885787149398122,
-        15755789118404979891,
+        11065022040629321247,
         15534,
         15246,
     );
@@ -102,7 +102,7 @@ fn mesh_with_cycles_and_parallel_links_is_pinned() {
     check(
         "tests/data/mesh.toml",
         3320530143366703673,
-        6153321086486436219,
+        912518090908226484,
         109017,
         108149,
     );
