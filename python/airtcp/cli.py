@@ -203,6 +203,8 @@ def cmd_run(args) -> int:
             "wall_s": round(wall_s, 3),
             "format": args.format,
             "tables": files,
+            "captures": [{"file": path, "packets": n} for path, n in res.captures],
+            "traces": [{"seed": seed, "file": path} for seed, path in res.trace_files],
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
         with open(os.path.join(args.out, "run.json"), "w") as f:
