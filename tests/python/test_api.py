@@ -142,11 +142,11 @@ def test_run_many_serial_interrupt_keeps_finished(wireless, monkeypatch):
     real = _core.run
     calls = []
 
-    def fake(scenario, seed, progress):
+    def fake(scenario, seed, progress, *observe):
         calls.append(seed)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(scenario, seed, progress)
+        return real(scenario, seed, progress, *observe)
 
     monkeypatch.setattr(api._core, "run", fake)
     with pytest.warns(RuntimeWarning, match="2 of 5 runs finished"):
