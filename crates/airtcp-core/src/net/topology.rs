@@ -110,22 +110,26 @@ impl Routes {
                 strip.push_back(p);
             }
         }
-        // The lowest-indexed link direction between a node and its parent.
-        let first_dir = |from: u32, to: u32| -> u32 {
-            outs(from as usize)
-                .find(|&k| out_to[k] == to)
-                .map(|k| out_dirs[k])
-                .expect("parent and child are joined")
-        };
+        // The lowest-indexed link directions between a node and its parent,
+        // up and down: one pass over every node's links in index order.
         let mut up_link = vec![NO_ROUTE; n];
         let mut down_link = vec![NO_ROUTE; n];
+        for v in 0..n {
+            for k in outs(v) {
+                let t = out_to[k] as usize;
+                if parent[v] == t as u32 && up_link[v] == NO_ROUTE {
+                    up_link[v] = out_dirs[k];
+                }
+                if parent[t] == v as u32 && down_link[t] == NO_ROUTE {
+                    down_link[t] = out_dirs[k];
+                }
+            }
+        }
         // Children lists (CSR), in node order for now.
         let mut child_start = vec![0u32; n + 1];
-        for v in 0..n {
-            if parent[v] != NONE {
-                up_link[v] = first_dir(v as u32, parent[v]);
-                down_link[v] = first_dir(parent[v], v as u32);
-                child_start[parent[v] as usize + 1] += 1;
+        for &p in &parent {
+            if p != NONE {
+                child_start[p as usize + 1] += 1;
             }
         }
         for v in 0..n {
