@@ -22,21 +22,39 @@ pub fn stable_hash(name: &str) -> u64 {
 /// One component's independent random stream.
 #[derive(Clone, Debug)]
 pub struct RandomStream {
-    rng: ChaCha8Rng,
+    seed: u64,
+    stream: u64,
+    /// The generator, made on the first draw: most components of a large
+    /// topology (the queue of an access link, a lossless channel) never draw,
+    /// and a ChaCha8 state with its buffer is over 300 bytes. The sequence is
+    /// the same either way.
+    rng: Option<Box<ChaCha8Rng>>,
 }
 
 impl RandomStream {
     /// The stream of component `name` under master seed `seed`.
     pub fn new(seed: u64, name: &str) -> Self {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        rng.set_stream(stable_hash(name));
-        Self { rng }
+        Self {
+            seed,
+            stream: stable_hash(name),
+            rng: None,
+        }
+    }
+
+    #[inline]
+    fn rng(&mut self) -> &mut ChaCha8Rng {
+        let (seed, stream) = (self.seed, self.stream);
+        self.rng.get_or_insert_with(|| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            rng.set_stream(stream);
+            Box::new(rng)
+        })
     }
 
     /// Uniform in [0, 1).
     #[inline]
     pub fn uniform(&mut self) -> f64 {
-        self.rng.gen::<f64>()
+        self.rng().gen::<f64>()
     }
 
     /// True with probability `p`.
