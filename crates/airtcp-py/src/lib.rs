@@ -103,12 +103,12 @@ impl PyScenario {
 
     #[getter]
     fn links(&self) -> usize {
-        self.inner.file.link.len()
+        self.inner.link_count()
     }
 
     #[getter]
     fn flows(&self) -> usize {
-        self.inner.file.flow.len()
+        self.inner.flow_count()
     }
 }
 

@@ -61,9 +61,11 @@ fn named(template: &Spanned<String>, i: u64) -> Spanned<String> {
     Spanned::new(template.span(), name)
 }
 
-/// Replace every counted table of `sc.file` by its members, recording where
-/// each came from in `sc.members`.
-pub(super) fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
+/// `sc` with every counted table replaced by its members, recording where
+/// each came from in `members`; None if nothing is counted (after checking
+/// that no name has a stray `{i}`). The members live only while a world is
+/// built: a scenario keeps its compact form.
+pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
     let f = &sc.file;
     let counted = f.node.iter().any(|n| n.count.is_some())
         || f.link.iter().any(|l| l.count.is_some())
@@ -211,15 +213,27 @@ pub(super) fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
             flow_members.push((t as u32, fl.count.as_ref().map(|_| i as u32)));
         }
     }
-    if counted {
-        sc.file.node = nodes;
-        sc.file.link = links;
-        sc.file.flow = flows;
-        sc.members = Members {
+    if !counted {
+        return Ok(None);
+    }
+    let mut file = sc.file.clone();
+    file.node = nodes;
+    file.link = links;
+    file.flow = flows;
+    Ok(Some(Scenario {
+        file,
+        source_name: sc.source_name.clone(),
+        text: sc.text.clone(),
+        members: Members {
             node: node_members,
             link: link_members,
             flow: flow_members,
-        };
-    }
-    Ok(())
+        },
+    }))
+}
+
+/// Number of members of the tables `counts` (a table without a count is
+/// one).
+pub(super) fn members(counts: impl Iterator<Item = Option<u64>>) -> usize {
+    counts.map(|c| c.unwrap_or(1) as usize).sum()
 }

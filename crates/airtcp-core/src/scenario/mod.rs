@@ -120,15 +120,14 @@ impl Scenario {
                 message: first_line(inner.message()),
             }
         })?;
-        let mut sc = Scenario {
+        let sc = Scenario {
             file,
             source_name: source_name.to_string(),
             text: text.to_string(),
             members: expand::Members::default(),
         };
-        expand::expand(&mut sc)?;
-        // Building checks names, routes and parameters; then what the
-        // scenario asks to observe.
+        // Building checks counts, names, routes and parameters; then what
+        // the scenario asks to observe.
         let world = sc.build(seed)?;
         sc.observe_plan(&world, &observe::ObserveRequest::default())?;
         Ok((sc, world))
@@ -170,7 +169,31 @@ impl Scenario {
 
     /// Build a world for `seed` (None: the file's seed).
     pub fn build(&self, seed: Option<u64>) -> Result<World, ScenarioError> {
-        build::build_world(self, seed.unwrap_or(self.default_seed()))
+        let seed = seed.unwrap_or(self.default_seed());
+        match expand::expand(self)? {
+            Some(members) => build::build_world(&members, seed),
+            None => build::build_world(self, seed),
+        }
+    }
+
+    /// Number of links, counted tables counting their members.
+    pub fn link_count(&self) -> usize {
+        expand::members(
+            self.file
+                .link
+                .iter()
+                .map(|l| l.count.as_ref().map(|c| *c.get_ref())),
+        )
+    }
+
+    /// Number of flows, counted tables counting their members.
+    pub fn flow_count(&self) -> usize {
+        expand::members(
+            self.file
+                .flow
+                .iter()
+                .map(|f| f.count.as_ref().map(|c| *c.get_ref())),
+        )
     }
 
     /// Build and run to the end.
