@@ -69,8 +69,11 @@ fn ecn_reduces_once_per_rtt_without_drops() {
     }
     // ECN kept the queue short enough that nothing was dropped.
     assert_eq!(f.data_drops.iter().sum::<u64>(), 0, "{:?}", f.data_drops);
+    // RFC 3168 §6.1.2: no window growth on the ECN-Echo ACKs of the RTT
+    // before CWR reaches the receiver, so the link idles a little after
+    // each reduction.
     assert!(
-        r.links[2].utilization > 0.9,
+        r.links[2].utilization > 0.85,
         "bottleneck utilisation {}",
         r.links[2].utilization
     );

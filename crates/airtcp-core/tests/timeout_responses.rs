@@ -39,6 +39,7 @@ fn sender(timeout: Box<dyn TimeoutResponse>, sack: bool, timestamps: bool) -> Tc
         dupthresh: 3,
         restart_rto_on_fast_retransmit: true,
         trace: false,
+        ..SenderConfig::default()
     };
     let recovery: Box<dyn airtcp_core::tcp::recovery::LossRecovery> = if sack {
         Box::new(SackRecovery)

@@ -92,11 +92,12 @@ fn sender(cfg: WestwoodConfig) -> TcpSender {
         restart_rto_on_fast_retransmit: true,
         trace: true,
         mecn: false,
+        ..SenderConfig::default()
     };
     TcpSender::new(
         c,
         Box::new(Westwood::new(cfg, 1000)),
-        Box::new(RenoRecovery),
+        Box::new(RenoRecovery::default()),
         Box::new(StandardTimeout),
         Box::new(AlwaysCongestion),
         None,

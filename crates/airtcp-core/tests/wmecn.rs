@@ -203,11 +203,12 @@ fn sans_io_sender(
         restart_rto_on_fast_retransmit: true,
         trace: true,
         mecn: true,
+        ..SenderConfig::default()
     };
     let mut s = TcpSender::new(
         cfg,
         cc,
-        Box::new(RenoRecovery),
+        Box::new(RenoRecovery::default()),
         Box::new(StandardTimeout),
         classifier,
         None,

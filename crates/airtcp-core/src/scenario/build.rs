@@ -26,6 +26,7 @@ use crate::sim::rng::RandomStream;
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
 use crate::tcp::cc::{MecnCcConfig, WestwoodConfig, WestwoodFilter};
 use crate::tcp::classify::{RttThresholdConfig, Threshold, TimeoutPolicy, WmecnClassifierConfig};
+use crate::tcp::core::TimeoutInRecoverySsthresh;
 use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
@@ -922,6 +923,15 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         // (World::record_sender_events); `tcp.trace` selects the flow for the
         // per-packet trace (scenario/observe.rs).
         trace: false,
+        limited_transmit: t.limited_transmit.unwrap_or(true),
+        rescue_retransmission: t.rescue_retransmission.unwrap_or(false),
+        timeout_in_recovery_ssthresh: match t.timeout_in_recovery_ssthresh {
+            None | Some(TimeoutInRecoverySsthreshSpec::Keep) => TimeoutInRecoverySsthresh::Keep,
+            Some(TimeoutInRecoverySsthreshSpec::FlightSize) => {
+                TimeoutInRecoverySsthresh::FlightSize
+            }
+        },
+        reno_one_fast_retransmit_per_window: t.reno_one_fast_retransmit_per_window.unwrap_or(false),
         classifier,
         cc,
         timeout_response: timeout_response(sc, t, i)?,

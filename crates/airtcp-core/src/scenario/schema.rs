@@ -416,6 +416,23 @@ pub struct TcpFileSpec {
     pub classifier: Option<Spanned<ClassifierSpec>>,
     /// Congestion controller (default Reno, RFC 5681).
     pub cc: Option<Spanned<CcSpec>>,
+    /// RFC 3042 Limited Transmit (default true).
+    pub limited_transmit: Option<bool>,
+    /// RFC 6675 NextSeg rule (4) rescue retransmission (default false).
+    pub rescue_retransmission: Option<bool>,
+    /// ssthresh when the RTO fires during fast recovery: "keep" (default,
+    /// Linux) or "flight_size" (RFC 5681 (4) literally).
+    pub timeout_in_recovery_ssthresh: Option<TimeoutInRecoverySsthreshSpec>,
+    /// Reno: at most one fast retransmit per window (ns-2's bug_fix_;
+    /// default false).
+    pub reno_one_fast_retransmit_per_window: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutInRecoverySsthreshSpec {
+    Keep,
+    FlightSize,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -42,6 +42,61 @@ pub struct SenderConfig {
     /// reduced-window signal is MECN's, and the congestion controller's
     /// `mark_response` sees every echoed level.
     pub mecn: bool,
+    /// RFC 3042 Limited Transmit (RFC 5681 §3.2 step 1, RFC 6675 §5 step
+    /// (3)): a new segment on each of the first DupThresh - 1 duplicate ACKs.
+    pub limited_transmit: bool,
+    /// RFC 6675 §4 NextSeg rule (4): one rescue retransmission of the
+    /// highest unSACKed segment per entry into loss recovery.
+    pub rescue_retransmission: bool,
+    /// ssthresh when the retransmission timer expires during fast recovery.
+    pub timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh,
+    /// The peer's receive window before its first ACK: without a handshake
+    /// the sender starts with the window the receiver will advertise (as if
+    /// learnt at connection setup, RFC 9293 §3.8.6); with one, the SYN-ACK
+    /// sets it.
+    pub peer_rwnd_bytes: u64,
+}
+
+/// ssthresh when the retransmission timer expires during fast recovery.
+/// RFC 5681 §3.1 (4) computes max(FlightSize / 2, 2 SMSS) at every first
+/// expiry; during fast recovery FlightSize includes what the inflated window
+/// sent, so it can exceed the window at the loss several times over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TimeoutInRecoverySsthresh {
+    /// Keep the ssthresh fast recovery set (Linux `tcp_enter_loss`: no new
+    /// ssthresh while in the Recovery state).
+    #[default]
+    Keep,
+    /// RFC 5681 (4) literally: max(FlightSize / 2, 2 SMSS).
+    FlightSize,
+}
+
+impl Default for SenderConfig {
+    /// A bulk sender with RFC 5681's defaults for a 1000-byte MSS (tests
+    /// and tools override what they need).
+    fn default() -> Self {
+        Self {
+            flow: 0,
+            epoch: 1,
+            src: 0,
+            dst: 1,
+            mss: 1000,
+            initial_cwnd_segments: Self::rfc5681_initial_window(1000),
+            initial_ssthresh_bytes: u64::MAX / 4,
+            rto: RtoConfig::default(),
+            timestamps: false,
+            ecn: false,
+            handshake: false,
+            dupthresh: 3,
+            restart_rto_on_fast_retransmit: true,
+            trace: false,
+            mecn: false,
+            limited_transmit: true,
+            rescue_retransmission: false,
+            timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh::Keep,
+            peer_rwnd_bytes: u64::MAX,
+        }
+    }
 }
 
 impl SenderConfig {
@@ -188,6 +243,13 @@ pub struct SenderCore {
     pub last_reduction_ns: Option<TimeNs>,
     /// An ACK with a SACK block has arrived (DCLOR §6).
     pub sack_seen: bool,
+    /// Bytes the last ACK SACKed for the first time (RFC 6675 Update()).
+    pub newly_sacked_bytes: u64,
+    /// New data sent by Limited Transmit since the last cumulative ACK; RFC
+    /// 5681 §3.2 step 2 leaves it out of FlightSize for ssthresh.
+    limited_transmit_bytes: u64,
+    /// RFC 6675 RescueRxt (one past the octet), None = undefined.
+    pub rescue_rxt: Option<u64>,
     cwnd_accounted_ns: Option<TimeNs>,
     pub cc: Box<dyn CongestionControl>,
     pub classifier: Box<dyn LossClassifier>,
@@ -216,7 +278,7 @@ impl SenderCore {
                 ssthresh: cfg.initial_ssthresh_bytes,
                 mss,
             },
-            rwnd: u64::MAX,
+            rwnd: cfg.peer_rwnd_bytes,
             app_limit: 0,
             dupacks: 0,
             in_recovery: false,
@@ -239,6 +301,9 @@ impl SenderCore {
             syn_sent_ns: 0,
             last_reduction_ns: None,
             sack_seen: false,
+            newly_sacked_bytes: 0,
+            limited_transmit_bytes: 0,
+            rescue_rxt: None,
             cwnd_accounted_ns: None,
             cc,
             classifier,
@@ -401,7 +466,12 @@ impl SenderCore {
                     // the loss is still retransmitted, the window kept.
                     return LossCause::NonCongestion;
                 }
-                let flight = self.flight_size();
+                let flight = match how {
+                    LossDetection::DuplicateAcks => {
+                        self.flight_size() - self.limited_transmit_bytes.min(self.flight_size())
+                    }
+                    LossDetection::Timeout => self.flight_size(),
+                };
                 self.w.ssthresh = match self.classifier.graded_keep() {
                     Some(keep) => self
                         .cc
@@ -434,12 +504,62 @@ impl SenderCore {
         }
     }
 
-    /// Remember a window reduction (once-per-RTT rule, MECN's CWR signal).
+    /// Remember a window reduction: the once-per-RTT rule, and RFC 3168
+    /// §6.1.2: CWR on the first new data packet after ANY reduction (a
+    /// timeout, a fast retransmit or an ECN-Echo), and no ECN-Echo
+    /// reduction for the rest of this window of data.
     fn note_reduction(&mut self, now_ns: TimeNs) {
         self.last_reduction_ns = Some(now_ns);
-        if self.cfg.mecn {
+        if self.cfg.mecn || self.cfg.ecn {
             self.cwr_pending = true;
         }
+        self.ecn_recover = self.ecn_recover.max(self.snd_max);
+    }
+
+    /// A timeout's congestion signal: RFC 5681 (4), except that during
+    /// fast recovery the `timeout_in_recovery_ssthresh` rule may keep the
+    /// ssthresh fast recovery set.
+    pub fn timeout_congestion_signal(&mut self, now_ns: TimeNs) -> LossCause {
+        let keep = self.in_recovery
+            && self.cfg.timeout_in_recovery_ssthresh == TimeoutInRecoverySsthresh::Keep;
+        let ssthresh = self.w.ssthresh;
+        let cause = self.congestion_signal(now_ns, LossDetection::Timeout);
+        if keep {
+            self.w.ssthresh = ssthresh;
+        }
+        cause
+    }
+
+    /// RFC 3042 / RFC 5681 §3.2 step 1 (without SACK): on the first and
+    /// second duplicate ACK, one new segment if the receiver's window
+    /// allows, FlightSize stays within cwnd + 2 SMSS and there is new data;
+    /// cwnd is unchanged. With SACK, RFC 6675 §5 step (3): new segments
+    /// while cwnd - pipe >= 1 SMSS.
+    pub fn limited_transmit(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        if !self.cfg.limited_transmit
+            || self.in_recovery
+            || self.sack_after_timeout
+            || self.snd_nxt != self.snd_max
+            || self.dupacks >= self.cfg.dupthresh
+        {
+            return;
+        }
+        let before = self.snd_max;
+        if self.sack_enabled {
+            // (3.1) HighRxt = HighACK; (3.2)-(3.3) SetPipe and send.
+            self.high_rxt = self.snd_una;
+            while self.w.cwnd >= self.sb.pipe(self.high_rxt) + self.mss {
+                if self.send_new_segments(now_ns, 1, out) == 0 {
+                    break;
+                }
+            }
+        } else if self.dupacks <= 2 {
+            let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
+            if len > 0 && self.flight_size() + len <= self.w.cwnd + 2 * self.mss {
+                self.send_new_segments(now_ns, 1, out);
+            }
+        }
+        self.limited_transmit_bytes += self.snd_max - before;
     }
 
     /// MECN §2.3: an ACK echoed congestion `level`; the congestion
@@ -504,11 +624,16 @@ impl SenderCore {
         if self.high_rxt < rec.end {
             self.high_rxt = rec.end;
         }
+        self.emit_retransmission(now_ns, rec.start, rec.len() as u32, out);
+    }
+
+    /// Send a retransmission of [seq, seq + len).
+    fn emit_retransmission(&mut self, now_ns: TimeNs, seq: u64, len: u32, out: &mut Vec<Packet>) {
         // Karn's rule (RFC 6298 §3): never time a retransmitted segment.
-        if self.timed.is_some_and(|(end, _)| end > rec.start) {
+        if self.timed.is_some_and(|(end, _)| end > seq) {
             self.timed = None;
         }
-        self.emit(now_ns, rec.start, rec.len() as u32, out);
+        self.emit(now_ns, seq, len, out);
     }
 
     /// Build and queue one data segment; starts the timer if it is not
@@ -675,6 +800,20 @@ impl SenderCore {
                 self.retransmit_index(i, now_ns, out);
                 continue;
             }
+            // Rule (4), an option: once per recovery, when HighACK >
+            // RescueRxt, the highest unSACKed segment; RescueRxt =
+            // RecoveryPoint; HighRxt is not updated.
+            if self.cfg.rescue_retransmission
+                && self.in_recovery
+                && self.rescue_rxt.is_none_or(|r| self.snd_una > r)
+            {
+                if let Some(i) = self.sb.last_unsacked_segment() {
+                    self.rescue_rxt = self.recover;
+                    let rec = self.sb.mark_retransmitted(i, now_ns);
+                    self.emit_retransmission(now_ns, rec.start, rec.len() as u32, out);
+                    continue;
+                }
+            }
             break;
         }
     }
@@ -710,10 +849,11 @@ impl SenderCore {
         if ack.has_ts {
             self.ts_recent = ack.ts_val;
         }
+        self.newly_sacked_bytes = 0;
         if ack.sack_count > 0 {
             self.sack_seen = true;
             if self.sack_enabled {
-                self.sb.apply_sack(ack.sack_blocks());
+                self.newly_sacked_bytes = self.sb.apply_sack(ack.sack_blocks());
             }
         }
         if ackno == self.snd_una {
@@ -732,6 +872,7 @@ impl SenderCore {
         } else if self.timed.is_some_and(|(end, _)| ackno >= end) {
             self.timed = None;
         }
+        self.limited_transmit_bytes = 0;
         let acked = self.sb.ack_to(ackno).bytes;
         self.snd_una = ackno;
         if self.snd_nxt < self.snd_una {

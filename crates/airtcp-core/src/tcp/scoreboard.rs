@@ -252,6 +252,21 @@ impl Scoreboard {
             .position(|s| s.start >= high_rxt && !s.sacked && s.lost)
     }
 
+    /// RFC 6675 §4 NextSeg rule (4): the segment holding the highest
+    /// outstanding unSACKed sequence number.
+    pub fn last_unsacked_segment(&self) -> Option<usize> {
+        self.segs.iter().rposition(|s| !s.sacked)
+    }
+
+    /// Would `blocks` SACK a segment below `limit` not SACKed yet?
+    pub fn would_newly_sack_below(&self, blocks: &[SackBlock], limit: u64) -> bool {
+        blocks.iter().any(|b| {
+            self.segs
+                .iter()
+                .any(|s| !s.sacked && s.start < limit && s.start >= b.start && s.end <= b.end)
+        })
+    }
+
     /// RFC 6675 §4 NextSeg rule (3): an unSACKed segment above HighRxt below
     /// the highest SACKed sequence, even if not deemed lost.
     pub fn next_unsacked_segment(&self, high_rxt: u64) -> Option<usize> {

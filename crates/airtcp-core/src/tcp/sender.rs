@@ -160,13 +160,26 @@ impl TcpSender {
             return; // acknowledges something never sent, or stale
         }
         c.congestion_echo(now_ns, ack);
+        let rwnd_before = c.rwnd;
         let acked = c.apply_ack(now_ns, ack, true);
+        let c = &mut self.core;
+        // Duplicate ACK: RFC 6675 §2 with SACK (new SACK information, even
+        // on an ACK that also advances the cumulative point); otherwise
+        // RFC 5681 §2 (nothing new acknowledged, no data, data
+        // outstanding, the same advertised window).
+        let duplicate = if c.sack_enabled {
+            c.newly_sacked_bytes > 0
+        } else {
+            acked == 0 && ack.payload_len == 0 && c.snd_max > c.snd_una && ack.wnd == rwnd_before
+        };
+        // RFC 3168 §6.1.2: no window growth on an ECN-Echo ACK.
+        let ece = c.cfg.ecn && ack.has_flag(flags::ECE);
         if acked > 0 {
             let c = &mut self.core;
             let was_in_recovery = c.in_recovery;
             let outcome = self.recovery.on_new_ack(&mut self.core, acked, now_ns, out);
             let c = &mut self.core;
-            if !was_in_recovery && !c.in_recovery {
+            if !was_in_recovery && !c.in_recovery && !ece {
                 c.grow_window(now_ns, acked);
             }
             // RFC 6298 (5.2) and (5.3).
@@ -175,10 +188,11 @@ impl TcpSender {
             } else if outcome.restart_timer {
                 c.restart_rto_timer(now_ns);
             }
-        } else if ack.payload_len == 0 && self.core.snd_max > self.core.snd_una {
-            // RFC 5681 §2 duplicate ACK.
+        }
+        if duplicate {
             self.core.dupacks += 1;
             self.recovery.on_duplicate_ack(&mut self.core, now_ns, out);
+            self.core.limited_transmit(now_ns, out);
         }
         self.timeout.after_ack(&mut self.core, ack, acked, now_ns);
         self.core.send_pending(now_ns, out);

@@ -28,6 +28,7 @@ pub enum TimeoutKind {
     /// a SACK block was seen" unless `require_sack_seen` is false.
     Dclor { require_sack_seen: bool },
 }
+use crate::tcp::core::TimeoutInRecoverySsthresh;
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::{SenderConfig, SenderHook, TcpSender};
 
@@ -100,6 +101,15 @@ pub struct TcpSpec {
     pub classifier: Option<ClassifierChoice>,
     /// How much to send.
     pub cc: CcChoice,
+    /// RFC 3042 Limited Transmit.
+    pub limited_transmit: bool,
+    /// RFC 6675 NextSeg rule (4), the rescue retransmission.
+    pub rescue_retransmission: bool,
+    /// ssthresh when the RTO fires during fast recovery.
+    pub timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh,
+    /// Reno: no second fast retransmit before the window of the first is
+    /// acknowledged (ns-2's `bug_fix_`).
+    pub reno_one_fast_retransmit_per_window: bool,
 }
 
 impl TcpSpec {
@@ -140,7 +150,9 @@ impl TcpSpec {
         match (self.variant, self.uses_sack()) {
             (Variant::Tahoe, _) => Box::new(TahoeRecovery),
             (_, true) => Box::new(SackRecovery),
-            (Variant::Reno, false) => Box::new(RenoRecovery),
+            (Variant::Reno, false) => Box::new(RenoRecovery {
+                one_fast_retransmit_per_window: self.reno_one_fast_retransmit_per_window,
+            }),
             (Variant::NewReno | Variant::Sack, false) => Box::new(NewRenoRecovery::default()),
         }
     }
@@ -162,6 +174,12 @@ impl TcpSpec {
             restart_rto_on_fast_retransmit: self.restart_rto_on_fast_retransmit,
             trace: self.trace,
             mecn: self.uses_mecn(),
+            limited_transmit: self.limited_transmit,
+            rescue_retransmission: self.rescue_retransmission,
+            timeout_in_recovery_ssthresh: self.timeout_in_recovery_ssthresh,
+            // Without a handshake the sender starts with the receiver's
+            // window (RFC 9293 §3.8.6: never more than min(cwnd, rwnd)).
+            peer_rwnd_bytes: self.rwnd_bytes,
         };
         TcpSender::new(
             cfg,

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod script;
+
 use airtcp_core::metrics::RunResult;
 use airtcp_core::scenario::{Scenario, ScenarioError};
 use airtcp_core::tcp::sender::{TcpSender, TraceEvent};
@@ -21,8 +23,10 @@ pub fn run_world(text: &str, seed: Option<u64>) -> (World, RunResult) {
 }
 
 /// One sender on a single 10 Mb/s, 10 ms link S -> D, no delayed ACKs,
-/// initial window 1 and ssthresh 16 segments of 1000 B, transferring
-/// `segments` segments; the listed 1-based data packets are dropped.
+/// initial window 1 and ssthresh 16 segments of 1000 B, no Limited
+/// Transmit (the drop indices below count the packets of that exchange),
+/// transferring `segments` segments; the listed 1-based data packets are
+/// dropped.
 pub fn scripted(tcp: &str, segments: u64, drop_data_packets: &[u64]) -> String {
     let drops: Vec<String> = drop_data_packets.iter().map(|d| d.to_string()).collect();
     format!(
@@ -39,7 +43,7 @@ a_to_b = {{ error = {{ kind = "drop_list", packets = [{drops}], applies_to = "da
 [[flow]]
 from = "S"
 to = "D"
-tcp = {{ {tcp}, mss = "1000B", delayed_ack = false, initial_cwnd = 1, initial_ssthresh = "16000B", trace = true }}
+tcp = {{ {tcp}, mss = "1000B", delayed_ack = false, initial_cwnd = 1, initial_ssthresh = "16000B", limited_transmit = false, trace = true }}
 app = {{ kind = "file", size = "{size}B" }}
 "#,
         drops = drops.join(", "),

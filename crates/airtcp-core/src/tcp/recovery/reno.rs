@@ -2,9 +2,11 @@
 //! duplicate ACK retransmit and set cwnd = ssthresh + 3 SMSS; inflate by one
 //! SMSS per further duplicate ACK; deflate to ssthresh on the first ACK of
 //! new data, even a partial one. Duplicate ACKs for data sent before a
-//! timeout do not start a fast retransmit (RFC 6582 §4's guard, which
-//! ns-2's Reno also applies with bugFix_); after a fast recovery they do,
-//! as RFC 5681 specifies.
+//! timeout do not start a fast retransmit (RFC 6582 §4's guard); after a
+//! fast recovery they do, as RFC 5681 specifies. ns-2's Reno with
+//! `bug_fix_` (its default) is stricter: `dupack_action` sets `recover_` at
+//! EVERY fast retransmit and timeout and refuses another fast retransmit
+//! until the ACK passes it; `one_fast_retransmit_per_window` models that.
 
 use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
@@ -12,7 +14,13 @@ use crate::sim::TimeNs;
 use crate::tcp::core::SenderCore;
 
 #[derive(Clone, Debug, Default)]
-pub struct RenoRecovery;
+pub struct RenoRecovery {
+    /// ns-2's Reno with `bug_fix_` (tcp-reno.cc, `dupack_action`): every
+    /// fast retransmit sets `recover_` to the highest segment sent, and
+    /// duplicate ACKs that do not cover it start no second fast retransmit
+    /// in the same window. RFC 5681 has no such rule (off by default).
+    pub one_fast_retransmit_per_window: bool,
+}
 
 /// RFC 5681 §3.2 steps 2–4, shared with NewReno (RFC 6582 §3.2 steps 2–4).
 pub(crate) fn enter_fast_recovery(core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
@@ -36,7 +44,11 @@ impl LossRecovery for RenoRecovery {
     fn on_duplicate_ack(&mut self, core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
         if core.in_recovery {
             inflate(core);
-        } else if core.dupacks == core.cfg.dupthresh && !core.dupacks_predate_timeout() {
+        } else if core.dupacks == core.cfg.dupthresh
+            && !core.dupacks_predate_timeout()
+            && !(self.one_fast_retransmit_per_window
+                && core.recover.is_some_and(|r| core.snd_una <= r))
+        {
             enter_fast_recovery(core, now_ns, out);
         }
     }

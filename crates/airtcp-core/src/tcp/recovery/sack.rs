@@ -25,15 +25,18 @@ impl LossRecovery for SackRecovery {
         if core.in_recovery {
             return;
         }
-        // RFC 6675 §5 steps (2)/(3), and the "no previous loss event or the
-        // cumulative ACK is beyond RecoveryPoint" condition.
-        let beyond_recovery_point = core.recover.is_none_or(|r| core.snd_una > r);
+        // RFC 6675 §5 steps (1)/(2); §5.1: after a timeout no new recovery
+        // until HighACK >= RecoveryPoint (in this byte-offset model: the
+        // cumulative ACK reaches `recover`, one past HighData).
+        let beyond_recovery_point = core.recover.is_none_or(|r| core.snd_una >= r);
         if (core.dupacks >= core.cfg.dupthresh || core.sb.first_is_lost()) && beyond_recovery_point
         {
             // Step (4): RecoveryPoint = HighData; ssthresh = cwnd =
             // FlightSize / 2 (RFC 5681 (4)); retransmit HighACK + 1.
             core.high_rxt = core.snd_una;
             core.begin_fast_retransmit(now_ns, out);
+            // (4.3): RescueRxt = HighRxt = the retransmitted segment.
+            core.rescue_rxt = Some(core.high_rxt);
             core.w.cwnd = core.recovery_cwnd;
             core.trace_window(now_ns);
         }

@@ -4,7 +4,7 @@
 
 use super::standard::standard_timeout;
 use super::TimeoutResponse;
-use crate::net::packet::Packet;
+use crate::net::packet::{flags, Packet};
 use crate::sim::TimeNs;
 use crate::tcp::core::SenderCore;
 use crate::tcp::recovery::LossRecovery;
@@ -40,6 +40,11 @@ impl EifelResponse {
     /// going back N (step (3)); the caller processes the ACK next.
     pub fn undo_go_back_n(&mut self, core: &mut SenderCore) {
         core.undo_timeout_go_back_n();
+        // RFC 5682 step 3b: `recover` (RFC 6582) / RecoveryPoint (RFC
+        // 6675) = SND.UNA, so that a genuine loss later in this window can
+        // be fast-retransmitted (called before the ACK is applied).
+        core.recover = Some(core.snd_una);
+        core.recover_from_timeout = false;
         core.stats.spurious_timeouts_detected += 1;
         self.rebase_after = Some(core.snd_max);
         self.restore_pending = true;
@@ -49,15 +54,27 @@ impl EifelResponse {
     /// when they are due.
     pub fn after_ack(&mut self, core: &mut SenderCore, ack: &Packet, acked: u64, now_ns: TimeNs) {
         if std::mem::take(&mut self.restore_pending) {
-            self.restore_congestion_state(core, acked, now_ns);
+            self.restore_congestion_state(core, ack, acked, now_ns);
         }
         self.maybe_rebase_rto(core, ack, acked, now_ns);
     }
 
     /// Step (4), after the acceptable ACK was processed: cwnd = FlightSize +
-    /// min(bytes_acked, IW); ssthresh = pipe_prev. (An ECN-Echo on that ACK
-    /// would call for halving instead; ECN is not combined with Eifel here.)
-    fn restore_congestion_state(&mut self, core: &mut SenderCore, acked: u64, now_ns: TimeNs) {
+    /// min(bytes_acked, IW); ssthresh = pipe_prev; unless the acceptable
+    /// ACK has ECN-Echo set: then the response is DONE, the reduced window
+    /// stands (it answers the congestion signal) and the RTO is not
+    /// re-seeded either.
+    fn restore_congestion_state(
+        &mut self,
+        core: &mut SenderCore,
+        ack: &Packet,
+        acked: u64,
+        now_ns: TimeNs,
+    ) {
+        if core.cfg.ecn && ack.has_flag(flags::ECE) {
+            self.rebase_after = None;
+            return;
+        }
         let iw = core.cfg.initial_cwnd_segments as u64 * core.mss;
         core.w.cwnd = core.flight_size() + acked.min(iw);
         core.w.ssthresh = self.pipe_prev;

@@ -1,6 +1,7 @@
 //! The standard response to a retransmission timeout: RFC 6298 (5.4)–(5.6)
 //! and RFC 5681 §3.1: ssthresh = max(FlightSize / 2, 2 SMSS) (held constant
-//! when the same segment times out again), cwnd = 1 SMSS (the loss window),
+//! when the same segment times out again; during fast recovery the
+//! `timeout_in_recovery_ssthresh` rule decides), cwnd = 1 SMSS (the loss window),
 //! back off the timer, retransmit the first unacknowledged segment and
 //! resend the rest go-back-N in slow start. NewReno records `recover`
 //! (RFC 6582 §4); a SACK sender keeps its scoreboard and deems every
@@ -9,7 +10,7 @@
 use super::TimeoutResponse;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
-use crate::tcp::classify::{LossCause, LossDetection};
+use crate::tcp::classify::LossCause;
 use crate::tcp::core::SenderCore;
 use crate::tcp::recovery::LossRecovery;
 
@@ -39,7 +40,7 @@ pub fn standard_timeout_actions(
     core.record_timeout(now_ns);
     let first_expiry = core.rtt.backoff_count() == 0;
     if first_expiry {
-        if core.congestion_signal(now_ns, LossDetection::Timeout) == LossCause::Congestion {
+        if core.timeout_congestion_signal(now_ns) == LossCause::Congestion {
             core.w.cwnd = core.mss;
         }
     } else {

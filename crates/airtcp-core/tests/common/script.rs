@@ -1,0 +1,212 @@
+//! Scripted sans-I/O exchanges with one sender, for the conformance suite
+//! (`rfc*.rs`). Segments are numbered from 0: segment `k` is
+//! [k * MSS, (k + 1) * MSS). `ack(n, ..)` is an ACK whose cumulative
+//! acknowledgment field is the start of segment `n` (segments 0..n arrived);
+//! SACK blocks are inclusive segment ranges. Each step returns what the
+//! sender transmitted as a string: segment numbers in order, an `r` before
+//! a retransmission, e.g. `"r3 10 11"`.
+
+use airtcp_core::net::packet::{flags, Packet, PacketKind, SackBlock};
+use airtcp_core::sim::TimeNs;
+use airtcp_core::tcp::cc::RenoCc;
+use airtcp_core::tcp::classify::AlwaysCongestion;
+use airtcp_core::tcp::recovery::{
+    LossRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
+};
+use airtcp_core::tcp::rto::{StandardTimeout, TimeoutResponse};
+use airtcp_core::tcp::rtt::RtoConfig;
+use airtcp_core::tcp::sender::{SenderConfig, TcpSender};
+
+pub const MSS: u64 = 1000;
+/// The window every scripted ACK advertises (and the sender starts with).
+pub const WND: u64 = 1 << 30;
+/// Initial, minimum and therefore first RTO of every scripted sender.
+pub const RTO_NS: TimeNs = 1_000_000_000;
+/// Time between two scripted events (well below the RTO).
+pub const STEP_NS: TimeNs = 1_000_000;
+
+/// Which loss recovery a scripted sender uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    Tahoe,
+    Reno,
+    /// Reno with ns-2's one fast retransmit per window.
+    RenoOncePerWindow,
+    NewReno,
+    Sack,
+}
+
+impl Recovery {
+    pub fn build(self) -> Box<dyn LossRecovery> {
+        match self {
+            Recovery::Tahoe => Box::new(TahoeRecovery),
+            Recovery::Reno => Box::new(RenoRecovery::default()),
+            Recovery::RenoOncePerWindow => Box::new(RenoRecovery {
+                one_fast_retransmit_per_window: true,
+            }),
+            Recovery::NewReno => Box::new(NewRenoRecovery::default()),
+            Recovery::Sack => Box::new(SackRecovery),
+        }
+    }
+}
+
+/// A sender with `iw` segments of initial window, ssthresh 64 segments, the
+/// peer's window [`WND`], a 1 s RTO (initial and minimum), no Limited Transmit (the tests of RFC
+/// 3042 turn it on) and everything else at [`SenderConfig::default`].
+pub fn config(iw: u32) -> SenderConfig {
+    SenderConfig {
+        initial_cwnd_segments: iw,
+        initial_ssthresh_bytes: 64 * MSS,
+        rto: RtoConfig {
+            initial_rto_ns: RTO_NS,
+            min_rto_ns: RTO_NS,
+            ..RtoConfig::default()
+        },
+        limited_transmit: false,
+        peer_rwnd_bytes: WND,
+        ..SenderConfig::default()
+    }
+}
+
+/// One sender driven by hand, and the clock.
+pub struct Script {
+    pub s: TcpSender,
+    pub now: TimeNs,
+}
+
+impl Script {
+    pub fn new(cfg: SenderConfig, recovery: Recovery) -> Self {
+        Self::with_timeout(cfg, recovery, Box::new(StandardTimeout))
+    }
+
+    pub fn with_timeout(
+        cfg: SenderConfig,
+        recovery: Recovery,
+        timeout: Box<dyn TimeoutResponse>,
+    ) -> Self {
+        let s = TcpSender::new(
+            cfg,
+            Box::new(RenoCc),
+            recovery.build(),
+            timeout,
+            Box::new(AlwaysCongestion),
+            None,
+        );
+        Self { s, now: STEP_NS }
+    }
+
+    /// Start established at t = 0 with `segments` segments to send.
+    pub fn start(&mut self, segments: u64) -> String {
+        let mut out = Vec::new();
+        self.s.start(self.now, &mut out);
+        self.s.app_write(self.now, segments * MSS, &mut out);
+        sent(&out)
+    }
+
+    /// Deliver `pkt` one step later.
+    pub fn deliver(&mut self, pkt: &Packet) -> String {
+        self.now += STEP_NS;
+        let mut out = Vec::new();
+        self.s.on_packet(self.now, pkt, &mut out);
+        sent(&out)
+    }
+
+    /// Deliver ACK `n` with SACK blocks (inclusive segment ranges).
+    pub fn ack(&mut self, n: u64, sacks: &[(u64, u64)]) -> String {
+        self.deliver(&ack(n, sacks))
+    }
+
+    /// Deliver ACK `n` `k` times (no SACK); returns everything sent.
+    pub fn dupacks(&mut self, n: u64, k: usize) -> String {
+        let all: Vec<String> = (0..k)
+            .map(|_| self.ack(n, &[]))
+            .filter(|s| !s.is_empty())
+            .collect();
+        all.join(" ")
+    }
+
+    /// Let the retransmission timer expire (at its deadline).
+    pub fn timeout(&mut self) -> String {
+        let d = self.s.next_deadline().expect("a timer is running");
+        assert!(d >= self.now, "deadline {d} in the past ({})", self.now);
+        self.now = d;
+        let mut out = Vec::new();
+        self.s.on_timer(self.now, &mut out);
+        sent(&out)
+    }
+
+    /// (cwnd, ssthresh) in segments (fractions kept).
+    pub fn window(&self) -> (f64, f64) {
+        let w = &self.s.core.w;
+        (w.cwnd as f64 / MSS as f64, w.ssthresh as f64 / MSS as f64)
+    }
+
+    pub fn cwnd(&self) -> f64 {
+        self.window().0
+    }
+
+    pub fn ssthresh(&self) -> f64 {
+        self.window().1
+    }
+
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint as a segment number.
+    pub fn recover(&self) -> Option<u64> {
+        self.s.core.recover.map(|r| r / MSS)
+    }
+}
+
+/// An ACK whose cumulative acknowledgment covers segments 0..n, with SACK
+/// blocks given as inclusive segment ranges, a 1 GB window.
+pub fn ack(n: u64, sacks: &[(u64, u64)]) -> Packet {
+    let mut p = Packet {
+        kind: PacketKind::TcpAck,
+        flags: flags::ACK,
+        ack: n * MSS,
+        wnd: WND,
+        ..Default::default()
+    };
+    for (k, &(a, b)) in sacks.iter().enumerate() {
+        p.sack[k] = SackBlock {
+            start: a * MSS,
+            end: (b + 1) * MSS,
+        };
+    }
+    p.sack_count = sacks.len() as u8;
+    p
+}
+
+/// The same ACK echoing timestamp `ts_ecr`.
+pub fn ack_ts(n: u64, sacks: &[(u64, u64)], ts_ecr: TimeNs) -> Packet {
+    let mut p = ack(n, sacks);
+    p.has_ts = true;
+    p.ts_val = 1;
+    p.ts_ecr = ts_ecr;
+    p
+}
+
+/// The same ACK with ECN-Echo.
+pub fn ack_ece(n: u64, sacks: &[(u64, u64)]) -> Packet {
+    let mut p = ack(n, sacks);
+    p.flags |= flags::ECE;
+    p
+}
+
+/// Segment numbers of `out`, `r` before retransmissions.
+pub fn sent(out: &[Packet]) -> String {
+    out.iter()
+        .map(|p| {
+            let n = p.seq / MSS;
+            if p.is_retransmission {
+                format!("r{n}")
+            } else {
+                n.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// "a b c ..." for the segments a..=b (new transmissions).
+pub fn range(a: u64, b: u64) -> String {
+    (a..=b).map(|n| n.to_string()).collect::<Vec<_>>().join(" ")
+}

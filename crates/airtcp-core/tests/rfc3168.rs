@@ -1,0 +1,115 @@
+//! RFC 3168, ECN, the TCP sender (§6.1.2) and retransmissions (§6.1.5):
+//! scripted sans-I/O (`tests/common/script.rs`). The receiver's echo
+//! (§6.1.3) is tested in `src/tcp/receiver.rs`.
+
+mod common;
+use airtcp_core::net::packet::{flags, Ecn, Packet};
+use common::script::*;
+
+fn ecn(recovery: Recovery) -> Script {
+    let mut cfg = config(10);
+    cfg.ecn = true;
+    Script::new(cfg, recovery)
+}
+
+/// Deliver `pkt` and return the packets sent (to inspect their flags).
+fn deliver(sc: &mut Script, pkt: &Packet) -> Vec<Packet> {
+    sc.now += STEP_NS;
+    let mut out = Vec::new();
+    sc.s.on_packet(sc.now, pkt, &mut out);
+    out
+}
+
+/// §6.1.2: an ECN-Echo ACK halves cwnd and sets ssthresh (as a loss would:
+/// max(FlightSize / 2, 2 SMSS)), and the first NEW data packet after the
+/// reduction carries CWR, later ones do not.
+#[test]
+fn s6_1_2_ece_halves_the_window_and_cwr_marks_the_next_new_packet() {
+    let mut sc = ecn(Recovery::NewReno);
+    sc.start(100);
+    assert!(deliver(&mut sc, &ack_ece(1, &[])).is_empty());
+    assert_eq!(sc.window(), (5.0, 5.0));
+    assert_eq!(sc.s.core.stats.ecn_reductions, 1);
+    // FlightSize 9 > cwnd 5: ACKs 5 and 6 open room for new data.
+    assert!(deliver(&mut sc, &ack(5, &[])).is_empty());
+    let out = deliver(&mut sc, &ack(6, &[]));
+    assert_eq!(sent(&out), "10");
+    assert!(out[0].has_flag(flags::CWR));
+    let out = deliver(&mut sc, &ack(7, &[]));
+    assert!(!out.is_empty() && out.iter().all(|p| !p.has_flag(flags::CWR)));
+}
+
+/// §6.1.2: "The sending TCP SHOULD NOT increase the congestion window in
+/// response to the receipt of an ECN-Echo ACK packet": neither on the ACK
+/// that reduces nor on later ECN-Echo ACKs of the same window.
+#[test]
+fn s6_1_2_no_window_growth_on_ece_acks() {
+    let mut sc = ecn(Recovery::NewReno);
+    sc.start(100);
+    deliver(&mut sc, &ack_ece(1, &[]));
+    assert_eq!(sc.cwnd(), 5.0);
+    deliver(&mut sc, &ack_ece(2, &[]));
+    assert_eq!(
+        sc.window(),
+        (5.0, 5.0),
+        "one reduction per window, no growth"
+    );
+}
+
+/// §6.1.2: at most one reduction per window of data, counting loss
+/// reductions: after a fast retransmit, an ECN-Echo for data of the same
+/// window (after Reno's fast recovery ended on the first new ACK, with
+/// SND.UNA still below the window's end) does not reduce again.
+#[test]
+fn s6_1_2_once_per_window_counts_a_fast_retransmit() {
+    let mut sc = ecn(Recovery::Reno);
+    sc.start(100);
+    // Segments 0 and 2 lost; fast retransmit of 0.
+    sc.dupacks(0, 3);
+    assert_eq!(sc.window(), (8.0, 5.0));
+    sc.dupacks(0, 5);
+    // The retransmission's ACK ends Reno's fast recovery (cwnd 5); the
+    // next ACK, a duplicate with ECN-Echo, is still for that window.
+    deliver(&mut sc, &ack(2, &[]));
+    deliver(&mut sc, &ack_ece(2, &[]));
+    assert_eq!(
+        sc.window(),
+        (5.0, 5.0),
+        "deflated by Reno, not halved again"
+    );
+    assert_eq!(sc.s.core.stats.ecn_reductions, 0);
+}
+
+/// §6.1.2: CWR after ANY window reduction, here a fast retransmit: the
+/// first new data packet sent after it carries CWR.
+#[test]
+fn s6_1_2_cwr_after_a_fast_retransmit() {
+    let mut sc = ecn(Recovery::Reno);
+    sc.start(100);
+    let mut first_new = None;
+    for _ in 0..9 {
+        for p in deliver(&mut sc, &ack(0, &[])) {
+            if !p.is_retransmission && first_new.is_none() {
+                first_new = Some(p);
+            }
+        }
+    }
+    let p = first_new.expect("fast recovery sends new data");
+    assert_eq!(p.seq / MSS, 10);
+    assert!(p.has_flag(flags::CWR));
+}
+
+/// §6.1.5: retransmitted data packets are not ECN-capable; new data is.
+#[test]
+fn s6_1_5_retransmissions_are_not_ect() {
+    let mut sc = ecn(Recovery::NewReno);
+    let mut out = Vec::new();
+    sc.s.start(sc.now, &mut out);
+    sc.s.app_write(sc.now, 100 * MSS, &mut out);
+    assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
+    sc.now = sc.s.next_deadline().unwrap();
+    out.clear();
+    sc.s.on_timer(sc.now, &mut out);
+    assert_eq!(sent(&out), "r0");
+    assert_eq!(out[0].ecn, Ecn::NotEct);
+}

@@ -1,0 +1,184 @@
+//! RFC 5681, TCP Congestion Control: scripted sans-I/O exchanges, one
+//! test per rule, written from the text (§2 definitions, §3.1 slow start,
+//! congestion avoidance and the timeout, §3.2 fast retransmit / fast
+//! recovery steps 1-6). Segment numbering: `tests/common/script.rs`.
+
+mod common;
+use common::run_world;
+use common::script::*;
+
+/// §3.1 (2): in slow start cwnd grows by min(N, SMSS) per ACK, N the
+/// newly acknowledged bytes; the window then allows FlightSize <= cwnd.
+#[test]
+fn s3_1_slow_start_grows_by_min_n_smss_per_ack() {
+    let mut sc = Script::new(config(4), Recovery::NewReno);
+    assert_eq!(sc.start(100), "0 1 2 3");
+    // One segment acknowledged: cwnd 5, FlightSize 3: two new segments.
+    assert_eq!(sc.ack(1, &[]), "4 5");
+    assert_eq!(sc.cwnd(), 5.0);
+    // Two segments acknowledged by one ACK: cwnd += min(2000, SMSS).
+    assert_eq!(sc.ack(3, &[]), "6 7 8");
+    assert_eq!(sc.cwnd(), 6.0);
+}
+
+/// §3.1 (3): in congestion avoidance cwnd += SMSS * SMSS / cwnd per ACK.
+#[test]
+fn s3_1_congestion_avoidance_adds_smss_squared_over_cwnd() {
+    let mut cfg = config(4);
+    cfg.initial_ssthresh_bytes = 4 * MSS;
+    let mut sc = Script::new(cfg, Recovery::NewReno);
+    sc.start(100);
+    sc.ack(1, &[]);
+    assert_eq!(sc.cwnd(), 4.25);
+}
+
+/// §3.1 (4) and the timeout: ssthresh = max(FlightSize / 2, 2 SMSS); cwnd
+/// = the loss window (1 SMSS); the first unacknowledged segment is resent.
+/// A second expiry of the same segment holds ssthresh constant.
+#[test]
+fn s3_1_timeout_sets_loss_window_and_halves_flight_size() {
+    let mut sc = Script::new(config(10), Recovery::NewReno);
+    sc.start(100);
+    assert_eq!(sc.timeout(), "r0");
+    assert_eq!(sc.window(), (1.0, 5.0));
+    // After the timeout one ACK opens the window to 2: go-back-N resends
+    // the next two segments.
+    assert_eq!(sc.ack(1, &[]), "r1 r2");
+    assert_eq!(sc.timeout(), "r1");
+    assert_eq!(
+        sc.window(),
+        (1.0, 5.0),
+        "ssthresh held at the second expiry"
+    );
+}
+
+/// §3.1 (4): FlightSize is never below 2 SMSS in the formula.
+#[test]
+fn s3_1_ssthresh_is_at_least_two_segments() {
+    let mut sc = Script::new(config(1), Recovery::NewReno);
+    assert_eq!(sc.start(100), "0");
+    assert_eq!(sc.timeout(), "r0");
+    assert_eq!(sc.window(), (1.0, 2.0));
+}
+
+/// §2 "duplicate acknowledgment" (e): an ACK that changes the advertised
+/// window is not a duplicate ACK, so three window updates start no fast
+/// retransmit.
+#[test]
+fn s2_window_update_is_not_a_duplicate_ack() {
+    let mut sc = Script::new(config(10), Recovery::Reno);
+    sc.start(100);
+    for wnd in [20_000u64, 30_000, 40_000] {
+        let mut a = ack(0, &[]);
+        a.wnd = wnd;
+        assert_eq!(sc.deliver(&a), "");
+    }
+    assert_eq!(sc.s.core.stats.fast_retransmits, 0);
+    // With an unchanged window the next three are duplicates.
+    let mut a = ack(0, &[]);
+    a.wnd = 40_000;
+    sc.deliver(&a);
+    sc.deliver(&a);
+    assert_eq!(sc.deliver(&a), "r0");
+}
+
+/// §3.2 steps 2-6 (Reno): on the third duplicate ACK ssthresh =
+/// max(FlightSize / 2, 2 SMSS) and the segment at SND.UNA is resent with
+/// cwnd = ssthresh + 3 SMSS; each further duplicate ACK inflates cwnd by
+/// SMSS and new data goes out when the window allows; the next ACK of new
+/// data deflates cwnd to ssthresh.
+#[test]
+fn s3_2_fast_retransmit_and_fast_recovery_steps_2_to_6() {
+    let mut sc = Script::new(config(10), Recovery::Reno);
+    assert_eq!(sc.start(100), range(0, 9));
+    // Segment 0 lost, 1..9 arrive: nine duplicate ACKs.
+    assert_eq!(sc.dupacks(0, 2), "");
+    assert_eq!(sc.ack(0, &[]), "r0", "step 3");
+    assert_eq!(sc.window(), (8.0, 5.0), "steps 2-3");
+    // Step 4: cwnd 9, 10: FlightSize is 10, nothing may be sent yet.
+    assert_eq!(sc.dupacks(0, 2), "");
+    assert_eq!(sc.cwnd(), 10.0);
+    // Step 5: cwnd 11..14 lets one new segment out per duplicate ACK.
+    assert_eq!(sc.dupacks(0, 4), range(10, 13));
+    assert_eq!(sc.cwnd(), 14.0);
+    // Step 6: the retransmission's ACK deflates cwnd to ssthresh (5);
+    // FlightSize 4 leaves room for one segment.
+    assert_eq!(sc.ack(10, &[]), "14");
+    assert_eq!(sc.window(), (5.0, 5.0));
+}
+
+/// §3.2 (Reno): RFC 5681 lets a second fast retransmit follow in the same
+/// window (the first new ACK ended fast recovery). ns-2's Reno (`bug_fix_`)
+/// refuses it until the window of the first is acknowledged: an option.
+#[test]
+fn s3_2_reno_second_fast_retransmit_in_one_window_and_ns2_option() {
+    for (recovery, expected) in [(Recovery::Reno, "r2"), (Recovery::RenoOncePerWindow, "")] {
+        let mut sc = Script::new(config(10), recovery);
+        sc.start(100);
+        // Segments 0 and 2 lost.
+        sc.dupacks(0, 3);
+        assert_eq!(sc.s.core.stats.fast_retransmits, 1);
+        sc.dupacks(0, 5);
+        // The retransmission of 0 arrives: ACK 2 (partial), fast recovery
+        // ends (step 6), then duplicates of ACK 2.
+        sc.ack(2, &[]);
+        sc.dupacks(2, 2);
+        assert_eq!(sc.ack(2, &[]), expected, "{recovery:?}");
+    }
+}
+
+/// §3.2 step 2 and RFC 3042: segments sent by Limited Transmit are not part
+/// of the FlightSize that sets ssthresh.
+#[test]
+fn s3_2_step2_ssthresh_excludes_limited_transmit_segments() {
+    let mut cfg = config(10);
+    cfg.limited_transmit = true;
+    let mut sc = Script::new(cfg, Recovery::NewReno);
+    sc.start(100);
+    assert_eq!(sc.dupacks(0, 2), "10 11");
+    assert_eq!(sc.ack(0, &[]), "r0");
+    // FlightSize 12 includes the two Limited Transmit segments: 10 / 2.
+    assert_eq!(sc.ssthresh(), 5.0);
+}
+
+/// RFC 9293 §3.8.6 / RFC 5681 §2: the sender may have at most
+/// min(cwnd, rwnd) outstanding from the first segment on. Without a
+/// handshake the sender starts with the receiver's configured window.
+#[test]
+fn s2_first_flight_is_limited_by_the_receive_window_sans_io() {
+    let mut cfg = config(50);
+    cfg.peer_rwnd_bytes = 10 * MSS;
+    let mut sc = Script::new(cfg, Recovery::NewReno);
+    assert_eq!(sc.start(100), range(0, 9));
+}
+
+/// The same through a scenario (issue 13, case 4): rwnd 10 KB and an
+/// initial window of 50 segments, no handshake: the first flight is ten
+/// segments, not fifty.
+#[test]
+fn s2_first_flight_is_limited_by_the_receive_window_scenario() {
+    let text = r#"
+[simulation]
+duration = "1s"
+[[link]]
+a = "S"
+b = "D"
+rate = "100Mbps"
+delay = "50ms"
+[[flow]]
+from = "S"
+to = "D"
+tcp = { initial_cwnd = 50, rwnd = "10000B", mss = "1000B" }
+app = { kind = "bulk" }
+"#;
+    // run_world records the sender's event log (World::record_sender_events).
+    let (w, _) = run_world(text, None);
+    let s = w.tcp_sender(0).unwrap();
+    let first_flight = s
+        .core
+        .trace
+        .iter()
+        .filter(|(t, e)| *t == 0 && matches!(e, airtcp_core::tcp::sender::TraceEvent::Send { .. }))
+        .count();
+    assert_eq!(first_flight, 10);
+}
