@@ -150,6 +150,10 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "delayed_ack": bool(p["delayed_ack"]),
         "delack_timeout": _ms(p["delack_timeout_ms"]),
         "timeout_response": {"frto": "frto_sack" if p["sack"] else "frto"}.get(scheme, scheme),
+        # Limited Transmit on: Linux 2.4/2.5 leaves SACKed segments out of the packets
+        # in flight, so each SACKed duplicate ACK lets a new segment out, which is
+        # RFC 6675 step (3)'s Limited Transmit.
+        "limited_transmit": True,
     }
     if float(p["rtt_tick_ms"]) > 0:  # 0: exact RTT samples
         tcp["rtt_tick"] = _ms(p["rtt_tick_ms"])
@@ -788,7 +792,7 @@ EXPERIMENT = Experiment(
     statistics=STATISTICS,
     params=PARAMS,
     runs=10,
-    version=2,
+    version=3,
     setup=_setup,
     published=PUBLISHED,
     published_note=(

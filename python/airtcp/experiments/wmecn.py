@@ -135,6 +135,11 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "initial_rto": _us(p["initial_rto_s"]),
         "min_rto": _us(p["min_rto_s"]),
         "clock_granularity": _us(p["clock_granularity_s"]),
+        # Limited Transmit (RFC 3042) on: the document (after Westwood, 2002) used ns-2; releases from 2002 on send a new
+        # segment on the first two duplicate ACKs by default (Agent/TCP singledup_ 1).
+        "limited_transmit": True,
+        # ns-2's Reno with bug_fix_ (default true): one fast retransmit per window.
+        "reno_one_fast_retransmit_per_window": True,
     }
     if scheme == "ecn":
         tcp["ecn"] = True
@@ -616,7 +621,7 @@ EXPERIMENT = Experiment(
     statistics=STATISTICS,
     params=PARAMS,
     runs=10,
-    version=3,
+    version=4,
     setup=_setup,
     published={},
     published_note="The document publishes figures only; there are no numbers to compare.",
