@@ -391,9 +391,8 @@ impl World {
             // receiver holds it or a copy is still in the network.
             let epoch = t.epoch;
             let held = t.receiver.as_ref().is_some_and(|r| r.holds(seq));
-            let in_network = self.pool.live_packets().any(|p| {
-                p.flow == flow
-                    && p.epoch == epoch
+            let in_network = self.pool.live_packets_of(flow).any(|p| {
+                p.epoch == epoch
                     && !p.has_flag(crate::tcp::kick::KICK)
                     && p.kind == PacketKind::TcpData
                     && p.payload_len > 0

@@ -56,10 +56,24 @@ struct PacketPool {
     slots: Vec<(Packet, u32)>,
     live: Vec<bool>,
     free: Vec<u32>,
+    /// Live packets per flow, so that a flow with none in the network
+    /// skips the scan of every slot (`live_packets_of`): with many flows,
+    /// most retransmission timeouts find their flow's packets all gone.
+    live_per_flow: Vec<u32>,
 }
 
 impl PacketPool {
+    fn new(n_flows: usize) -> Self {
+        Self {
+            live_per_flow: vec![0; n_flows],
+            ..Self::default()
+        }
+    }
+
     fn put(&mut self, pkt: Packet, link: u32) -> u32 {
+        if let Some(n) = self.live_per_flow.get_mut(pkt.flow as usize) {
+            *n += 1;
+        }
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = (pkt, link);
             self.live[i as usize] = true;
@@ -74,14 +88,24 @@ impl PacketPool {
     fn take(&mut self, i: u32) -> (Packet, u32) {
         self.live[i as usize] = false;
         self.free.push(i);
-        self.slots[i as usize]
+        let slot = self.slots[i as usize];
+        if let Some(n) = self.live_per_flow.get_mut(slot.0.flow as usize) {
+            *n -= 1;
+        }
+        slot
     }
 
-    fn live_packets(&self) -> impl Iterator<Item = &Packet> {
+    /// The live packets of `flow`.
+    fn live_packets_of(&self, flow: u32) -> impl Iterator<Item = &Packet> {
+        let any = self
+            .live_per_flow
+            .get(flow as usize)
+            .is_some_and(|&n| n > 0);
         self.slots
             .iter()
             .zip(&self.live)
-            .filter(|(_, &l)| l)
+            .take(if any { usize::MAX } else { 0 })
+            .filter(move |((p, _), &l)| l && p.flow == flow)
             .map(|((p, _), _)| p)
     }
 }
@@ -122,6 +146,7 @@ impl World {
         links: Vec<LinkDir>,
         flows: Vec<Flow>,
     ) -> Self {
+        let n_flows = flows.len();
         Self {
             now_ns: 0,
             seed,
@@ -134,7 +159,7 @@ impl World {
             stalls: Vec::new(),
             events: EventQueue::new(),
             primed: false,
-            pool: PacketPool::default(),
+            pool: PacketPool::new(n_flows),
             next_uid: 0,
             hops: 0,
             transfers: Vec::new(),
