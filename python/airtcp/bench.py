@@ -1,8 +1,12 @@
-"""``airtcp bench``: simulator speed on fixed dumbbell scenarios.
+"""``airtcp bench``: simulator speed on fixed dumbbell scenarios, and what a
+user feels: the whole ``airtcp run`` process, large topologies, many runs.
 
 Each scenario runs in a fresh process (multiprocessing "spawn") so that its
-peak resident memory is its own; wall time covers the simulation only (not
-parsing, building or converting results).
+peak resident memory is its own; "wall s" covers the simulation only,
+"setup s" loading and building the world (validation included), "total s"
+both and the conversion of results to Python. ``airtcp run FILE`` is timed
+as a whole process (start-up, imports, summary), and ``run_many`` on one
+and two threads.
 
 >>> from airtcp.bench import dumbbell
 >>> import airtcp
@@ -13,6 +17,7 @@ parsing, building or converting results).
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sys
 from dataclasses import dataclass
@@ -81,13 +86,69 @@ def dumbbell(
     }
 
 
-def scenarios(quick: bool = False) -> list[tuple[str, dict[str, Any]]]:
-    """The benchmark set; ``quick`` shortens every run 10x."""
+def compact_dumbbell(n: int, bottleneck: str, duration_s: float, seed: int = 1) -> str:
+    """:func:`dumbbell` written compactly (``count``, docs/scenario.md), as
+    TOML text: the same scenario, whatever ``n``, in 35 lines."""
+    d = dumbbell(1, bottleneck, duration_s, seed=seed)
+    q = d["link"][1]["queue"]
+    queue = ", ".join(f"{k} = {_toml_scalar(v)}" for k, v in q.items())
+    step_us = 1_000_000 // max(n, 1)
+    return f"""[simulation]
+duration = "{duration_s:g}s"
+seed = {seed}
+
+[[link]]
+count = {n}
+a = "s{{i}}"
+b = "R1"
+rate = "100Mbps"
+delay = "1ms"
+
+[[link]]
+a = "R1"
+b = "R2"
+rate = "{bottleneck}"
+delay = "10ms"
+queue = {{ {queue} }}
+
+[[link]]
+count = {n}
+a = "R2"
+b = "d{{i}}"
+rate = "100Mbps"
+delay = "1ms"
+
+[[flow]]
+count = {n}
+name = "f{{i}}"
+from = "s{{i}}"
+to = "d{{i}}"
+stagger = "{step_us}us"
+tcp = {{ variant = "newreno" }}
+app = {{ kind = "bulk" }}
+"""
+
+
+def _toml_scalar(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    return repr(v)
+
+
+def scenarios(quick: bool = False, large: bool = False) -> list[tuple[str, dict[str, Any] | str]]:
+    """The benchmark set; ``quick`` shortens every run 10x; ``large`` adds
+    the 100,000-flow dumbbell."""
     k = 0.1 if quick else 1.0
-    return [
+    out: list[tuple[str, dict[str, Any] | str]] = [
         ("dumbbell-10flows-100Mbps", dumbbell(10, "100Mbps", 100 * k)),
         ("dumbbell-1000flows-1Gbps", dumbbell(1000, "1Gbps", 10 * k)),
+        ("dumbbell-10000flows-100Mbps", compact_dumbbell(10_000, "100Mbps", 10 * k)),
     ]
+    if large:
+        out.append(("dumbbell-100000flows-100Mbps", compact_dumbbell(100_000, "100Mbps", 10 * k)))
+    return out
 
 
 @dataclass
@@ -96,6 +157,7 @@ class BenchRow:
     sim_s: float
     wall_s: float
     setup_s: float
+    total_s: float
     events: int
     packet_hops: int
     peak_mib: float
@@ -108,13 +170,22 @@ class BenchRow:
     def hops_per_s(self) -> float:
         return self.packet_hops / self.wall_s if self.wall_s > 0 else float("nan")
 
+    @property
+    def ns_per_event(self) -> float:
+        return self.wall_s * 1e9 / self.events if self.events else float("nan")
+
 
 def _child(text: str, name: str, conn) -> None:
     import resource
+    import time
 
     from . import _core
 
-    d = _core.run(_core.load(text, name), None, None)
+    t0 = time.perf_counter()
+    sc = _core.load(text, name)  # validates and builds the world
+    load_s = time.perf_counter() - t0
+    d = _core.run(sc, None, None)
+    total_s = time.perf_counter() - t0
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # Linux reports KiB, macOS bytes.
     peak_mib = maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024
@@ -122,7 +193,8 @@ def _child(text: str, name: str, conn) -> None:
         {
             "sim_s": d["duration_s"],
             "wall_s": d["run_wall_s"],
-            "setup_s": d["setup_wall_s"],
+            "setup_s": load_s + d["setup_wall_s"],
+            "total_s": total_s,
             "events": d["events"],
             "packet_hops": d["packet_hops"],
             "peak_mib": peak_mib,
@@ -131,11 +203,14 @@ def _child(text: str, name: str, conn) -> None:
     conn.close()
 
 
-def run_one(name: str, scenario: dict[str, Any]) -> BenchRow:
-    """Run one scenario in a fresh spawned process."""
-    import tomli_w
+def run_one(name: str, scenario: dict[str, Any] | str) -> BenchRow:
+    """Run one scenario (a dict or TOML text) in a fresh spawned process."""
+    if isinstance(scenario, str):
+        text = scenario
+    else:
+        import tomli_w
 
-    text = tomli_w.dumps(scenario)
+        text = tomli_w.dumps(scenario)
     ctx = multiprocessing.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
     p = ctx.Process(target=_child, args=(text, f"<bench:{name}>", send), name=f"airtcp-bench-{name}")
@@ -160,18 +235,117 @@ def format_table(rows: list[BenchRow]) -> str:
     from .api import _table
 
     return _table(
-        ["scenario", "simulated s", "wall s", "events/s", "packet-hops/s", "peak MiB", "setup s"],
+        ["scenario", "simulated s", "wall s", "events/s", "ns/event", "packet-hops/s", "peak MiB", "setup s", "total s"],
         [
             [
                 r.name,
                 f"{r.sim_s:g}",
                 f"{r.wall_s:.2f}",
                 f"{r.events_per_s:,.0f}",
+                f"{r.ns_per_event:.0f}",
                 f"{r.hops_per_s:,.0f}",
                 f"{r.peak_mib:.1f}",
                 f"{r.setup_s:.2f}",
+                f"{r.total_s:.2f}",
             ]
             for r in rows
         ],
+        left=1,
+    )
+
+
+@dataclass
+class ProcessRow:
+    command: str
+    wall_s: float
+    peak_mib: float
+
+
+def whole_process(args: list[str], repeat: int = 3) -> ProcessRow:
+    """``python -m airtcp ARGS`` as a user runs it (its output discarded):
+    the fastest wall time of ``repeat`` runs and that run's peak memory
+    (from wait4, this child's own)."""
+    import os
+    import subprocess
+    import time
+
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        p = subprocess.Popen(
+            [sys.executable, "-m", "airtcp", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            raise RuntimeError(f"airtcp {' '.join(args)} failed (exit {p.returncode})")
+        peak = usage.ru_maxrss / 2**20 if sys.platform == "darwin" else usage.ru_maxrss / 1024
+        if best is None or wall < best.wall_s:
+            best = ProcessRow("airtcp " + " ".join(args), wall, peak)
+    return best
+
+
+def format_process(rows: list[ProcessRow]) -> str:
+    from .api import _table
+
+    return _table(
+        ["whole process", "wall s", "peak MiB"],
+        [[r.command, f"{r.wall_s:.3f}", f"{r.peak_mib:.1f}"] for r in rows],
+        left=1,
+    )
+
+
+@dataclass
+class ThreadsRow:
+    runs: int
+    sim_s: float
+    wall_1_s: float
+    wall_2_s: float
+
+    @property
+    def speedup(self) -> float:
+        return self.wall_1_s / self.wall_2_s if self.wall_2_s > 0 else float("nan")
+
+
+def threads(runs: int = 50, sim_s: float = 1.0) -> ThreadsRow:
+    """``run_many`` of ``runs`` runs of the 10-flow dumbbell (``sim_s``
+    simulated seconds each) on 1 and on 2 threads; the results must match."""
+    import time
+
+    from .api import load, run_many
+
+    sc = load(dumbbell(10, "100Mbps", sim_s))
+    seeds = range(1, runs + 1)
+    walls = []
+    results = []
+    for workers in (1, 2):
+        t0 = time.perf_counter()
+        results.append(run_many(sc, seeds, workers=workers, progress=False))
+        walls.append(time.perf_counter() - t0)
+    if not same_columns(results[0].columns, results[1].columns):
+        raise RuntimeError("run_many on 2 threads differs from 1 thread")
+    return ThreadsRow(runs, sim_s, walls[0], walls[1])
+
+
+def same_columns(a: dict, b: dict) -> bool:
+    """Whether two results' columns are equal, NaN equal to NaN."""
+
+    def same(x, y) -> bool:
+        return x == y or (x != x and y != y)
+
+    return a.keys() == b.keys() and all(
+        a[t].keys() == b[t].keys()
+        and all(len(a[t][c]) == len(b[t][c]) and all(map(same, a[t][c], b[t][c])) for c in a[t])
+        for t in a
+    )
+
+
+def format_threads(r: ThreadsRow) -> str:
+    from .api import _table
+
+    return _table(
+        ["run_many", "1 thread s", "2 threads s", "speedup"],
+        [[f"{r.runs} runs of {r.sim_s:g} s (10-flow dumbbell)", f"{r.wall_1_s:.2f}", f"{r.wall_2_s:.2f}", f"{r.speedup:.2f}x"]],
         left=1,
     )

@@ -100,6 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="measure simulator speed", description="Measure simulator speed.")
     b.add_argument("--quick", action="store_true", help="10x shorter runs")
+    b.add_argument("--large", action="store_true", help="also the 100,000-flow dumbbell (about 2 GB)")
+    b.add_argument(
+        "--run-file",
+        metavar="FILE",
+        default="examples/dumbbell.toml",
+        help="scenario whose whole `airtcp run` process is timed (default: %(default)s; skipped if absent)",
+    )
 
     rp = sub.add_parser(
         "reproduce",
@@ -282,10 +289,20 @@ def cmd_bench(args) -> int:
     from . import bench
 
     rows = []
-    for name, scenario in bench.scenarios(quick=args.quick):
+    for name, scenario in bench.scenarios(quick=args.quick, large=args.large):
         print(f"running {name} ...", file=sys.stderr, flush=True)
         rows.append(bench.run_one(name, scenario))
     print(bench.format_table(rows))
+    if os.path.exists(args.run_file):
+        print(f"timing airtcp run {args.run_file} ...", file=sys.stderr, flush=True)
+        procs = [bench.whole_process(["run", args.run_file]), bench.whole_process(["validate", args.run_file])]
+        print()
+        print(bench.format_process(procs))
+    else:
+        print(f"\n(no {args.run_file} here: whole-process timing skipped)")
+    print("running run_many on 1 and 2 threads ...", file=sys.stderr, flush=True)
+    print()
+    print(bench.format_threads(bench.threads(runs=50, sim_s=0.1 if args.quick else 1.0)))
     return 0
 
 

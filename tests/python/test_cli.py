@@ -101,25 +101,44 @@ def test_console_script_installed(wireless):
 
 
 def test_bench_quick():
-    p = run_cli("bench", "--quick", timeout=300)
+    p = run_cli("bench", "--quick", cwd=REPO, timeout=300)
     assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
-    header = lines[0]
-    for col in ["scenario", "simulated s", "wall s", "events/s", "packet-hops/s", "peak MiB"]:
-        assert col in header
-    rows = [l for l in lines[2:] if l.strip()]
-    assert len(rows) == 2
-    assert rows[0].startswith("dumbbell-10flows-100Mbps") and rows[1].startswith("dumbbell-1000flows-1Gbps")
+    tables = [t.splitlines() for t in p.stdout.strip().split("\n\n")]
+    assert len(tables) == 3, p.stdout
+    header, _, *rows = tables[0]
+    cols = header.split("  ")
+    cols = [c.strip() for c in cols if c.strip()]
+    for col in ["scenario", "simulated s", "wall s", "events/s", "ns/event", "packet-hops/s", "peak MiB", "setup s", "total s"]:
+        assert col in cols
+    assert [r.split()[0] for r in rows] == [
+        "dumbbell-10flows-100Mbps",
+        "dumbbell-1000flows-1Gbps",
+        "dumbbell-10000flows-100Mbps",
+    ]
     sim = [float(r.split()[1]) for r in rows]
-    assert sim == [10.0, 1.0]
-    peak = [float(r.split()[5]) for r in rows]
+    assert sim == [10.0, 1.0, 1.0]
+    peak = [float(r.split()[cols.index("peak MiB")]) for r in rows]
     assert all(0 < m < 4096 for m in peak)
+    # The whole `airtcp run` and `airtcp validate` processes.
+    procs = tables[1]
+    assert procs[0].startswith("whole process")
+    assert procs[2].startswith("airtcp run examples/dumbbell.toml")
+    assert procs[3].startswith("airtcp validate examples/dumbbell.toml")
+    wall, mib = map(float, procs[2].split()[-2:])
+    assert 0 < wall < 60 and 0 < mib < 4096
+    # run_many on threads (speed is measured, not asserted: the machine is shared).
+    threads = tables[2]
+    assert threads[0].startswith("run_many") and threads[2].split()[-1].endswith("x")
 
 
 def test_bench_scenarios_are_valid():
     from airtcp import bench
 
-    (n10, s10), (n1000, s1000) = bench.scenarios()
+    (n10, s10), (n1000, s1000), (n10k, s10k) = bench.scenarios()
+    c = airtcp.Scenario(s10k, "<bench>")
+    assert (c.nodes, c.links, c.flows, c.duration_s) == (20002, 20001, 10000, 10.0)
+    assert len(s10k.splitlines()) < 40
+    assert len(bench.scenarios(large=True)) == 4
     a = airtcp.load(s10)
     assert (a.nodes, a.links, a.flows, a.duration_s) == (22, 21, 10, 100.0)
     b = airtcp.load(s1000)
@@ -176,3 +195,14 @@ def test_ctrl_c_single_run(tmp_path):
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130
     assert err.strip() == "airtcp: interrupted; no run finished"
+
+
+def test_compact_bench_dumbbell_is_the_dict_dumbbell():
+    # The bench writes large dumbbells with `count`: the same scenario.
+    from airtcp import bench
+
+    for n in (3, 7):
+        compact = airtcp.run(airtcp.Scenario(bench.compact_dumbbell(n, "10Mbps", 2), "<compact>"))
+        written = airtcp.run(dumbbell(n, "10Mbps", 2))
+        assert bench.same_columns(compact.columns, written.columns)
+        assert not bench.same_columns(compact.columns, airtcp.run(dumbbell(n, "10Mbps", 2), seed=9).columns)
