@@ -265,8 +265,34 @@ class Result:
 
     @property
     def series(self):
-        """Sampled time series, long format (time_s, metric, id, value)."""
+        """Sampled time series, long format: time_s, kind (flow or link),
+        name, metric (its unit in its name: cwnd_bytes, goodput_bps, ...),
+        value. See docs/results.md."""
         return self._frame("series")
+
+    def series_wide(self, metric: str | None = None, kind: str | None = None):
+        """The time series in wide form, ready to plot: one row per sampling
+        instant (index ``time_s``; with several seeds ``(seed, time_s)``),
+        one column per (name, metric), or per name when ``metric`` is
+        given; ``kind`` ("flow" or "link") keeps one kind. A value a sample
+        does not have (ssthresh before the first loss, a flow that has not
+        started) is NaN.
+
+        >>> r.series_wide("cwnd_bytes").plot(drawstyle="steps-post")   # doctest: +SKIP
+        """
+        s = self.series
+        if kind is not None:
+            if kind not in ("flow", "link"):
+                raise ValueError(f"kind must be 'flow' or 'link', not {kind!r}")
+            s = s[s.kind == kind]
+        if metric is not None:
+            known = sorted(set(s.metric))
+            if metric not in known:
+                raise ValueError(f"no {metric!r} series in this result (series: {', '.join(known) or 'none'})")
+            s = s[s.metric == metric]
+        index = ["seed", "time_s"] if "seed" in s.columns else "time_s"
+        columns = "name" if metric is not None else ["name", "metric"]
+        return s.pivot_table(index=index, columns=columns, values="value", aggfunc="first", sort=False)
 
     def __repr__(self) -> str:
         seeds = f"seed={self.seed}" if self.seed is not None else f"{len(self.seeds)} seeds"
@@ -282,6 +308,42 @@ class Result:
         ``max_rows`` flows and links are listed (None: all). Made from the
         plain columns: it needs neither pandas nor pyarrow.
         """
+        out = []
+        for block in self._summary_blocks(max_rows):
+            out.append(block if isinstance(block, str) else _table(*block))
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the summary as HTML tables (and the captures and
+        trace written)."""
+        import html
+
+        parts = []
+        for block in self._summary_blocks(40):
+            if isinstance(block, str):
+                if block:
+                    parts.append(f"<p>{html.escape(block)}</p>")
+                continue
+            header, rows = block
+            head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+            body = []
+            for r in rows:
+                if len(r) != len(header):
+                    body.append(f'<tr><td colspan="{len(header)}">{html.escape(r[0])}</td></tr>')
+                else:
+                    cells = "".join(
+                        f'<td style="text-align:{"left" if i < 2 else "right"}">{html.escape(str(c))}</td>'
+                        for i, c in enumerate(r)
+                    )
+                    body.append(f"<tr>{cells}</tr>")
+            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+        files = [p for p, _ in self.captures] + [p for _, p in self.trace_files]
+        if files:
+            parts.append("<p>files: " + ", ".join(f"<code>{html.escape(f)}</code>" for f in files) + "</p>")
+        return "<div><b>airtcp.Result</b>" + "".join(parts) + "</div>"
+
+    def _summary_blocks(self, max_rows: int | None) -> list:
+        """The summary as lines (str) and tables ((header, rows))."""
         multi = self.seed is None
         lines = []
         if multi:
@@ -311,7 +373,7 @@ class Result:
         ]
         lines.append("")
         lines.append(
-            _table(
+            (
                 ["flow", "path", "tcp", "goodput Mb/s", "retransmits", "timeouts", "drops", "rtt ms"],
                 _cap(rows, max_rows, "flows"),
             )
@@ -344,12 +406,10 @@ class Result:
             for r in links
         ]
         lines.append("")
-        lines.append(
-            _table(["link", "rate", "util %", "drops", "mean queue pkts"], rows) if rows else "no busy links"
-        )
+        lines.append((["link", "rate", "util %", "drops", "mean queue pkts"], rows) if rows else "no busy links")
         if link_note:
             lines.append(link_note)
-        return "\n".join(lines)
+        return lines
 
 
 def _trace_files(runs: Iterable[Mapping[str, Any]]) -> list[tuple[int, str]]:

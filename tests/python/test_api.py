@@ -25,7 +25,7 @@ LINK_COLUMNS = [
 ]
 TRANSFER_COLUMNS = ["flow", "index", "start_s", "end_s", "bytes", "response_s"]
 AGENT_COLUMNS = ["node", "agent", "counter", "value"]
-SERIES_COLUMNS = ["time_s", "metric", "id", "value"]
+SERIES_COLUMNS = ["time_s", "kind", "name", "metric", "value"]
 
 
 def test_public_api():
@@ -100,16 +100,37 @@ def test_load_dict_and_scenario_object(wireless):
 
 
 def test_timeseries(dumbbell):
-    d = {
-        "simulation": {"duration": "3s"},
-        "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}],
-        "flow": [{"from": "A", "to": "B", "app": {"kind": "bulk"}}],
-        "output": {"timeseries": {"interval": "100ms"}},
-    }
+    """Series keyed by name with a kind, units in the metric names, no
+    sentinel; goodput over time adds up to the delivered bytes; the wide
+    form has NaN where a sample has no value."""
+    import tomllib
+
+    d = tomllib.loads(dumbbell.read_text())
+    d["simulation"]["duration"] = "5s"
+    d["output"] = {"timeseries": {"interval": "100ms"}}
     r = airtcp.run(d)
-    assert not r.series.empty
-    assert {"cwnd", "queue"} <= set(r.series.metric)
-    assert r.series.time_s.max() <= 3.0
+    s = r.series
+    assert list(s.columns) == SERIES_COLUMNS
+    assert set(s.metric) == {
+        "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rtt_s", "goodput_bps", "throughput_bps", "queue_pkts", "red_avg_pkts",
+    }
+    assert set(s[s.kind == "flow"].name) == {"ecn", "plain"}
+    assert set(s[s.kind == "link"].name) == set(r.links.name)
+    assert s.value.notna().all()
+    assert s[s.metric == "ssthresh_bytes"].value.max() < 1e7, "never the 'arbitrarily high' sentinel"
+    g = s[s.metric == "goodput_bps"]
+    for name, delivered in zip(r.flows.name, r.flows.delivered_bytes):
+        assert g[g.name == name].value.sum() * 0.1 / 8 == pytest.approx(delivered, rel=1e-9)
+    w = r.series_wide()
+    assert w.index.name == "time_s" and ("ecn", "cwnd_bytes") in w.columns
+    cw = r.series_wide("cwnd_bytes")
+    assert list(cw.columns) == ["ecn", "plain"]
+    assert cw.loc[:0.9, "plain"].isna().all() and cw.loc[1.1:, "plain"].notna().all(), "plain starts at 1 s"
+    assert list(r.series_wide("queue_pkts", kind="link").columns) == list(r.links.name)
+    with pytest.raises(ValueError, match="no 'cwnd' series"):
+        r.series_wide("cwnd")
+    html = r._repr_html_()
+    assert html.count("<table>") == 2 and "ecn" in html and "R1-&gt;R2" in html
 
 
 def test_progress_callback_and_stop(wireless):

@@ -47,11 +47,11 @@ def test_the_mean_cwnd_is_the_time_average_the_samples_estimate():
     res = airtcp.run(airtcp.load(sc), seed=2)
     m = dclor.metrics(res, dclor.CELL, "standard", p)
     ser = res.tables["series"].to_pandas()
-    cw = ser[ser.metric == "cwnd"]
+    cw = ser[ser.metric == "cwnd_bytes"]
     names = res.tables["flows"].to_pydict()["name"]
-    size = {i: int(n.split("KB")[0]) for i, n in enumerate(names)}
+    size = {n: int(n.split("KB")[0]) for n in names}
     for s in (5, 10, 100):
-        sampled = cw[cw.id.map(size) == s].value.mean()
+        sampled = cw[cw.name.map(size) == s].value.mean()
         exact = m[f"cwnd_{s}"] * dclor.mss_of("standard", p)
         assert math.isclose(exact, sampled, rel_tol=0.01), (s, exact, sampled)
 

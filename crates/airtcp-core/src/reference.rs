@@ -1,13 +1,18 @@
 //! Reference documentation generated from the code, so that it cannot
 //! drift: `docs/results.md` lists every column of every result table from
-//! the tables' own column lists ([`crate::metrics::Row`]). The test
+//! the tables' own column lists ([`crate::metrics::Row`]), the time-series
+//! metrics ([`SeriesMetric`]), the agents' counters (each agent's
+//! `counters()`) and the trace's columns ([`TraceColumns::columns`]). The test
 //! `tests/generated_docs.rs` fails when the committed file is stale;
 //! `AIRTCP_UPDATE_DOCS=1 cargo test -p airtcp-core --test generated_docs`
 //! rewrites it.
 
 use crate::metrics::{
-    AgentResult, Cell, Column, FlowResult, LinkResult, Row, SeriesPoint, TransferResult,
+    AgentResult, Cell, Column, FlowResult, LinkResult, Row, SeriesMetric, SeriesRow, TransferResult,
 };
+use crate::observe::trace::{TraceColumns, TraceNames};
+use crate::scenario::schema::AgentKind;
+use crate::scenario::Scenario;
 
 /// The column type as the Python tables (Arrow) and Parquet files hold it.
 pub fn arrow_type(c: &Cell<'_>) -> &'static str {
@@ -78,14 +83,117 @@ pub fn results_markdown() -> String {
         (
             "series",
             "Sampled time series (`[output.timeseries]`), long format.",
-            columns_of::<SeriesPoint>(),
+            columns_of::<SeriesRow<'_>>(),
         ),
     ];
     for (name, what, cols) in &tables {
         s.push_str(&format!("\n## `{name}`\n\n{what}\n\n"));
         table_md(&mut s, cols);
+        if *name == "agents" {
+            agent_counters_md(&mut s);
+        }
+        if *name == "series" {
+            series_metrics_md(&mut s);
+        }
     }
+    s.push_str(
+        "\n## `trace`\n\nThe per-packet event trace (Parquet; `[trace]`, `--trace`, \
+         `run(trace=...)`; see [capture.md](capture.md)): one row per event. Name columns are \
+         dictionary-encoded strings (pandas categoricals); a missing value is null.\n\n",
+    );
+    let cols = TraceColumns::new(TraceNames::default());
+    let trace_cols: Vec<_> = cols
+        .columns()
+        .iter()
+        .map(|(c, data)| {
+            (
+                c.name.to_string(),
+                data.arrow_type(),
+                c.unit,
+                c.doc.to_string(),
+            )
+        })
+        .collect();
+    table_md(&mut s, &trace_cols);
     s
+}
+
+fn series_metrics_md(s: &mut String) {
+    s.push_str(
+        "\nThe metrics (the `metric` column), sampled every `interval`; a value that does not \
+         exist at that instant has no row (the wide form, `Result.series_wide()`, shows it as \
+         missing):\n\n| metric | kind | unit | meaning |\n|---|---|---|---|\n",
+    );
+    for m in SeriesMetric::ALL {
+        let (name, unit, doc) = m.describe();
+        s.push_str(&format!(
+            "| `{name}` | {} | {unit} | {doc} |\n",
+            m.kind().name()
+        ));
+    }
+}
+
+/// Every agent kind the scenario format has; adding one breaks the match in
+/// [`documented`] until it is listed here.
+const AGENT_KINDS: [AgentKind; 6] = [
+    AgentKind::Kick,
+    AgentKind::Snoop,
+    AgentKind::GsnoopA,
+    AgentKind::GsnoopB,
+    AgentKind::Arq,
+    AgentKind::Dda,
+];
+
+/// The agent table of a scenario (node B before the wireless link to C).
+fn documented(k: AgentKind) -> (&'static str, &'static str) {
+    match k {
+        AgentKind::Kick => ("B", "{ kind = \"kick\" }"),
+        AgentKind::Snoop => ("B", "{ kind = \"snoop\" }"),
+        AgentKind::GsnoopA => ("B", "{ kind = \"gsnoop_a\", peer = \"C\" }"),
+        AgentKind::GsnoopB => ("C", "{ kind = \"gsnoop_b\", peer = \"B\" }"),
+        AgentKind::Arq => ("B", "{ kind = \"arq\", peer = \"C\" }"),
+        AgentKind::Dda => ("C", "{ kind = \"dda\", peer = \"B\" }"),
+    }
+}
+
+/// The counters of every agent, from the agents themselves.
+fn agent_counters_md(s: &mut String) {
+    let mut text = String::from(
+        "[simulation]\nduration = \"1s\"\n[[link]]\na = \"A\"\nb = \"B\"\nrate = \"1Mbps\"\n\
+         delay = \"1ms\"\n[[link]]\na = \"B\"\nb = \"C\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n",
+    );
+    for node in ["B", "C"] {
+        let agents: Vec<_> = AGENT_KINDS
+            .iter()
+            .map(|&k| documented(k))
+            .filter(|(n, _)| *n == node)
+            .map(|(_, table)| table)
+            .collect();
+        text.push_str(&format!(
+            "[[node]]\nname = \"{node}\"\nagents = [{}]\n",
+            agents.join(", ")
+        ));
+    }
+    let world = Scenario::from_toml_str(&text, "<agents>")
+        .and_then(|sc| sc.build(None))
+        .expect("the agents' documentation scenario is valid");
+    s.push_str(
+        "\nThe counters of each agent (`agent`, `counter`), as the agents define them:\n\n\
+         | agent | counter | unit | meaning |\n|---|---|---|---|\n",
+    );
+    for n in &world.nodes {
+        for a in &n.agents {
+            for (c, _) in a.counters() {
+                s.push_str(&format!(
+                    "| `{}` | `{}` | {} | {} |\n",
+                    a.name(),
+                    c.name,
+                    c.unit,
+                    c.doc
+                ));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -99,7 +207,7 @@ mod tests {
             columns_of::<LinkResult>(),
             columns_of::<TransferResult>(),
             columns_of::<AgentResult>(),
-            columns_of::<SeriesPoint>(),
+            columns_of::<SeriesRow<'_>>(),
         ] {
             let mut names: Vec<_> = cols.iter().map(|c| c.0.clone()).collect();
             for (name, _, _, doc) in &cols {

@@ -67,7 +67,7 @@ fn dumbbell_example_is_pinned() {
     check(
         "../../examples/dumbbell.toml",
         12780931491519152092,
-        17189794778852525772,
+        15462043015305717798,
         78242,
         78017,
     );
@@ -78,7 +78,7 @@ fn wireless_example_is_pinned() {
     check(
         "../../examples/wireless.toml",
         6135118763418117530,
-        7842799625123294442,
+        13267578111198990945,
         23855,
         23512,
     );
@@ -89,7 +89,7 @@ fn gsnoop_reproduction_cell_is_pinned() {
     check(
         "tests/data/gsnoop_cell.toml",
         4551479192626253224,
-        8488304133792225610,
+        2956968647027896133,
         46862,
         46353,
     );
@@ -100,7 +100,7 @@ fn bench_dumbbell_is_pinned() {
     check(
         "tests/data/dumbbell40.toml",
         18326885787149398122,
-        11474141217202747081,
+        17765481132875165583,
         17661,
         17347,
     );
@@ -111,7 +111,7 @@ fn mesh_with_cycles_and_parallel_links_is_pinned() {
     check(
         "tests/data/mesh.toml",
         3320530143366703673,
-        6670967947815304349,
+        17707079105335553990,
         106968,
         106096,
     );

@@ -4,6 +4,7 @@
 
 mod common;
 use airtcp_core::agents::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use airtcp_core::metrics::{col, Column};
 use airtcp_core::net::packet::{flags, Packet, PacketKind};
 use airtcp_core::sim::TimeNs;
 use airtcp_core::tcp::sender::{SenderCore, SenderHook, TraceEvent};
@@ -246,8 +247,11 @@ impl NodeAgent for DropAndDelay {
             self.delayed += 1;
         }
     }
-    fn counters(&self) -> Vec<(&'static str, u64)> {
-        vec![("dropped", self.dropped), ("delayed", self.delayed)]
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
+        vec![
+            (col("dropped", "packets", "packets dropped"), self.dropped),
+            (col("delayed", "packets", "packets delayed"), self.delayed),
+        ]
     }
 }
 

@@ -20,7 +20,7 @@ use airtcp_core::world::World;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 create_exception!(
     _core,
@@ -450,7 +450,8 @@ fn cell_to_py(py: Python<'_>, c: Cell<'_>) -> PyObject {
         Cell::U32(v) => v.to_object(py),
         Cell::U64(v) => v.to_object(py),
         Cell::F64(v) => v.to_object(py),
-        Cell::Str(v) => v.to_object(py),
+        // Names repeat on every row (a series has millions): one object each.
+        Cell::Str(v) => PyString::intern_bound(py, v).into_any().unbind(),
         Cell::OptU64(v) => v.to_object(py),
     }
 }
@@ -497,7 +498,7 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
     put_table(py, "links", &r.links, &out, &schema)?;
     put_table(py, "transfers", &r.transfers, &out, &schema)?;
     put_table(py, "agents", &r.agents, &out, &schema)?;
-    put_table(py, "series", &r.series, &out, &schema)?;
+    put_table(py, "series", &r.series_rows(), &out, &schema)?;
     out.set_item("schema", schema)?;
     out.set_item("seed", r.seed)?;
     out.set_item("duration_s", r.duration_s)?;

@@ -673,7 +673,7 @@ def _trace(cell: dict, scheme: str, p: Mapping[str, Any], threshold_ms: float | 
     sc = scenario(cell, scheme, p, threshold_ms=threshold_ms, series=True)
     res = run(sc, seed=p["trace_seed"])
     s = res.series
-    return s[s.metric == "cwnd"], res.flows
+    return s[s.metric == "cwnd_bytes"], res.flows
 
 
 def _plots(summary, runs, published: Numbers, out: str, exp: Experiment, p) -> list[str]:
@@ -772,9 +772,10 @@ def _plots(summary, runs, published: Numbers, out: str, exp: Experiment, p) -> l
         for ax, (label, scheme, t_ms) in zip(axes, (("(a) before: scheme off", "off", None),
                                                    ("(b) after", k or "off", thr_ms))):
             cw, flows = _trace(cell, scheme, p, t_ms)
-            for fid, g in cw.groupby("id"):
+            goodput = dict(zip(flows.name, flows.goodput_bps))
+            for name, g in cw.groupby("name", sort=False):
                 ax.plot(g.time_s, g.value / p["mss"], lw=0.8,
-                        label=f"ftp{fid}: {flows.goodput_bps[fid] / 1e3:.0f} kb/s")
+                        label=f"{name}: {goodput[name] / 1e3:.0f} kb/s")
             thr = f"threshold {t_ms} ms" if t_ms is not None else (f"base + {k[1:]} ticks" if scheme != "off" else "")
             ax.set_title(f"{label} {thr}".strip(), fontsize=10)
             ax.set_xlabel("time (s)")

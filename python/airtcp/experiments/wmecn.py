@@ -240,9 +240,9 @@ def metrics(res, cell, scheme, p) -> dict[str, float]:
     m["wl_halved"] = h
     m["wl_halved_dupack"] = hd
     m["wl_halved_timeout"] = h - hd
-    s = res.tables["series"].to_pydict()
-    ids = set(ftp)
-    cw = [v for metric, i, v in zip(s["metric"], s["id"], s["value"]) if metric == "cwnd" and i in ids]
+    s = res.columns["series"]
+    names = {f["name"][i] for i in ftp}
+    cw = [v for metric, name, v in zip(s["metric"], s["name"], s["value"]) if metric == "cwnd_bytes" and name in names]
     m["mean_cwnd_pkts"] = (sum(cw) / len(cw) / mss) if cw else math.nan
     assert len(ftp) == n
     return m

@@ -36,6 +36,7 @@
 use std::collections::VecDeque;
 
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::TimeNs;
 
@@ -177,12 +178,12 @@ impl NodeAgent for LinkArq {
         }
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
         vec![
-            ("frames_protected", self.frames_protected),
-            ("local_retransmissions", self.local_retransmissions),
-            ("link_acks", self.link_acks),
-            ("gave_up", self.gave_up),
+            (col("frames_protected", "segments", "TCP data segments the base station forwarded over the wireless link and kept a copy of, awaiting a link-layer ACK (at most 4096 held; later ones go unprotected)."), self.frames_protected),
+            (col("local_retransmissions", "segments", "Copies the base station retransmitted after a link-layer ACK timeout."), self.local_retransmissions),
+            (col("link_acks", "ACKs", "Link-layer ACKs the base station received from the mobile host."), self.link_acks),
+            (col("gave_up", "segments", "Segments still unacknowledged at the retry limit: the loss is left to TCP."), self.gave_up),
         ]
     }
 }
@@ -335,12 +336,12 @@ impl NodeAgent for Dda {
         }
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
         vec![
-            ("link_acks_sent", self.link_acks_sent),
-            ("dupacks_delayed", self.dupacks_delayed),
-            ("dupacks_discarded", self.dupacks_discarded),
-            ("dupacks_released", self.dupacks_released),
+            (col("link_acks_sent", "ACKs", "Link-layer ACKs the mobile host sent (one per data segment arriving over the wireless link)."), self.link_acks_sent),
+            (col("dupacks_delayed", "ACKs", "Third and later duplicate TCP ACKs the mobile host held (DDA)."), self.dupacks_delayed),
+            (col("dupacks_discarded", "ACKs", "Held duplicate ACKs dropped because a new cumulative ACK went out first (the local retransmission filled the hole)."), self.dupacks_discarded),
+            (col("dupacks_released", "ACKs", "Held duplicate ACKs released when their timer expired."), self.dupacks_released),
         ]
     }
 }

@@ -73,6 +73,7 @@
 use std::collections::VecDeque;
 
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::{TimeNs, NS_PER_MS};
 
@@ -367,14 +368,14 @@ impl NodeAgent for GSnoopA {
         }
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
         vec![
-            ("nacks_received", self.nacks_received),
-            ("cache_hits", self.cache_hits),
-            ("cache_misses", self.cache_misses),
-            ("local_retransmissions", self.local_retransmissions),
-            ("icns", self.icns),
-            ("icn_dupacks_sent", self.icn_dupacks_sent),
+            (col("nacks_received", "packets", "NACKs gateway A received from gateway B."), self.nacks_received),
+            (col("cache_hits", "NACKs", "NACKs whose segments were in A's cache: A retransmitted them locally."), self.cache_hits),
+            (col("cache_misses", "NACKs", "NACKs for segments neither cached nor lost upstream: ignored."), self.cache_misses),
+            (col("local_retransmissions", "segments", "Segments A retransmitted locally over the wireless link."), self.local_retransmissions),
+            (col("icns", "count", "Hole hits (the NACKed segment was lost upstream of A): each arms one incipient congestion notification."), self.icns),
+            (col("icn_dupacks_sent", "ACKs", "Duplicate ACKs A sent to senders as ICNs (three per ICN)."), self.icn_dupacks_sent),
         ]
     }
 }
@@ -649,13 +650,13 @@ impl NodeAgent for GSnoopB {
         }
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
         vec![
-            ("nacks_sent", self.nacks_sent),
-            ("repairs_received", self.repairs_received),
-            ("o3_resets", self.o3_resets),
-            ("dupacks_suppressed", self.dupacks_suppressed),
-            ("o3_total", self.o3_total),
+            (col("nacks_sent", "packets", "NACKs gateway B sent to A for gaps not filled by three later arrivals."), self.nacks_sent),
+            (col("repairs_received", "segments", "Segments that filled a gap B had NACKed."), self.repairs_received),
+            (col("o3_resets", "count", "O3_counters reset because no repair came within a wireless RTT plus the guard time."), self.o3_resets),
+            (col("dupacks_suppressed", "ACKs", "Duplicate ACKs B held back after a repair (at most O3_counter per repair)."), self.dupacks_suppressed),
+            (col("o3_total", "count", "Sum of O3_counter (out-of-order arrivals while a gap was open) over repairs."), self.o3_total),
         ]
     }
 }

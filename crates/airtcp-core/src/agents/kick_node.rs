@@ -8,6 +8,7 @@
 //! bit cleared and the TTL restored, and answered with a kickback too.
 
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::TimeNs;
 use crate::tcp::kick::KICK;
@@ -99,11 +100,11 @@ impl NodeAgent for KickAwareNode {
         }
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
         vec![
-            ("kicks_answered", self.kicks_answered),
-            ("kicks_forwarded", self.kicks_forwarded),
-            ("kickbacks_sent", self.kickbacks_sent),
+            (col("kicks_answered", "segments", "Kicks (K bit) for data this node had already forwarded: answered with a kickback and dropped."), self.kicks_answered),
+            (col("kicks_forwarded", "segments", "Kicks for data not yet forwarded: the K bit is cleared and the segment forwarded as data."), self.kicks_forwarded),
+            (col("kickbacks_sent", "ACKs", "Kickbacks this node sent to kick senders."), self.kickbacks_sent),
         ]
     }
 }

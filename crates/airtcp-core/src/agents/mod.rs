@@ -10,6 +10,7 @@ pub mod gsnoop;
 pub mod kick_node;
 pub mod snoop;
 
+use crate::metrics::Column;
 use crate::net::packet::Packet;
 use crate::sim::TimeNs;
 
@@ -59,8 +60,9 @@ pub trait NodeAgent: Send {
 
     fn on_timer(&mut self, _now_ns: TimeNs, _out: &mut AgentOutput) {}
 
-    /// Named counters for the per-agent metrics table.
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    /// Counters for the per-agent metrics table, each with its unit and
+    /// meaning (docs/results.md lists them from here).
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
         Vec::new()
     }
 }

@@ -59,6 +59,7 @@
 use std::collections::VecDeque;
 
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
 
@@ -403,14 +404,14 @@ impl NodeAgent for Snoop {
         }
     }
 
-    fn counters(&self) -> Vec<(&'static str, u64)> {
+    fn counters(&self) -> Vec<(Column<'static>, u64)> {
         vec![
-            ("local_retransmissions", self.local_retransmissions),
-            ("timeout_retransmissions", self.timeout_retransmissions),
-            ("dupacks_suppressed", self.dupacks_suppressed),
-            ("cache_hits", self.cache_hits),
-            ("cache_misses", self.cache_misses),
-            ("echo_dupacks", self.echo_dupacks),
+            (col("local_retransmissions", "segments", "Cached segments retransmitted on a duplicate ACK."), self.local_retransmissions),
+            (col("timeout_retransmissions", "segments", "Cached segments retransmitted by the local timer."), self.timeout_retransmissions),
+            (col("dupacks_suppressed", "ACKs", "Duplicate ACKs held back from the sender."), self.dupacks_suppressed),
+            (col("cache_hits", "ACKs", "Duplicate ACKs whose segment was cached (a local repair was possible)."), self.cache_hits),
+            (col("cache_misses", "ACKs", "Duplicate ACKs whose segment was not cached or was retransmitted by the sender (forwarded to it)."), self.cache_misses),
+            (col("echo_dupacks", "ACKs", "\"Duplicate\" ACKs answering a duplicate segment rather than reporting a loss (forwarded)."), self.echo_dupacks),
         ]
     }
 }

@@ -1,7 +1,10 @@
 //! Results of a run, from ground truth: per flow, per link direction, per
 //! transfer, per agent, and optional sampled time series.
 
+pub mod series;
+
 use crate::net::packet::DeathCause;
+pub use series::{SeriesConfig, SeriesKind, SeriesMetric, SeriesPoint, SeriesRow};
 
 pub const N_CAUSES: usize = DeathCause::ALL.len();
 
@@ -52,7 +55,8 @@ pub struct FlowResult {
     /// cwnd averaged over the time the flow's connections were open.
     pub mean_cwnd_bytes: f64,
     pub final_cwnd_bytes: u64,
-    pub final_ssthresh_bytes: u64,
+    /// None while ssthresh is still the initial "arbitrarily high" value.
+    pub final_ssthresh_bytes: Option<u64>,
     /// Loss-classifier accuracy against the ground truth: each loss the
     /// sender detected, by the true fate of the segment's latest
     /// transmission (congestion = queue or AQM drop, wireless = channel
@@ -110,17 +114,6 @@ pub struct AgentResult {
     pub value: u64,
 }
 
-/// One time-series sample in long format.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SeriesPoint {
-    pub time_s: f64,
-    /// "cwnd", "ssthresh", "srtt", "rtt" (flows) or "queue", "red_avg" (links).
-    pub metric: &'static str,
-    /// Flow or link-direction index.
-    pub id: u32,
-    pub value: f64,
-}
-
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunResult {
     pub seed: u64,
@@ -133,6 +126,26 @@ pub struct RunResult {
     pub events: u64,
     /// Packets that crossed a link (one packet over one link = one hop).
     pub packet_hops: u64,
+}
+
+impl RunResult {
+    /// The `series` table's rows: each sample with its flow or link name.
+    pub fn series_rows(&self) -> Vec<SeriesRow<'_>> {
+        self.series
+            .iter()
+            .map(|p| {
+                let i = p.index as usize;
+                let name = match p.metric.kind() {
+                    SeriesKind::Flow => self.flows.get(i).map(|f| f.name.as_str()),
+                    SeriesKind::Link => self.links.get(i).map(|l| l.name.as_str()),
+                };
+                SeriesRow {
+                    point: p,
+                    name: name.unwrap_or(""),
+                }
+            })
+            .collect()
+    }
 }
 
 /// One value of a result table, for front ends that build column tables
@@ -461,9 +474,11 @@ impl Row for FlowResult {
             col(
                 "final_ssthresh_bytes",
                 "bytes",
-                "ssthresh of the connection open at the end of the run; 0 if none was open.",
+                "ssthresh of the connection open at the end of the run; missing while ssthresh \
+                 is still the initial \"arbitrarily high\" value (RFC 5681 §3.1) or no connection \
+                 was open.",
             ),
-            U64(self.final_ssthresh_bytes),
+            OptU64(self.final_ssthresh_bytes),
         );
         let confusion = [
             (
@@ -660,31 +675,6 @@ impl Row for TransferResult {
             col("response_s", "s", "`end_s` − `start_s`: the response time."),
             F64(self.response_s),
         );
-    }
-}
-
-impl Row for SeriesPoint {
-    fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>)) {
-        use Cell::*;
-        f(col("time_s", "s", "Sampling instant."), F64(self.time_s));
-        f(
-            col(
-                "metric",
-                "",
-                "`cwnd`, `ssthresh` (bytes), `srtt`, `rtt` (s) per TCP flow; `queue` (packets), \
-                 `red_avg` (packets) per link direction.",
-            ),
-            Str(self.metric),
-        );
-        f(
-            col(
-                "id",
-                "",
-                "Flow index for flow metrics, link-direction index for link metrics.",
-            ),
-            U32(self.id),
-        );
-        f(col("value", "", "Sampled value."), F64(self.value));
     }
 }
 

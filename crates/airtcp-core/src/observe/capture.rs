@@ -156,7 +156,7 @@ impl Captures {
         }
         let comments = DeathCause::ALL
             .iter()
-            .map(|c| format!("airtcp drop: {} ({})", c.name(), c.describe()))
+            .map(|c| format!("airtcp drop: {}: {}", c.name(), c.describe()))
             .collect();
         Self {
             files: caps,

@@ -503,7 +503,8 @@ impl TraceColumns {
                 col(
                     "window_bytes",
                     "bytes",
-                    "Advertised receive window (airtcp does not scale it).",
+                    "Advertised receive window of an ACK (airtcp does not scale it); 0 on the \
+                     data sender's segments, whose own receive window is not modelled.",
                 ),
                 U64(&self.window_bytes),
             ),

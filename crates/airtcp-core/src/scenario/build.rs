@@ -30,7 +30,9 @@ use crate::tcp::core::TimeoutInRecoverySsthresh;
 use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
-use crate::tcp::spec::{CcChoice, ClassifierChoice, TcpSpec, TimeoutKind, Variant};
+use crate::tcp::spec::{
+    CcChoice, ClassifierChoice, TcpSpec, TimeoutKind, Variant, UNBOUNDED_SSTHRESH_BYTES,
+};
 use crate::world::{Flow, Node, SeriesConfig, World};
 
 /// ns-2's default queue limit.
@@ -905,7 +907,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         initial_cwnd_segments: initial_cwnd,
         initial_ssthresh_bytes: t
             .initial_ssthresh
-            .map_or(u64::MAX / 4, |s| s.0.max(2 * mss)),
+            .map_or(UNBOUNDED_SSTHRESH_BYTES, |s| s.0.max(2 * mss)),
         rwnd_bytes: rwnd,
         timestamps: t.timestamps.unwrap_or(false),
         ecn: t.ecn.unwrap_or(false),

@@ -14,6 +14,11 @@ use crate::tcp::recovery::{
 };
 use crate::tcp::rto::{DclorTimeout, EifelTimeout, FrtoTimeout, StandardTimeout, TimeoutResponse};
 
+/// RFC 5681 §3.1's "arbitrarily high" initial ssthresh (the default):
+/// larger than any window a flow can reach. Results report an ssthresh at
+/// or above it as missing, never as this number.
+pub const UNBOUNDED_SSTHRESH_BYTES: u64 = u64::MAX / 4;
+
 /// The timeout response of a flow (`tcp.timeout_response`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TimeoutKind {

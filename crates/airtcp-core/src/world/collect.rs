@@ -2,79 +2,66 @@
 //! tables ([`RunResult`]) at its end.
 
 use super::{FlowKind, World};
-use crate::metrics::{AgentResult, FlowResult, LinkResult, RunResult, SeriesPoint, TransferResult};
+use crate::metrics::{
+    AgentResult, FlowResult, LinkResult, RunResult, SeriesMetric, SeriesPoint, TransferResult,
+};
 use crate::sim::events::EventKind;
-use crate::sim::{ns_to_s, TimeNs};
-
-/// Which time series to sample.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SeriesConfig {
-    pub interval_ns: TimeNs,
-    pub flows: bool,
-    pub links: bool,
-}
+use crate::sim::ns_to_s;
+use crate::tcp::spec::UNBOUNDED_SSTHRESH_BYTES;
 
 impl World {
+    /// Take one sample of every time series (see `metrics/series.rs`).
     pub(super) fn sample(&mut self) {
         let Some(cfg) = self.series_cfg.clone() else {
             return;
         };
-        let t = ns_to_s(self.now_ns);
+        let now = self.now_ns;
+        let time_s = ns_to_s(now);
+        let since = self.rates.begin(now, self.flows.len());
+        let series = &mut self.series;
+        let mut push = |metric: SeriesMetric, index: usize, value: f64| {
+            series.push(SeriesPoint {
+                time_s,
+                metric,
+                index: index as u32,
+                value,
+            })
+        };
         if cfg.flows {
             for (i, f) in self.flows.iter().enumerate() {
+                let (delivered, received) = f.bytes_received();
+                let (d, r) = self.rates.advance(i, delivered, received);
+                // Rates for the intervals that overlap the flow's active
+                // time: a sweep of short flows does not fill the table.
+                let end = f.finished_ns.or(f.stop_ns);
+                if let Some(since) =
+                    since.filter(|&s| now > f.start_ns && end.is_none_or(|e| s < e))
+                {
+                    let dt = ns_to_s(now - since);
+                    push(SeriesMetric::GoodputBps, i, d as f64 * 8.0 / dt);
+                    push(SeriesMetric::ThroughputBps, i, r as f64 * 8.0 / dt);
+                }
                 let FlowKind::Tcp(tf) = &f.kind else { continue };
                 let Some(s) = tf.sender.as_ref() else {
                     continue;
                 };
-                let id = i as u32;
-                self.series.push(SeriesPoint {
-                    time_s: t,
-                    metric: "cwnd",
-                    id,
-                    value: s.core.w.cwnd as f64,
-                });
-                let ssthresh = s.core.w.ssthresh.min(u32::MAX as u64) as f64;
-                self.series.push(SeriesPoint {
-                    time_s: t,
-                    metric: "ssthresh",
-                    id,
-                    value: ssthresh,
-                });
-                if let Some(srtt) = s.core.rtt.srtt_ns() {
-                    self.series.push(SeriesPoint {
-                        time_s: t,
-                        metric: "srtt",
-                        id,
-                        value: ns_to_s(srtt),
-                    });
+                push(SeriesMetric::CwndBytes, i, s.core.w.cwnd as f64);
+                if s.core.w.ssthresh < UNBOUNDED_SSTHRESH_BYTES {
+                    push(SeriesMetric::SsthreshBytes, i, s.core.w.ssthresh as f64);
                 }
-                if let Some(r) = s.core.rtt.latest_rtt_ns() {
-                    self.series.push(SeriesPoint {
-                        time_s: t,
-                        metric: "rtt",
-                        id,
-                        value: ns_to_s(r),
-                    });
+                if let Some(srtt) = s.core.rtt.srtt_ns() {
+                    push(SeriesMetric::SrttS, i, ns_to_s(srtt));
+                }
+                if let Some(rtt) = s.core.rtt.latest_rtt_ns() {
+                    push(SeriesMetric::RttS, i, ns_to_s(rtt));
                 }
             }
         }
         if cfg.links {
-            let now = self.now_ns;
             for (i, l) in self.links.iter_mut().enumerate() {
-                let q = l.queue_len_pkts(now) as f64;
-                self.series.push(SeriesPoint {
-                    time_s: t,
-                    metric: "queue",
-                    id: i as u32,
-                    value: q,
-                });
+                push(SeriesMetric::QueuePkts, i, l.queue_len_pkts(now) as f64);
                 if let Some(avg) = l.queue.red_avg() {
-                    self.series.push(SeriesPoint {
-                        time_s: t,
-                        metric: "red_avg",
-                        id: i as u32,
-                        value: avg,
-                    });
+                    push(SeriesMetric::RedAvgPkts, i, avg);
                 }
             }
         }
@@ -112,10 +99,10 @@ impl World {
             };
             match &mut f.kind {
                 FlowKind::Tcp(t) => {
-                    let (cwnd, ssthresh) = t
+                    let open = t
                         .sender
                         .as_ref()
-                        .map_or((0, 0), |s| (s.core.w.cwnd, s.core.w.ssthresh));
+                        .map(|s| (s.core.w.cwnd, s.core.w.ssthresh));
                     Self::close_connection(t, end);
                     let s = &t.closed_sender;
                     let rx = &t.closed_receiver;
@@ -168,8 +155,10 @@ impl World {
                     r.wireless_losses_halved_by_dupacks = t.wireless_losses_halved_by_dupacks;
                     r.kicks_sent = counter("kicks_sent");
                     r.kickbacks_received = counter("kickbacks_received");
-                    r.final_cwnd_bytes = cwnd;
-                    r.final_ssthresh_bytes = ssthresh;
+                    r.final_cwnd_bytes = open.map_or(0, |(cwnd, _)| cwnd);
+                    r.final_ssthresh_bytes = open
+                        .map(|(_, ssthresh)| ssthresh)
+                        .filter(|&s| s < UNBOUNDED_SSTHRESH_BYTES);
                 }
                 FlowKind::Udp(u) => {
                     r.protocol = "udp".into();
@@ -230,7 +219,7 @@ impl World {
                     agents.push(AgentResult {
                         node: n.name.clone(),
                         agent: a.name().into(),
-                        counter: counter.into(),
+                        counter: counter.name.into(),
                         value,
                     });
                 }

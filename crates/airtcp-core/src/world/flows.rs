@@ -86,6 +86,22 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// Bytes delivered in order to the application and bytes received
+    /// (duplicates included) so far, over all the flow's connections; for
+    /// UDP, datagram bytes received (both).
+    pub fn bytes_received(&self) -> (u64, u64) {
+        match &self.kind {
+            FlowKind::Tcp(t) => {
+                let closed = &t.closed_receiver;
+                let (d, r) = t.receiver.as_ref().map_or((0, 0), |rx| {
+                    (rx.stats.delivered_bytes, rx.stats.received_bytes)
+                });
+                (closed.delivered_bytes + d, closed.received_bytes + r)
+            }
+            FlowKind::Udp(u) => (u.bytes_received, u.bytes_received),
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn tcp(
         name: String,

@@ -12,11 +12,12 @@
 mod collect;
 mod flows;
 
-pub use collect::SeriesConfig;
+pub use crate::metrics::SeriesConfig;
 pub use flows::{Flow, FlowKind, TcpFlow, UdpFlow};
 
 use crate::agents::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use crate::app::TransferRecord;
+use crate::metrics::series::RateSampler;
 use crate::metrics::{RunResult, SeriesPoint};
 use crate::net::link::{LinkDir, LinkOutcome};
 use crate::net::packet::{DeathCause, Packet, DEFAULT_TTL};
@@ -129,6 +130,8 @@ pub struct World {
     hops: u64,
     transfers: Vec<TransferRecord>,
     series: Vec<SeriesPoint>,
+    /// Per-flow byte counts at the previous sample (goodput over time).
+    rates: RateSampler,
     /// Reused output buffers (no allocation per packet).
     scratch: Vec<Packet>,
     agent_out: AgentOutput,
@@ -164,6 +167,7 @@ impl World {
             hops: 0,
             transfers: Vec::new(),
             series: Vec::new(),
+            rates: RateSampler::default(),
             scratch: Vec::with_capacity(64),
             agent_out: AgentOutput::default(),
             observers: None,
