@@ -18,11 +18,12 @@ True
 >>> print(result.summary())   # doctest: +SKIP
 
 Public API: :func:`load`, :func:`run`, :func:`run_many`,
-:func:`jain_fairness`, :func:`read_trace`, :class:`Scenario`, :class:`Result`,
+:func:`jain_fairness`, :func:`read_trace`, :mod:`plots`, :class:`Scenario`, :class:`Result`,
 :class:`ScenarioError` (a ValueError), ``__version__``.
 """
 
 from ._core import ScenarioError, __version__
+from . import plots
 from ._trace import read_trace
 from .api import Result, Scenario, jain_fairness, load, run, run_many
 
@@ -36,6 +37,7 @@ __all__ = [
     "__version__",
     "jain_fairness",
     "load",
+    "plots",
     "read_trace",
     "run",
     "run_many",
