@@ -66,8 +66,10 @@ def test_wireless_run(wireless):
     assert r.links.utilization.between(0, 1).all()
     assert r.links.set_index("name").loc["mobile->base_station"].drops_channel == 0  # ACKs cross unharmed
 
-    # Integer counters are integers, names are strings.
+    # Integer counters are integers, names are strings; a count that may be
+    # missing is a float whether or not it is.
     assert str(r.flows.delivered_bytes.dtype) == "uint64"
+    assert r.flows.final_ssthresh_bytes.dtype == "float64" and 2000 <= flow.final_ssthresh_bytes < 1e6
     assert r.flows.goodput_bps.dtype == "float64"
     assert "summary" in dir(r)
     s = r.summary()

@@ -18,8 +18,8 @@ use crate::scenario::Scenario;
 pub fn arrow_type(c: &Cell<'_>) -> &'static str {
     match c {
         Cell::U32(_) => "uint32",
-        Cell::U64(_) | Cell::OptU64(_) => "uint64",
-        Cell::F64(_) => "double",
+        Cell::U64(_) => "uint64",
+        Cell::F64(_) | Cell::OptU64(_) => "double",
         Cell::Str(_) => "string",
     }
 }

@@ -452,7 +452,7 @@ fn cell_to_py(py: Python<'_>, c: Cell<'_>) -> PyObject {
         Cell::F64(v) => v.to_object(py),
         // Names repeat on every row (a series has millions): one object each.
         Cell::Str(v) => PyString::intern_bound(py, v).into_any().unbind(),
-        Cell::OptU64(v) => v.to_object(py),
+        Cell::OptU64(v) => v.map(|x| x as f64).to_object(py),
     }
 }
 

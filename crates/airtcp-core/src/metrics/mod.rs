@@ -156,7 +156,10 @@ pub enum Cell<'a> {
     U64(u64),
     F64(f64),
     Str(&'a str),
-    /// A count with no value in this row (missing, not a sentinel).
+    /// A count that may have no value (missing, not a sentinel). Tables
+    /// hold it as a double, so that its type is the same whether or not a
+    /// value is missing (pandas turns an integer column with a null into
+    /// floats); counts below 2^53 are exact.
     OptU64(Option<u64>),
 }
 
