@@ -125,3 +125,64 @@ fn ten_thousand_flow_dumbbell_example_is_short_and_complete() {
     assert_eq!(world.flows[9_999].name, "f9999");
     assert_eq!(world.flows[9_999].start_ns, 9_999 * 100_000);
 }
+
+/// The chain n0 - ... - n4 that `links` writes, with one flow end to end.
+fn chain(links: &str) -> String {
+    format!(
+        "[simulation]\nduration = \"2s\"\n{links}[[flow]]\nfrom = \"n0\"\nto = \"n4\"\napp = {{ kind = \"bulk\" }}\n"
+    )
+}
+
+#[test]
+fn offsets_in_names_write_a_chain() {
+    let compact = chain(
+        "[[link]]\ncount = 4\na = \"n{i}\"\nb = \"n{i+1}\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n",
+    );
+    let mut links = String::new();
+    for i in 0..4 {
+        links += &format!(
+            "[[link]]\na = \"n{i}\"\nb = \"n{}\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n",
+            i + 1
+        );
+    }
+    let a = scenario(&compact).run(None).unwrap();
+    assert_eq!(a, scenario(&chain(&links)).run(None).unwrap());
+    assert_eq!(a.links[6].name, "n3->n4");
+    // {i-K} counts down; the same chain backwards.
+    let down = chain(
+        "[[link]]\ncount = 4\na = \"n{i+1}\"\nb = \"n{i-0}\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n",
+    );
+    assert_eq!(scenario(&down).run(None).unwrap().links[0].name, "n1->n0");
+}
+
+#[test]
+fn malformed_or_negative_placeholders_are_errors() {
+    let link = |b: &str| {
+        chain(&format!(
+            "[[link]]\ncount = 4\na = \"n{{i}}\"\nb = \"{b}\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n"
+        ))
+    };
+    let e = err(&link("n{i-1}"));
+    check(
+        &e,
+        6,
+        "link[0][i=0].b",
+        "\"{i-1}\" is negative for member i=0",
+    );
+    let e = err(&link("n{i*2}"));
+    check(
+        &e,
+        6,
+        "link[0][i=0].b",
+        "\"{i*2}\": a placeholder is {i}, {i+K} or {i-K}",
+    );
+    let e = err(&link("n{i+}"));
+    check(&e, 6, "link[0][i=0].b", "a placeholder is");
+    let e = err(&link("n{i+1"));
+    check(&e, 6, "link[0][i=0].b", "\"{i+1\": a placeholder is");
+    // A name with "{i" and no count is a mistake, whatever follows.
+    let e = err(&chain(
+        "[[link]]\na = \"n{id}\"\nb = \"n4\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n",
+    ));
+    check(&e, 4, "link[0].a", "needs a count");
+}

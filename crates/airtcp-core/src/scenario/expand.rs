@@ -1,7 +1,9 @@
 //! Compact topologies: a `[[node]]`, `[[link]]` or `[[flow]]` table with
 //! `count = N` stands for N members, numbered i = 0 .. N-1; `{i}` in its
-//! node names (and a flow's name) is replaced by the member's number, and a
-//! flow's `stagger` starts member i at `start + i × stagger`. Expansion
+//! node names (and a flow's name) is replaced by the member's number, `{i+K}`
+//! and `{i-K}` by that number plus or minus K (a chain: `a = "n{i}"`,
+//! `b = "n{i+1}"`), and a flow's `stagger` starts member i at
+//! `start + i × stagger`. Expansion
 //! happens right after parsing, so the rest of the scenario code sees
 //! ordinary tables; errors still name the member (`flow[1][i=17].to`) and
 //! point at the line of its table.
@@ -11,8 +13,10 @@ use toml::Spanned;
 use super::units::Duration;
 use super::{Scenario, ScenarioError};
 
-/// The placeholder replaced by a member's number.
+/// The placeholder replaced by a member's number (also `{i+K}`, `{i-K}`).
 pub const INDEX: &str = "{i}";
+/// How every placeholder starts.
+const PLACEHOLDER: &str = "{i";
 
 /// At most this many members in all (a typo such as `count = 1e9` is an
 /// error, not an allocation that takes the machine down).
@@ -55,10 +59,39 @@ impl Members {
     }
 }
 
-/// `template` with `{i}` replaced by `i`, keeping the template's span.
-fn named(template: &Spanned<String>, i: u64) -> Spanned<String> {
-    let name = template.get_ref().replace(INDEX, &i.to_string());
-    Spanned::new(template.span(), name)
+/// `template` with each `{i}`, `{i+K}` and `{i-K}` replaced by `i`, `i + K`
+/// and `i - K`; the problem if a placeholder is malformed or negative.
+pub fn substitute(template: &str, i: u64) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len() + 8);
+    let mut rest = template;
+    while let Some(at) = rest.find(PLACEHOLDER) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + PLACEHOLDER.len()..];
+        let close = tail.find('}');
+        let whole = &rest[at..at + PLACEHOLDER.len() + close.map_or(tail.len(), |c| c + 1)];
+        let malformed = || format!("\"{whole}\": a placeholder is {{i}}, {{i+K}} or {{i-K}}");
+        let close = close.ok_or_else(malformed)?;
+        let offset = &tail[..close];
+        let k = || -> Result<u64, String> {
+            let digits = &offset[1..];
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(malformed());
+            }
+            digits.parse::<u64>().map_err(|_| malformed())
+        };
+        let value = match offset.as_bytes().first() {
+            None => i,
+            Some(b'+') => i.checked_add(k()?).ok_or_else(malformed)?,
+            Some(b'-') => i
+                .checked_sub(k()?)
+                .ok_or_else(|| format!("\"{whole}\" is negative for member i={i}"))?,
+            Some(_) => return Err(malformed()),
+        };
+        out.push_str(&value.to_string());
+        rest = &tail[close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// `sc` with every counted table replaced by its members, recording where
@@ -72,7 +105,7 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         || f.flow.iter().any(|l| l.count.is_some());
     // A placeholder without a count, or a stagger without one, is a mistake.
     let stray = |name: &Spanned<String>, field: String| -> Result<(), ScenarioError> {
-        if name.get_ref().contains(INDEX) {
+        if name.get_ref().contains(PLACEHOLDER) {
             return Err(sc.error_at(
                 Some(name.span()),
                 field,
@@ -80,6 +113,14 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
             ));
         }
         Ok(())
+    };
+    // A member's name, or an error naming the member's field.
+    let named = |template: &Spanned<String>, i: u64, table: &str, what: &str| {
+        substitute(template.get_ref(), i)
+            .map(|name| Spanned::new(template.span(), name))
+            .map_err(|msg| {
+                sc.error_at(Some(template.span()), format!("{table}[i={i}].{what}"), msg)
+            })
     };
     let mut total = 0u64;
     let mut count_of =
@@ -111,7 +152,7 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
                     stray(p, format!("{field}.agents[{j}].peer"))?;
                 }
             }
-        } else if !n.name.get_ref().contains(INDEX) {
+        } else if !n.name.get_ref().contains(PLACEHOLDER) {
             return Err(sc.error_at(
                 Some(n.name.span()),
                 format!("{field}.name"),
@@ -124,12 +165,12 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         for i in 0..members {
             let mut m = n.clone();
             m.count = None;
-            m.name = named(&n.name, i);
-            for a in &mut m.agents {
+            m.name = named(&n.name, i, &field, "name")?;
+            for (j, a) in m.agents.iter_mut().enumerate() {
                 let span = a.span();
                 let mut agent = a.get_ref().clone();
                 if let Some(p) = &agent.peer {
-                    agent.peer = Some(named(p, i));
+                    agent.peer = Some(named(p, i, &field, &format!("agents[{j}].peer"))?);
                 }
                 *a = Spanned::new(span, agent);
             }
@@ -153,8 +194,8 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         for i in 0..members {
             let mut m = l.clone();
             m.count = None;
-            m.a = named(&l.a, i);
-            m.b = named(&l.b, i);
+            m.a = named(&l.a, i, &field, "a")?;
+            m.b = named(&l.b, i, &field, "b")?;
             links.push(m);
             link_members.push((t as u32, l.count.as_ref().map(|_| i as u32)));
         }
@@ -168,7 +209,7 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         if fl.count.is_none() {
             stray(&fl.from, format!("{field}.from"))?;
             stray(&fl.to, format!("{field}.to"))?;
-            if fl.name.as_ref().is_some_and(|n| n.contains(INDEX)) {
+            if fl.name.as_ref().is_some_and(|n| n.contains(PLACEHOLDER)) {
                 return Err(sc.error_at(
                     Some(fl.from.span()),
                     format!("{field}.name"),
@@ -192,9 +233,14 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
             let mut m = fl.clone();
             m.count = None;
             m.stagger = None;
-            m.from = named(&fl.from, i);
-            m.to = named(&fl.to, i);
-            m.name = fl.name.as_ref().map(|n| n.replace(INDEX, &i.to_string()));
+            m.from = named(&fl.from, i, &field, "from")?;
+            m.to = named(&fl.to, i, &field, "to")?;
+            m.name = match &fl.name {
+                None => None,
+                Some(n) => Some(substitute(n, i).map_err(|msg| {
+                    sc.error_at(Some(fl.from.span()), format!("{field}[i={i}].name"), msg)
+                })?),
+            };
             if stagger_ns > 0 {
                 let start = stagger_ns
                     .checked_mul(i)
