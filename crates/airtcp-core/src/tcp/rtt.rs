@@ -160,11 +160,17 @@ impl RttEstimator {
         }
     }
 
-    /// RFC 6298 (5.7): after the SYN (or its answer) timed out, RTO is
-    /// reset to 3 s when data transmission begins, unless a sample arrived.
+    /// RFC 6298 (5.7): after the SYN (or its answer) timed out, an
+    /// implementation "using an RTO less than 3 seconds" re-initialises RTO
+    /// to 3 s when data transmission begins (unless a sample arrived). One
+    /// configured with an initial RTO of 3 s or more (allowed by (2.1))
+    /// re-initialises to that initial RTO: the rule never lowers it, and
+    /// the SYN's backoff ends as for a 1-s one.
     pub fn reset_after_syn_timeout(&mut self) {
         if self.srtt_ns.is_none() {
-            self.base_rto_ns = (3 * NS_PER_S).clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
+            self.base_rto_ns = (3 * NS_PER_S)
+                .max(self.cfg.initial_rto_ns)
+                .clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
         }
         self.backoff_count = 0;
     }

@@ -111,6 +111,27 @@ impl Script {
         sent(&out)
     }
 
+    /// Deliver `pkt` at `now_ns` (not before the current time).
+    pub fn deliver_at(&mut self, now_ns: TimeNs, pkt: &Packet) -> String {
+        assert!(now_ns >= self.now, "{now_ns} is before {}", self.now);
+        self.now = now_ns - STEP_NS;
+        self.deliver(pkt)
+    }
+
+    /// Deliver ACK `n` (no SACK) at `now_ns`.
+    pub fn ack_at(&mut self, now_ns: TimeNs, n: u64) -> String {
+        self.deliver_at(now_ns, &ack(n, &[]))
+    }
+
+    /// The application hands `segments` more segments to TCP at `now_ns`.
+    pub fn write_at(&mut self, now_ns: TimeNs, segments: u64) -> String {
+        assert!(now_ns >= self.now, "{now_ns} is before {}", self.now);
+        self.now = now_ns;
+        let mut out = Vec::new();
+        self.s.app_write(now_ns, segments * MSS, &mut out);
+        sent(&out)
+    }
+
     /// Deliver ACK `n` with SACK blocks (inclusive segment ranges).
     pub fn ack(&mut self, n: u64, sacks: &[(u64, u64)]) -> String {
         self.deliver(&ack(n, sacks))
