@@ -95,3 +95,82 @@ fn fast_retransmit_works_after_a_spurious_timeout() {
     assert!(out.contains("r5"), "{out}");
     assert_eq!(sc.s.core.stats.timeouts, 1);
 }
+
+const MS: u64 = 1_000_000;
+
+/// An Eifel sender whose RTO floor (10 ms, configurable like ns-2's) lets
+/// RFC 4015's RTO arithmetic show; G = 1 ms.
+fn eifel_fine_rto() -> Script {
+    let mut cfg = config(10);
+    cfg.timestamps = true;
+    cfg.rto.min_rto_ns = 10 * MS;
+    Script::with_timeout(cfg, Recovery::NewReno, Box::new(EifelTimeout::default()))
+}
+
+/// SRTT 300 ms, RTTVAR 150 ms, RTO 900 ms, ten segments in flight (2..11),
+/// then the timeout at 1.201 s (RFC 4015 §3.1 steps (1)-(2) save
+/// SRTT_prev = SRTT + 2G = 302 ms, RTTVAR_prev = 150 ms) and the spurious
+/// decision on the ACK of segment 1's original (TSval 1 ms); segment 12,
+/// the first sent after the timeout, leaves at 1.251 s. Then the ACK of
+/// segments 2..11 (originals sent at 1 ms and 301 ms): ordinary (2.3)
+/// samples, since they time data sent before the timeout.
+fn spurious_timeout_with_known_estimator() -> Script {
+    let mut sc = eifel_fine_rto();
+    sc.start(100);
+    assert_eq!(sc.deliver_at(301 * MS, &ack_ts(1, &[], FIRST_TS)), "10 11");
+    let r = &sc.s.core.rtt;
+    assert_eq!(
+        (r.srtt_ns(), r.rttvar_ns(), r.rto_ns()),
+        (Some(300 * MS), 150 * MS, 900 * MS)
+    );
+    assert_eq!(sc.timeout(), "r1");
+    assert_eq!(sc.now, 1201 * MS);
+    assert_eq!(sc.deliver_at(1251 * MS, &ack_ts(2, &[], FIRST_TS)), "12");
+    assert_eq!(sc.s.core.stats.spurious_timeouts_detected, 1);
+    sc.deliver_at(1261 * MS, &ack_ts(12, &[], 301 * MS));
+    sc
+}
+
+/// RFC 4015 §3.1 step (5): the first RTT measurement m for data sent after
+/// the timeout re-seeds the estimator: m = 200 ms (segment 12, TSval
+/// 1.251 s, acknowledged at 1.451 s) gives SRTT = max(SRTT_prev 302, m) =
+/// 302 ms, RTTVAR = max(RTTVAR_prev 150, m/2) = 150 ms, RTO = 302 +
+/// max(G, 4 * 150) = 902 ms, and (RFC 6298 (5.3)) the timer restarted by
+/// this ACK runs with it. An ordinary (2.3) update would have kept the
+/// larger estimate the ACKs of the stalled segments left (over 2 s).
+#[test]
+fn rfc4015_first_sample_after_a_spurious_timeout_reseeds_from_the_saved_estimate() {
+    let mut sc = spurious_timeout_with_known_estimator();
+    assert!(
+        sc.s.core.rtt.rto_ns() > 2000 * MS,
+        "{}",
+        sc.s.core.rtt.rto_ns()
+    );
+    sc.deliver_at(1451 * MS, &ack_ts(13, &[], 1251 * MS));
+    let r = &sc.s.core.rtt;
+    assert_eq!(
+        (r.srtt_ns(), r.rttvar_ns(), r.rto_ns()),
+        (Some(302 * MS), 150 * MS, 902 * MS)
+    );
+    assert_eq!(sc.s.core.rto_deadline, Some(1451 * MS + 902 * MS));
+    // Only the first such sample: the next one is an ordinary (2.3) update.
+    sc.deliver_at(1461 * MS, &ack_ts(14, &[], 1261 * MS));
+    let r = &sc.s.core.rtt;
+    // RTTVAR = 3/4 * 150 + 1/4 * |302 - 200| = 138; SRTT = 7/8 * 302 + 1/8 * 200.
+    assert_eq!(r.rttvar_ns(), 138 * MS);
+    assert_eq!(r.srtt_ns(), Some(289_250_000));
+}
+
+/// RFC 4015 §3.1 step (5) when the new measurement is the larger: m = 1 s
+/// gives SRTT = 1 s, RTTVAR = m/2 = 500 ms, RTO = 1 + 4 * 0.5 = 3 s.
+#[test]
+fn rfc4015_reseed_takes_the_new_measurement_when_it_is_larger() {
+    let mut sc = spurious_timeout_with_known_estimator();
+    sc.deliver_at(2251 * MS, &ack_ts(13, &[], 1251 * MS));
+    let r = &sc.s.core.rtt;
+    assert_eq!(
+        (r.srtt_ns(), r.rttvar_ns(), r.rto_ns()),
+        (Some(1000 * MS), 500 * MS, 3000 * MS)
+    );
+    assert_eq!(sc.s.core.rto_deadline, Some(2251 * MS + 3000 * MS));
+}

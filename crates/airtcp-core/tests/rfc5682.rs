@@ -226,3 +226,35 @@ fn sack_step3b_advancing_ack_below_recovery_point_is_spurious() {
     assert_eq!(spurious(&sc), 1);
     assert_eq!(sc.recover(), Some(1), "RecoveryPoint = SND.UNA");
 }
+
+// ---- §4, the response: RFC 4015 ----
+
+/// §4 with RFC 4015 §3.1 step (5), without timestamps: the RTO adaptation
+/// uses the first measurement of data sent after the timeout, here the
+/// timed segment 12, sent by step 2b. SRTT 300 ms and RTTVAR 150 ms before
+/// the timeout (SRTT_prev = 302 ms with G = 1 ms); segment 12 leaves at
+/// 1.251 s and is acknowledged at 1.451 s: m = 200 ms, SRTT = max(302,
+/// 200), RTTVAR = max(150, 100), RTO = 302 + 4 * 150 = 902 ms, and the
+/// timer this ACK restarts (RFC 6298 (5.3)) runs with it.
+#[test]
+fn s4_eifel_response_reseeds_the_rto_from_the_first_new_measurement() {
+    const MS: u64 = 1_000_000;
+    let mut cfg = config(10);
+    cfg.rto.min_rto_ns = 10 * MS;
+    let mut sc = Script::with_timeout(cfg, Recovery::NewReno, Box::new(FrtoTimeout::new(false)));
+    sc.start(100);
+    assert_eq!(sc.ack_at(301 * MS, 1), "10 11");
+    assert_eq!(sc.s.core.rtt.rto_ns(), 900 * MS);
+    assert_eq!(sc.timeout(), "r1");
+    assert_eq!(sc.ack_at(1251 * MS, 2), "12 13", "step 2b");
+    sc.ack_at(1261 * MS, 3);
+    assert_eq!(spurious(&sc), 1, "step 3b");
+    sc.ack_at(1271 * MS, 12);
+    sc.ack_at(1451 * MS, 13);
+    let r = &sc.s.core.rtt;
+    assert_eq!(
+        (r.srtt_ns(), r.rttvar_ns(), r.rto_ns()),
+        (Some(302 * MS), 150 * MS, 902 * MS)
+    );
+    assert_eq!(sc.s.core.rto_deadline, Some(1451 * MS + 902 * MS));
+}

@@ -169,6 +169,19 @@ pub enum TraceEvent {
     },
 }
 
+/// What RFC 4015 §3.1 steps (1)-(2) saved at a timeout later found
+/// spurious, for step (5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RttReseed {
+    /// snd_max when the timer fired: a measurement of data above it times
+    /// a segment sent after the timeout.
+    pub sent_after: u64,
+    /// SRTT + 2G at the timeout.
+    pub srtt_prev_ns: f64,
+    /// RTTVAR at the timeout.
+    pub rttvar_prev_ns: f64,
+}
+
 /// A loss the sender detected and how its classifier judged it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LossDecision {
@@ -250,6 +263,10 @@ pub struct SenderCore {
     limited_transmit_bytes: u64,
     /// RFC 6675 RescueRxt (one past the octet), None = undefined.
     pub rescue_rxt: Option<u64>,
+    /// RFC 4015 §3.1 step (5), pending after a spurious timeout: the first
+    /// RTT measurement for data sent after the timeout re-seeds the
+    /// estimator instead of updating it.
+    pub rtt_reseed: Option<RttReseed>,
     cwnd_accounted_ns: Option<TimeNs>,
     pub cc: Box<dyn CongestionControl>,
     pub classifier: Box<dyn LossClassifier>,
@@ -304,6 +321,7 @@ impl SenderCore {
             newly_sacked_bytes: 0,
             limited_transmit_bytes: 0,
             rescue_rxt: None,
+            rtt_reseed: None,
             cwnd_accounted_ns: None,
             cc,
             classifier,
@@ -359,7 +377,7 @@ impl SenderCore {
             self.rtt.reset_after_syn_timeout();
         } else {
             let sample = now_ns - self.syn_sent_ns;
-            self.take_rtt_sample(now_ns, sample);
+            self.take_rtt_sample(now_ns, sample, 0);
         }
         self.stop_rto_timer();
         self.send_pending(now_ns, out);
@@ -862,11 +880,11 @@ impl SenderCore {
         if sample_rtt {
             if self.cfg.timestamps && ack.has_ts && ack.ts_ecr > 0 {
                 let sample = now_ns.saturating_sub(ack.ts_ecr);
-                self.take_rtt_sample(now_ns, sample);
+                self.take_rtt_sample(now_ns, sample, ackno);
             } else if let Some((end, sent)) = self.timed {
                 if ackno >= end {
                     self.timed = None;
-                    self.take_rtt_sample(now_ns, now_ns - sent);
+                    self.take_rtt_sample(now_ns, now_ns - sent, end);
                 }
             }
         } else if self.timed.is_some_and(|(end, _)| ackno >= end) {
@@ -929,9 +947,21 @@ impl SenderCore {
         self.timed = None;
     }
 
-    fn take_rtt_sample(&mut self, now_ns: TimeNs, tao_ns: TimeNs) {
+    /// One RTT measurement of the data ending at `timed_end` (the ACK
+    /// number with timestamps, the timed segment's end without): RFC 6298
+    /// (2.2)/(2.3), or RFC 4015 step (5)'s re-seed when it is the first
+    /// for data sent after a spurious timeout. Taken before the ACK
+    /// restarts the timer, so (5.3) uses the RTO it yields.
+    fn take_rtt_sample(&mut self, now_ns: TimeNs, tao_ns: TimeNs, timed_end: u64) {
         let sample_ns = self.rtt.measure(now_ns, tao_ns);
-        self.rtt.on_sample(sample_ns);
+        match self.rtt_reseed {
+            Some(r) if timed_end > r.sent_after => {
+                self.rtt_reseed = None;
+                self.rtt
+                    .reseed_after_spurious_timeout(r.srtt_prev_ns, r.rttvar_prev_ns, sample_ns);
+            }
+            _ => self.rtt.on_sample(sample_ns),
+        }
         self.trace(now_ns, TraceEvent::RttSample { rtt_ns: sample_ns });
     }
 }

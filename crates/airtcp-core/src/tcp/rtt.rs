@@ -75,43 +75,47 @@ impl RttEstimator {
 
     /// Take one RTT measurement R (RFC 6298 (2.2) for the first, (2.3)
     /// after), recompute RTO, clamp it to [min, max] (2.4, 2.5), and clear
-    /// the backoff, since a fresh sample ends it (5.7's "recompute").
+    /// the backoff, since a fresh sample ends it (§5: RTO "collapses" back).
     pub fn on_sample(&mut self, r_ns: TimeNs) {
         let r = r_ns as f64;
-        match self.srtt_ns {
-            None => {
-                self.srtt_ns = Some(r);
-                self.rttvar_ns = r / 2.0;
-            }
-            Some(srtt) => {
-                // RTTVAR is updated with the old SRTT, as (2.3) requires.
-                self.rttvar_ns = (1.0 - BETA) * self.rttvar_ns + BETA * (srtt - r).abs();
-                self.srtt_ns = Some((1.0 - ALPHA) * srtt + ALPHA * r);
-            }
-        }
-        let srtt = self.srtt_ns.expect("set above");
+        let (srtt, rttvar) = match self.srtt_ns {
+            None => (r, r / 2.0),
+            // RTTVAR is updated with the old SRTT, as (2.3) requires.
+            Some(srtt) => (
+                (1.0 - ALPHA) * srtt + ALPHA * r,
+                (1.0 - BETA) * self.rttvar_ns + BETA * (srtt - r).abs(),
+            ),
+        };
+        self.set_estimate(srtt, rttvar, r_ns);
+    }
+
+    /// RFC 4015 §3.1 step (5): the first measurement `m_ns` for data sent
+    /// after a spurious timeout restarts the estimator from the values
+    /// saved at the timeout: SRTT = max(SRTT_prev, m), RTTVAR =
+    /// max(RTTVAR_prev, m/2), RTO = SRTT + max(G, K*RTTVAR) (then RFC 6298
+    /// (2.4)/(2.5)).
+    pub fn reseed_after_spurious_timeout(
+        &mut self,
+        srtt_prev_ns: f64,
+        rttvar_prev_ns: f64,
+        m_ns: TimeNs,
+    ) {
+        let m = m_ns as f64;
+        self.set_estimate(srtt_prev_ns.max(m), rttvar_prev_ns.max(m / 2.0), m_ns);
+    }
+
+    /// Install SRTT and RTTVAR after measurement `r_ns` and recompute RTO.
+    fn set_estimate(&mut self, srtt_ns: f64, rttvar_ns: f64, r_ns: TimeNs) {
+        self.srtt_ns = Some(srtt_ns);
+        self.rttvar_ns = rttvar_ns;
         let g = self.cfg.clock_granularity_ns as f64;
-        let rto = (srtt + g.max(K * self.rttvar_ns)).round() as TimeNs;
+        let rto = (srtt_ns + g.max(K * rttvar_ns)).round() as TimeNs;
         self.base_rto_ns = rto.clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
         self.backoff_count = 0;
         self.min_rtt_ns = Some(self.min_rtt_ns.map_or(r_ns, |m| m.min(r_ns)));
         self.latest_rtt_ns = Some(r_ns);
         self.samples += 1;
         self.sample_sum_ns += r_ns as u128;
-    }
-
-    /// RFC 4015 §3.1 step (5): after a spurious timeout, restart the
-    /// estimator from the first new RTT sample `m`: SRTT = max(SRTT_prev,
-    /// m), RTTVAR = max(RTTVAR_prev, m/2), RTO recomputed (RFC 6298 (2.3)).
-    pub fn rebase(&mut self, srtt_prev_ns: f64, rttvar_prev_ns: f64, m_ns: TimeNs) {
-        let m = m_ns as f64;
-        let srtt = srtt_prev_ns.max(m);
-        self.rttvar_ns = rttvar_prev_ns.max(m / 2.0);
-        self.srtt_ns = Some(srtt);
-        let g = self.cfg.clock_granularity_ns as f64;
-        let rto = (srtt + g.max(K * self.rttvar_ns)).round() as TimeNs;
-        self.base_rto_ns = rto.clamp(self.cfg.min_rto_ns, self.cfg.max_rto_ns);
-        self.backoff_count = 0;
     }
 
     /// SRTT and RTTVAR as floats (for saving and restoring them).

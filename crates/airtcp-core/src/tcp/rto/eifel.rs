@@ -6,7 +6,7 @@ use super::standard::standard_timeout;
 use super::TimeoutResponse;
 use crate::net::packet::{flags, Packet};
 use crate::sim::TimeNs;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::{RttReseed, SenderCore};
 use crate::tcp::recovery::LossRecovery;
 
 /// State saved at a timeout so that it can be undone (RFC 4015 §3.1 steps
@@ -14,11 +14,8 @@ use crate::tcp::recovery::LossRecovery;
 #[derive(Clone, Debug, Default)]
 pub struct EifelResponse {
     pipe_prev: u64,
-    srtt_prev_ns: f64,
-    rttvar_prev_ns: f64,
-    /// After a detected spurious timeout: re-seed the RTT estimator from
-    /// the first sample for data sent after the timeout (above this seq).
-    rebase_after: Option<u64>,
+    /// SRTT_prev, RTTVAR_prev and snd_max at the timeout, for step (5).
+    saved_rtt: Option<RttReseed>,
     /// A spurious timeout was detected on the ACK being processed: restore
     /// the congestion state after it.
     restore_pending: bool,
@@ -28,12 +25,17 @@ impl EifelResponse {
     /// RFC 4015 §3.1 steps (1)–(2), before cwnd and ssthresh change:
     /// pipe_prev = max(FlightSize, ssthresh); SRTT_prev = SRTT + 2G;
     /// RTTVAR_prev = RTTVAR.
-    pub fn save(&mut self, core: &SenderCore) {
+    /// A re-seed still pending from an earlier spurious timeout is dropped:
+    /// this timeout starts a new episode.
+    pub fn save(&mut self, core: &mut SenderCore) {
         self.pipe_prev = core.flight_size().max(core.w.ssthresh);
         let g = core.rtt.cfg.clock_granularity_ns as f64;
-        self.srtt_prev_ns = core.rtt.srtt_f64().unwrap_or(0.0) + 2.0 * g;
-        self.rttvar_prev_ns = core.rtt.rttvar_f64();
-        self.rebase_after = None;
+        self.saved_rtt = Some(RttReseed {
+            sent_after: core.snd_max,
+            srtt_prev_ns: core.rtt.srtt_f64().unwrap_or(0.0) + 2.0 * g,
+            rttvar_prev_ns: core.rtt.rttvar_f64(),
+        });
+        core.rtt_reseed = None;
     }
 
     /// The timeout was spurious (SPUR_TO): resume with new data instead of
@@ -46,17 +48,18 @@ impl EifelResponse {
         core.recover = Some(core.snd_una);
         core.recover_from_timeout = false;
         core.stats.spurious_timeouts_detected += 1;
-        self.rebase_after = Some(core.snd_max);
+        // Step (5) is done by the sender's RTT sampling (`take_rtt_sample`),
+        // so that the timer the same ACK restarts runs with the new RTO.
+        core.rtt_reseed = self.saved_rtt.take();
         self.restore_pending = true;
     }
 
-    /// Run after the standard processing of every ACK: steps (4) and (5)
-    /// when they are due.
+    /// Run after the standard processing of every ACK: step (4) on the
+    /// ACK that found the timeout spurious.
     pub fn after_ack(&mut self, core: &mut SenderCore, ack: &Packet, acked: u64, now_ns: TimeNs) {
         if std::mem::take(&mut self.restore_pending) {
             self.restore_congestion_state(core, ack, acked, now_ns);
         }
-        self.maybe_rebase_rto(core, ack, acked, now_ns);
     }
 
     /// Step (4), after the acceptable ACK was processed: cwnd = FlightSize +
@@ -72,32 +75,13 @@ impl EifelResponse {
         now_ns: TimeNs,
     ) {
         if core.cfg.ecn && ack.has_flag(flags::ECE) {
-            self.rebase_after = None;
+            core.rtt_reseed = None;
             return;
         }
         let iw = core.cfg.initial_cwnd_segments as u64 * core.mss;
         core.w.cwnd = core.flight_size() + acked.min(iw);
         core.w.ssthresh = self.pipe_prev;
         core.trace_window(now_ns);
-    }
-
-    /// Step (5): the first RTT sample for data sent after the timeout
-    /// re-seeds SRTT and RTTVAR.
-    fn maybe_rebase_rto(
-        &mut self,
-        core: &mut SenderCore,
-        ack: &Packet,
-        acked: u64,
-        now_ns: TimeNs,
-    ) {
-        let Some(after) = self.rebase_after else {
-            return;
-        };
-        if acked > 0 && ack.ack > after && ack.has_ts && ack.ts_ecr > 0 {
-            let m = now_ns.saturating_sub(ack.ts_ecr);
-            core.rtt.rebase(self.srtt_prev_ns, self.rttvar_prev_ns, m);
-            self.rebase_after = None;
-        }
     }
 }
 
