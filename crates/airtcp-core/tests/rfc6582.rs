@@ -165,31 +165,44 @@ app = {{ kind = "bulk" }}
 /// (about 425 and 866 segments), ssthresh lands above the path's capacity,
 /// the next slow start overshoots again, and the cycle repeats. Keeping
 /// the fast-recovery ssthresh (the default) breaks it.
+///
+/// Delayed ACKs are off explicitly (`delayed_ack = false`): the issue does
+/// not name the setting, and its figures (3.02 Mb/s and 29 timeouts before
+/// the fix) reproduce only without them. With delayed ACKs (airtcp's
+/// default) slow start grows more slowly, overshoots less, and both rules
+/// give about 4.67 Mb/s with 2 timeouts.
+///
+/// The figures go to `target/newreno_single_flow.txt`, which
+/// `scripts/test` prints after the suite (like the PFTK table).
 #[test]
 fn newreno_single_flow_reaches_ninety_percent_with_the_default_rule() {
+    let line = |rule: &str, f: &airtcp_core::metrics::FlowResult| {
+        format!(
+            "{rule:<38} {:8.3} Mb/s  {:3} timeouts ({:3} spurious)  {:6} retransmitted  {:5} drops\n",
+            f.goodput_bps / 1e6,
+            f.timeouts,
+            f.spurious_timeouts,
+            f.retransmitted_segments,
+            f.data_drops.iter().sum::<u64>()
+        )
+    };
     let (_, r) = run_world(&single_flow(""), None);
     let f = &r.flows[0];
-    println!(
-        "NewReno single flow, default (keep): goodput {:.3} Mb/s, {} timeouts ({} spurious), {} retransmitted segments, {} drops",
-        f.goodput_bps / 1e6,
-        f.timeouts,
-        f.spurious_timeouts,
-        f.retransmitted_segments,
-        f.data_drops.iter().sum::<u64>()
-    );
-    assert!(f.goodput_bps >= 4.5e6, "goodput {}", f.goodput_bps);
-    assert!(f.timeouts <= 3, "{} timeouts", f.timeouts);
-
     let (_, r) = run_world(
         &single_flow(r#", timeout_in_recovery_ssthresh = "flight_size""#),
         None,
     );
     let g = &r.flows[0];
-    println!(
-        "NewReno single flow, RFC 5681 (4) literal (flight_size): goodput {:.3} Mb/s, {} timeouts ({} spurious)",
-        g.goodput_bps / 1e6,
-        g.timeouts,
-        g.spurious_timeouts
+    let table = format!(
+        "{}{}",
+        line("keep (default)", f),
+        line("flight_size (RFC 5681 (4) literally)", g)
     );
+    println!("{table}");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target");
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(format!("{dir}/newreno_single_flow.txt"), &table);
+    assert!(f.goodput_bps >= 4.5e6, "goodput {}", f.goodput_bps);
+    assert!(f.timeouts <= 3, "{} timeouts", f.timeouts);
     assert!(g.timeouts > f.timeouts);
 }
