@@ -1,6 +1,7 @@
-//! RFC 3168, ECN, the TCP sender (§6.1.2) and retransmissions (§6.1.5):
-//! scripted sans-I/O (`tests/common/script.rs`). The receiver's echo
-//! (§6.1.3) is tested in `src/tcp/receiver.rs`.
+//! RFC 3168, ECN in TCP: the ECN-setup SYN and SYN-ACK (§6.1.1), the
+//! sender's response (§6.1.2), the receiver's echo (§6.1.3), pure ACKs
+//! (§6.1.4) and retransmissions (§6.1.5): scripted sans-I/O
+//! (`tests/common/script.rs`).
 
 mod common;
 use airtcp_core::net::packet::{flags, Ecn, Packet};
@@ -112,4 +113,45 @@ fn s6_1_5_retransmissions_are_not_ect() {
     sc.s.on_timer(sc.now, &mut out);
     assert_eq!(sent(&out), "r0");
     assert_eq!(out[0].ecn, Ecn::NotEct);
+}
+
+/// §6.1.1: the ECN-setup SYN carries ECE and CWR; the ECN-setup SYN-ACK
+/// carries ECE but not CWR; a receiver without ECN answers with neither.
+#[test]
+fn s6_1_1_ecn_setup_syn_and_syn_ack() {
+    let mut cfg = config(1);
+    cfg.ecn = true;
+    cfg.handshake = true;
+    let mut sc = Script::new(cfg, Recovery::NewReno);
+    let mut out = Vec::new();
+    sc.s.start(sc.now, &mut out);
+    let syn = out[0];
+    assert!(syn.has_flag(flags::SYN) && syn.has_flag(flags::ECE) && syn.has_flag(flags::CWR));
+    for (ecn, ece) in [(true, true), (false, false)] {
+        let mut rx = receiver(None, ecn);
+        let mut answer = Vec::new();
+        rx.on_packet(sc.now, &syn, &mut answer);
+        let syn_ack = answer[0];
+        assert!(syn_ack.has_flag(flags::SYN) && syn_ack.has_flag(flags::ACK));
+        assert_eq!(syn_ack.has_flag(flags::ECE), ece, "receiver ecn {ecn}");
+        assert!(!syn_ack.has_flag(flags::CWR));
+    }
+}
+
+/// §6.1.3: after a CE packet the receiver sets ECE on every ACK until a
+/// packet with CWR arrives; §6.1.4: its pure ACKs are not ECN-capable.
+#[test]
+fn s6_1_3_receiver_echoes_ece_until_cwr_and_s6_1_4_acks_are_not_ect() {
+    let mut rx = receiver(None, true);
+    let mut out = Vec::new();
+    rx.on_packet(STEP_NS, &data(0, Ecn::Ect0), &mut out);
+    rx.on_packet(2 * STEP_NS, &data(1, Ecn::Ce), &mut out);
+    rx.on_packet(3 * STEP_NS, &data(2, Ecn::Ect0), &mut out);
+    let mut cwr = data(3, Ecn::Ect0);
+    cwr.flags |= flags::CWR;
+    rx.on_packet(4 * STEP_NS, &cwr, &mut out);
+    rx.on_packet(5 * STEP_NS, &data(4, Ecn::Ect0), &mut out);
+    let ece: Vec<bool> = out.iter().map(|p| p.has_flag(flags::ECE)).collect();
+    assert_eq!(ece, [false, true, true, false, false]);
+    assert!(out.iter().all(|p| p.ecn == Ecn::NotEct));
 }

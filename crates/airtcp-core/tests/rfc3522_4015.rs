@@ -44,6 +44,20 @@ fn rfc3522_genuine_timeout_is_left_alone() {
     assert_eq!(sc.ssthresh(), 5.0);
 }
 
+/// RFC 3522 detects with the Timestamps option (§3.2 step (1) records the
+/// retransmission's TSval): without it nothing is detected and the
+/// standard response stands (go-back-N in slow start).
+#[test]
+fn rfc3522_without_timestamps_detects_nothing() {
+    let cfg = config(10);
+    let mut sc = Script::with_timeout(cfg, Recovery::NewReno, Box::new(EifelTimeout::default()));
+    sc.start(100);
+    assert_eq!(sc.timeout(), "r0");
+    assert_eq!(sc.ack(1, &[]), "r1 r2");
+    assert_eq!(sc.s.core.stats.spurious_timeouts_detected, 0);
+    assert_eq!(sc.window().1, 5.0);
+}
+
 /// RFC 3522 §3.2 step (1): RetransmitTS is the timestamp of the FIRST
 /// retransmission; after a backed-off second expiry the original's echo
 /// still marks the timeout spurious.

@@ -1,11 +1,15 @@
 //! RFC 5681, TCP Congestion Control: scripted sans-I/O exchanges, one
 //! test per rule, written from the text (§2 definitions, §3.1 slow start,
 //! congestion avoidance and the timeout, §3.2 fast retransmit / fast
-//! recovery steps 1-6). Segment numbering: `tests/common/script.rs`.
+//! recovery steps 1-6, §4.2 the receiver's ACKs). Segment numbering:
+//! `tests/common/script.rs`.
 
 mod common;
+use airtcp_core::net::packet::Ecn;
 use common::run_world;
 use common::script::*;
+
+const MS: u64 = 1_000_000;
 
 /// §3.1 (2): in slow start cwnd grows by min(N, SMSS) per ACK, N the
 /// newly acknowledged bytes; the window then allows FlightSize <= cwnd.
@@ -181,4 +185,75 @@ app = { kind = "bulk" }
         .filter(|(t, e)| *t == 0 && matches!(e, airtcp_core::tcp::sender::TraceEvent::Send { .. }))
         .count();
     assert_eq!(first_flight, 10);
+}
+
+/// §3.1: "The initial value of ssthresh SHOULD be set arbitrarily high":
+/// the scenario default, before the first loss, is at least 1 GB, far
+/// above any window the model sends, so only a loss ends slow start.
+#[test]
+fn s3_1_initial_ssthresh_is_arbitrarily_high_by_default() {
+    let text = r#"
+[simulation]
+duration = "1s"
+[[link]]
+a = "S"
+b = "D"
+rate = "10Mbps"
+delay = "10ms"
+[[flow]]
+from = "S"
+to = "D"
+app = { kind = "bulk" }
+"#;
+    let w = common::scenario(text).build(None).unwrap();
+    let airtcp_core::world::FlowKind::Tcp(flow) = &w.flows[0].kind else {
+        panic!("a TCP flow");
+    };
+    let ssthresh = flow.spec.initial_ssthresh_bytes;
+    assert!(ssthresh >= 1 << 30, "ssthresh {ssthresh}");
+}
+
+/// §4.2: with delayed ACKs, an ACK SHOULD be generated for at least every
+/// second full-sized segment: segment 0 is held, segment 1 is ACKed at once.
+#[test]
+fn s4_2_receiver_acks_every_second_full_sized_segment() {
+    let mut rx = receiver(Some(200 * MS), false);
+    let mut out = Vec::new();
+    rx.on_packet(MS, &data(0, Ecn::NotEct), &mut out);
+    assert_eq!(acked(&out), "");
+    rx.on_packet(2 * MS, &data(1, Ecn::NotEct), &mut out);
+    assert_eq!(acked(&out), "2");
+}
+
+/// §4.2: an ACK MUST be generated within 500 ms of the arrival of the
+/// first unacknowledged packet: the delayed-ACK timer (200 ms here; a
+/// scenario's `delack_timeout` above 500 ms is rejected,
+/// `scenario_errors.rs`) sends it.
+#[test]
+fn s4_2_receiver_delayed_ack_timer_fires_within_500_ms() {
+    let mut rx = receiver(Some(200 * MS), false);
+    let mut out = Vec::new();
+    rx.on_packet(MS, &data(0, Ecn::NotEct), &mut out);
+    assert_eq!(rx.next_deadline(), Some(201 * MS));
+    rx.on_timer(201 * MS, &mut out);
+    assert_eq!(acked(&out), "1");
+}
+
+/// §4.2 (and §3.2's receiver rule): an out-of-order segment is ACKed at
+/// once (a duplicate ACK), even with delayed ACKs; so is the segment that
+/// fills the gap.
+#[test]
+fn s4_2_out_of_order_and_gap_filling_segments_are_acked_at_once() {
+    let mut rx = receiver(Some(200 * MS), false);
+    let mut out = Vec::new();
+    rx.on_packet(MS, &data(0, Ecn::NotEct), &mut out);
+    rx.on_packet(2 * MS, &data(1, Ecn::NotEct), &mut out);
+    assert_eq!(acked(&out), "2");
+    out.clear();
+    rx.on_packet(3 * MS, &data(3, Ecn::NotEct), &mut out);
+    assert_eq!(acked(&out), "2", "immediate duplicate ACK");
+    rx.on_packet(4 * MS, &data(4, Ecn::NotEct), &mut out);
+    assert_eq!(acked(&out), "2 2");
+    rx.on_packet(5 * MS, &data(2, Ecn::NotEct), &mut out);
+    assert_eq!(acked(&out), "2 2 5", "the gap filled: ACK at once");
 }

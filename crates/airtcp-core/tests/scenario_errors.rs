@@ -187,6 +187,13 @@ fn semantic_tcp_errors() {
         "flow[0].tcp.mss",
         "between",
     );
+    // RFC 5681 §4.2: an ACK MUST be generated within 500 ms.
+    check(
+        &err_with("sack = true", "sack = true, delack_timeout = \"501ms\""),
+        20,
+        "flow[0].tcp.delack_timeout",
+        "500",
+    );
 }
 
 #[test]

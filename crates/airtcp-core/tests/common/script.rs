@@ -6,10 +6,11 @@
 //! sender transmitted as a string: segment numbers in order, an `r` before
 //! a retransmission, e.g. `"r3 10 11"`.
 
-use airtcp_core::net::packet::{flags, Packet, PacketKind, SackBlock};
+use airtcp_core::net::packet::{flags, Ecn, Packet, PacketKind, SackBlock};
 use airtcp_core::sim::TimeNs;
 use airtcp_core::tcp::cc::RenoCc;
 use airtcp_core::tcp::classify::AlwaysCongestion;
+use airtcp_core::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use airtcp_core::tcp::recovery::{
     LossRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
 };
@@ -230,4 +231,44 @@ pub fn sent(out: &[Packet]) -> String {
 /// "a b c ..." for the segments a..=b (new transmissions).
 pub fn range(a: u64, b: u64) -> String {
     (a..=b).map(|n| n.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// A receiver of 1000-byte segments with a [`WND`] window, SACK and
+/// timestamps off, delayed ACKs every second full-sized segment or after
+/// `delack_ns` (None: every segment ACKed), ECN as given.
+pub fn receiver(delack_ns: Option<TimeNs>, ecn: bool) -> TcpReceiver {
+    TcpReceiver::new(ReceiverConfig {
+        flow: 0,
+        epoch: 1,
+        src: 1,
+        dst: 0,
+        rwnd_bytes: WND,
+        sack: false,
+        timestamps: false,
+        ecn,
+        mecn: false,
+        delack_timeout_ns: delack_ns,
+        delack_segments: 2,
+        mss: MSS as u32,
+    })
+}
+
+/// Data segment `n` (new, ECN-capable when `ecn` is `Ect0` or `Ce`).
+pub fn data(n: u64, ecn: Ecn) -> Packet {
+    Packet {
+        kind: PacketKind::TcpData,
+        flags: flags::ACK,
+        seq: n * MSS,
+        payload_len: MSS as u32,
+        ecn,
+        ..Default::default()
+    }
+}
+
+/// The segment numbers the ACKs in `out` acknowledge up to, e.g. "2 2".
+pub fn acked(out: &[Packet]) -> String {
+    out.iter()
+        .map(|p| (p.ack / MSS).to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
