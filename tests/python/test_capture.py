@@ -263,3 +263,19 @@ def test_wrong_observe_arguments():
         airtcp.run(EXAMPLES / "wireless.toml", trace={"flows": ["x"]})
     with pytest.raises(TypeError, match="trace takes the keys"):
         airtcp.run(EXAMPLES / "wireless.toml", trace={"flow": ["x"]})
+
+
+def test_tcp_trace_writes_that_flows_packets(tmp_path):
+    """Issue 13 case 10: `tcp.trace = true` is no longer accepted and
+    ignored: the flow's packets go to trace.parquet in the output directory."""
+    import tomllib
+
+    sc = tomllib.loads((EXAMPLES / "dumbbell.toml").read_text())
+    sc["simulation"]["duration"] = "3s"
+    sc["flow"][1]["tcp"]["trace"] = True
+    r = airtcp.run(sc, out_dir=tmp_path)
+    assert r.trace_files == [(1, str(tmp_path / "trace.parquet"))]
+    t = r.trace
+    assert set(t.flow) == {"plain"} and len(t) > 1000
+    sent = t[(t.event == "send") & (t.packet == "data") & (t.payload_bytes > 0)]
+    assert len(sent) == r.flows.set_index("name").loc["plain"].segments_sent

@@ -18,7 +18,9 @@ use crate::world::{FlowKind, World};
 use capture::Captures;
 use trace::{PacketEvent, Tracer};
 
-/// What a run observes. The world calls the hooks below as packets move.
+/// What a run observes. The world calls the hooks below as packets move;
+/// they are cold and never inlined, so that a run without observers keeps
+/// its hot path as it was (one branch per hook site).
 #[derive(Default)]
 pub struct Observers {
     pub captures: Option<Captures>,
@@ -36,7 +38,8 @@ pub struct Observed {
 
 impl Observers {
     /// An endpoint or agent on `node` sent `pkt`.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn sent(&mut self, now_ns: TimeNs, node: u32, pkt: &Packet) {
         if let Some(t) = self.tracer.as_mut() {
             t.record(now_ns, PacketEvent::Send, node, None, None, pkt);
@@ -51,7 +54,8 @@ impl Observers {
     /// `pkt` was offered to link direction `link` (from `node`): refused by
     /// the queue (`death` a queue cause, `tx_start_ns` None), or admitted and
     /// transmitted from `tx_start_ns`, then delivered or lost on the channel.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn offered(
         &mut self,
         now_ns: TimeNs,
@@ -82,7 +86,8 @@ impl Observers {
     }
 
     /// `pkt` arrived at `node` over `link`.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn arrived(&mut self, now_ns: TimeNs, node: u32, link: u32, pkt: &Packet) {
         if let Some(t) = self.tracer.as_mut() {
             t.record(now_ns, PacketEvent::Receive, node, Some(link), None, pkt);
@@ -95,7 +100,8 @@ impl Observers {
     }
 
     /// `pkt` reached its destination endpoint on `node`.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn delivered(&mut self, now_ns: TimeNs, node: u32, pkt: &Packet) {
         if let Some(t) = self.tracer.as_mut() {
             t.record(now_ns, PacketEvent::Deliver, node, None, None, pkt);
@@ -103,7 +109,8 @@ impl Observers {
     }
 
     /// `pkt` died at `node` (TTL, agent, no route).
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn died_at_node(&mut self, now_ns: TimeNs, node: u32, pkt: &Packet, cause: DeathCause) {
         if let Some(t) = self.tracer.as_mut() {
             t.record(now_ns, PacketEvent::Drop, node, None, Some(cause), pkt);

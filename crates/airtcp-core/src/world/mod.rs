@@ -242,9 +242,6 @@ impl World {
             EventKind::Arrive { node, slot } => {
                 let (pkt, link) = self.pool.take(slot);
                 self.hops += 1;
-                if let Some(o) = self.observers.as_deref_mut() {
-                    o.arrived(self.now_ns, node, link, &pkt);
-                }
                 self.at_node(node, pkt, Ingress::Link(link));
             }
             EventKind::SenderTimer { flow } => self.sender_timer(flow),
@@ -261,6 +258,14 @@ impl World {
 
     /// A packet is at `node`: agents first, then local delivery or routing.
     fn at_node(&mut self, node: u32, mut pkt: Packet, ingress: Ingress) {
+        // Observers see it here, where the packet already lives in this
+        // frame (a hook in the callers would cost a copy per hop).
+        if let Some(o) = self.observers.as_deref_mut() {
+            match ingress {
+                Ingress::Link(link) => o.arrived(self.now_ns, node, link, &pkt),
+                Ingress::Local => o.sent(self.now_ns, node, &pkt),
+            }
+        }
         let n = node as usize;
         if !self.nodes[n].agents.is_empty() {
             for a in 0..self.nodes[n].agents.len() {
@@ -364,9 +369,6 @@ impl World {
         for mut pkt in out.drain(..) {
             pkt.uid = self.next_uid;
             self.next_uid += 1;
-            if let Some(o) = self.observers.as_deref_mut() {
-                o.sent(self.now_ns, node, &pkt);
-            }
             self.at_node(node, pkt, Ingress::Local);
         }
     }
