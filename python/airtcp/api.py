@@ -33,8 +33,10 @@ class Scenario:
     """A validated scenario: its TOML text and the name used in errors.
 
     Create one with :func:`airtcp.load`. Attributes: ``text``,
-    ``source_name``, ``seed`` (the file's seed), ``duration_s``, and the
-    counts ``nodes``, ``links`` and ``flows``.
+    ``source_name``, ``seed`` (the file's seed), ``duration_s``, the
+    counts ``nodes``, ``links`` and ``flows``, and ``has_sweep`` (the file
+    has a ``[sweep]`` table: :func:`airtcp.sweep` runs it, :func:`run`
+    runs the base scenario).
 
     >>> import airtcp
     >>> sc = airtcp.load({"simulation": {"duration": "2s", "seed": 7},
@@ -43,7 +45,7 @@ class Scenario:
     (7, 2.0, 2, 1, 0)
     """
 
-    __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows", "_core")
+    __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows", "has_sweep", "_core")
 
     def __init__(self, text: str, source_name: str):
         # Validating builds the world for the file's seed; the first run
@@ -57,6 +59,7 @@ class Scenario:
         self.nodes: int = core.nodes
         self.links: int = core.links
         self.flows: int = core.flows
+        self.has_sweep: bool = core.has_sweep
 
     def __repr__(self) -> str:
         return (

@@ -110,6 +110,12 @@ impl PyScenario {
     fn flows(&self) -> usize {
         self.inner.flow_count()
     }
+
+    /// True if the file has a `[sweep]` table (run by `airtcp sweep`).
+    #[getter]
+    fn has_sweep(&self) -> bool {
+        self.inner.file.sweep.is_some()
+    }
 }
 
 impl PyScenario {
@@ -125,14 +131,21 @@ impl PyScenario {
     }
 }
 
-/// Parse and validate a scenario (ScenarioError if it is wrong). The GIL is
-/// released while the world is built.
+/// Parse and validate a scenario (ScenarioError if it is wrong), building
+/// the world for `seed` (None: the file's seed), which the first run with
+/// that seed uses. The GIL is released while the world is built.
 #[pyfunction]
-fn load(py: Python<'_>, text: String, source_name: String) -> PyResult<PyScenario> {
+#[pyo3(signature = (text, source_name, seed=None))]
+fn load(
+    py: Python<'_>,
+    text: String,
+    source_name: String,
+    seed: Option<u64>,
+) -> PyResult<PyScenario> {
     no_panic(|| {
         let loaded = py.allow_threads(|| {
             catch_unwind(AssertUnwindSafe(|| {
-                Scenario::load(&text, &source_name, None)
+                Scenario::load(&text, &source_name, seed)
             }))
         });
         let (inner, world) = loaded

@@ -24,6 +24,11 @@ pub struct ScenarioFile {
     pub capture: Vec<Spanned<CaptureSpec>>,
     /// The per-packet event trace (Parquet).
     pub trace: Option<Spanned<TraceSpec>>,
+    /// A parameter sweep over this scenario (docs/sweeps.md). The core
+    /// runs the base scenario and leaves the table to the Python side
+    /// (`airtcp sweep`), which checks it and substitutes each point.
+    #[serde(default)]
+    pub sweep: Option<toml::Table>,
 }
 
 /// `[[capture]]`: a pcapng file of the packets seen at a link direction
