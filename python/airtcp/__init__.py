@@ -18,8 +18,10 @@ True
 >>> print(result.summary())   # doctest: +SKIP
 
 Public API: :func:`load`, :func:`run`, :func:`run_many`,
-:func:`jain_fairness`, :func:`read_trace`, :mod:`plots`, :class:`Scenario`, :class:`Result`,
-:class:`ScenarioError` (a ValueError), ``__version__``.
+:func:`sweep`, :func:`load_results`, :func:`jain_fairness`, :func:`read_trace`, :mod:`plots`,
+:class:`Scenario`, :class:`Result`, :class:`SweepResult`,
+:class:`ScenarioError` (a ValueError), ``__version__``. The sweep
+functions are imported on first use (``import airtcp`` stays light).
 """
 
 from ._core import ScenarioError, __version__
@@ -30,15 +32,29 @@ from .api import Result, Scenario, jain_fairness, load, run, run_many
 # Report (and pickle) the exception as airtcp.ScenarioError, not _core's.
 ScenarioError.__module__ = "airtcp"
 
+_SWEEP = ("sweep", "load_results", "SweepResult")
+
+
+def __getattr__(name: str):
+    if name in _SWEEP:
+        from .campaign import sweep as _sweep
+
+        return getattr(_sweep, name)
+    raise AttributeError(f"module 'airtcp' has no attribute {name!r}")
+
+
 __all__ = [
     "Result",
     "Scenario",
     "ScenarioError",
+    "SweepResult",
     "__version__",
     "jain_fairness",
     "load",
+    "load_results",
     "plots",
     "read_trace",
     "run",
     "run_many",
+    "sweep",
 ]

@@ -4,14 +4,17 @@
                     [--workers N] [--quiet] [--pcap POINT[=FILE] ...]
                     [--trace [FILE]] [--trace-flow NAME ...] [--trace-link LINK ...]
     airtcp validate FILE
+    airtcp sweep FILE [--out DIR] [--workers N] [--dask local|ADDRESS] [--runs N]
+                      [--seed N] [--quiet]
+    airtcp sweep --status DIR
     airtcp bench [--quick]
-    airtcp reproduce [NAME] [--runs N] [--out DIR] [--workers N] [--quiet]
-                     [--set PARAM=VALUE ...]
+    airtcp reproduce [NAME] [--runs N] [--out DIR] [--workers N] [--dask local|ADDRESS]
+                     [--quiet] [--set PARAM=VALUE ...]
     airtcp --version
 
 Exit status: 0 on success, 2 for a wrong scenario or wrong usage (the error
 is one line on stderr), 130 when interrupted with Ctrl-C (whatever finished
-is still reported and written).
+is still reported and written, and the command that resumes is printed).
 """
 
 from __future__ import annotations
@@ -98,6 +101,21 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a scenario file", description="Check a scenario file.")
     v.add_argument("file", metavar="FILE")
 
+    sw = sub.add_parser(
+        "sweep",
+        help="run a parameter sweep",
+        description="Run the parameter sweep defined in FILE's [sweep] table: every point x seed once, "
+        "stored as Parquet in DIR. Run the same command again to resume an interrupted sweep.",
+    )
+    sw.add_argument("file", metavar="FILE", nargs="?", help="scenario TOML file with a [sweep] table")
+    sw.add_argument("--out", metavar="DIR", help="output directory (default: airtcp-out/<FILE's name>)")
+    sw.add_argument("--workers", type=_positive_int, help="parallel threads, or LocalCluster workers (default: all cores)")
+    _dask_option(sw)
+    sw.add_argument("--runs", type=_positive_int, help="seeds per point (replaces the file's runs/seeds)")
+    sw.add_argument("--seed", type=_seed, help="first seed with --runs (default: the file's)")
+    sw.add_argument("--status", metavar="DIR", help="show what DIR holds and what is left, run nothing")
+    sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+
     b = sub.add_parser("bench", help="measure simulator speed", description="Measure simulator speed.")
     b.add_argument("--quick", action="store_true", help="10x shorter runs")
     b.add_argument("--large", action="store_true", help="also the 100,000-flow dumbbell (about 2 GB)")
@@ -118,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("name", metavar="NAME", nargs="?", help="reproduction to run (omit to list them)")
     rp.add_argument("--runs", type=_positive_int, help="runs per cell and scheme (default: the document's)")
     rp.add_argument("--out", metavar="DIR", help="output and cache directory (default: airtcp-out/NAME)")
-    rp.add_argument("--workers", type=_positive_int, help="parallel threads (default: all cores)")
+    rp.add_argument("--workers", type=_positive_int, help="parallel threads, or LocalCluster workers (default: all cores)")
+    _dask_option(rp)
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no tables")
     rp.add_argument(
         "--set",
@@ -131,6 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _dask_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--dask",
+        metavar="local|ADDRESS",
+        help="run on Dask: 'local' starts a LocalCluster, tcp://HOST:PORT joins a scheduler "
+        "(needs pip install 'airtcp[dask]')",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -138,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_run(args)
         if args.command == "validate":
             return cmd_validate(args)
+        if args.command == "sweep":
+            return cmd_sweep(args)
         if args.command == "bench":
             return cmd_bench(args)
         if args.command == "reproduce":
@@ -156,15 +186,27 @@ def main(argv: list[str] | None = None) -> int:
 
 def cmd_validate(args) -> int:
     sc = load(args.file)
+
     def count(n: int, what: str) -> str:
         return f"{n} {what}" + ("" if n == 1 else "s")
 
-    print(f"{args.file}: ok ({count(sc.nodes, 'node')}, {count(sc.links, 'link')}, {count(sc.flows, 'flow')})")
+    sweep = ""
+    if sc.has_sweep:
+        from .campaign.sweep import define
+
+        sweep = f"; sweep: {define(sc).describe()}, every point valid"
+    print(f"{args.file}: ok ({count(sc.nodes, 'node')}, {count(sc.links, 'link')}, {count(sc.flows, 'flow')}){sweep}")
     return 0
 
 
 def cmd_run(args) -> int:
     sc = load(args.file)
+    if sc.has_sweep:
+        print(
+            f"airtcp: note: {args.file} defines a [sweep]; this runs its base scenario "
+            f"(run the sweep with: airtcp sweep {args.file})",
+            file=sys.stderr,
+        )
     first = args.seed if args.seed is not None else sc.seed
     seeds = [first + i for i in range(args.runs)]
     if seeds[-1] >= 2**64:
@@ -285,6 +327,68 @@ def write_result(res: Result, out: str, fmt: str) -> dict[str, str]:
     return files
 
 
+def cmd_sweep(args) -> int:
+    from .campaign.execute import DaskMissing, describe
+    from .campaign.store import StoreError
+    from .campaign.sweep import SUMMARY, status, sweep
+
+    if args.status:
+        if args.file:
+            print("airtcp: give FILE or --status DIR, not both", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            print(status(args.status))
+        except FileNotFoundError as e:
+            print(f"airtcp: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        return 0
+    if not args.file:
+        print("airtcp: sweep needs FILE (or --status DIR)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.seed is not None and args.runs is None:
+        print("airtcp: --seed needs --runs (the seeds are SEED, SEED+1, ...)", file=sys.stderr)
+        return EXIT_USAGE
+    seeds = None
+    if args.seed is not None:
+        if args.seed + args.runs - 1 >= 2**64:
+            print(f"airtcp: seeds {args.seed}..{args.seed + args.runs - 1} exceed 2**64 - 1", file=sys.stderr)
+            return EXIT_USAGE
+        seeds = range(args.seed, args.seed + args.runs)
+    command = " ".join(["airtcp sweep", args.file, *_command_line(args)])
+    show = not args.quiet and sys.stderr.isatty()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the interruption: said below
+            res = sweep(
+                args.file,
+                runs=args.runs if seeds is None else None,
+                seeds=seeds,
+                out=args.out,
+                workers=args.workers,
+                dask=args.dask,
+                progress=show,
+            )
+    except (StoreError, DaskMissing, OSError) as e:
+        print(f"airtcp: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if res.interrupted:
+        print(
+            f"airtcp: interrupted; {res.finished} of {res.planned} runs are stored in {res.out}.\n"
+            f"Run the same command again to resume: {command}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    if not args.quiet:
+        print(res.summary_text())
+        print()
+        print(
+            f"{res.planned} runs ({res.executed} simulated on {describe(args.dask, args.workers)}, "
+            f"{res.reused} already in {res.out}) in {res.wall_s:.1f} s; wrote {os.path.join(res.out, SUMMARY)}; "
+            f"load them with airtcp.load_results({res.out!r})"
+        )
+    return 0
+
+
 def cmd_bench(args) -> int:
     from . import bench
 
@@ -351,17 +455,25 @@ def cmd_reproduce(args) -> int:
     command = " ".join(["airtcp reproduce", exp.name, *_command_line(args)])
     show = not args.quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
+    from .campaign.execute import DaskMissing
+    from .campaign.store import StoreError
+    from .experiments.runner import store_path
+
     try:
-        rep = reproduce(exp, runs=args.runs, out=out, workers=args.workers, progress=show, command=command)
+        rep = reproduce(
+            exp, runs=args.runs, out=out, workers=args.workers, progress=show, command=command, dask=args.dask
+        )
     except ValueError as e:  # a parameter the experiment rejects
+        print(f"airtcp: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except (StoreError, DaskMissing, OSError) as e:
         print(f"airtcp: {e}", file=sys.stderr)
         return EXIT_USAGE
     oc = rep.outcome
     if rep.interrupted:
-        done = sum(j.key in oc.cache.records for j in oc.plan.jobs)
         print(
-            f"airtcp: interrupted; {done} of {len(oc.plan.jobs)} runs are cached in "
-            f"{os.path.join(out, 'cache.jsonl')}.\nRun the same command again to resume: {command}",
+            f"airtcp: interrupted; {oc.stored} of {len(oc.plan.jobs)} runs are stored in "
+            f"{store_path(out)}.\nRun the same command again to resume: {command}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
@@ -379,14 +491,19 @@ def cmd_reproduce(args) -> int:
 
 
 def _command_line(args) -> list[str]:
+    """The options of a command, to print the one that resumes it."""
     parts = []
     if args.runs:
         parts.append(f"--runs {args.runs}")
+    if getattr(args, "seed", None) is not None:
+        parts.append(f"--seed {args.seed}")
     if args.out:
         parts.append(f"--out {args.out}")
     if args.workers:
         parts.append(f"--workers {args.workers}")
-    for item in args.params:
+    if args.dask:
+        parts.append(f"--dask {args.dask}")
+    for item in getattr(args, "params", ()):
         parts.append(f"--set {item}")
     return parts
 

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 
 import pytest
 
@@ -14,7 +15,8 @@ from airtcp import experiments
 from airtcp.experiments import gsnoop, kick
 from airtcp.experiments.report import all_text_tables
 from airtcp.experiments.run import reproduce
-from airtcp.experiments.runner import CACHE_FILE, RunCache, plan, run_key, runs_frame, scenario_text
+from airtcp.campaign.store import JOURNAL, StoreBusy, StoreWarning, open_store
+from airtcp.experiments.runner import STORE_DIR, plan, run_key, runs_frame, scenario_text, stored_records
 
 from conftest import run_cli
 
@@ -34,26 +36,39 @@ def one_row_per_run(rep, runs):
 def test_interrupted_reproduction_resumes_with_every_run_once(tmp_path):
     exp = tiny()
     total = len(exp.cells) * len(exp.schemes) * 3
-    # A Ctrl-C after 5 runs: those stay in the cache.
+    # A Ctrl-C after 5 runs: those stay stored.
     first = reproduce(exp, runs=3, out=tmp_path, workers=1, progress=False, interrupt_after=5)
     assert first.interrupted and first.outcome.executed == 5
-    # And a kill in the middle of writing the next record.
-    with open(tmp_path / CACHE_FILE, "ab") as f:
-        f.write(b'{"key": "abc", "cell": {"fad')
-    second = reproduce(exp, runs=3, out=tmp_path, workers=1, progress=False)
+    # And a kill in the middle of committing the next part: a journal line
+    # cut short, a hidden part file never committed.
+    journal = tmp_path / STORE_DIR / JOURNAL
+    with open(journal, "ab") as f:
+        f.write(b'{"part": 1, "tasks": ["abc"')
+    (tmp_path / STORE_DIR / "runs" / ".part-000001.parquet").write_bytes(b"PAR1 half a file")
+    with pytest.warns(StoreWarning, match="cut short"):
+        second = reproduce(exp, runs=3, out=tmp_path, workers=1, progress=False)
     assert not second.interrupted
     assert (second.outcome.reused, second.outcome.executed) == (5, total - 5)
     one_row_per_run(second, 3)
-    # Nothing is simulated a third time, and the cache holds each run once.
+    assert not (tmp_path / STORE_DIR / "runs" / ".part-000001.parquet").exists()
+    # Nothing is simulated a third time, and the store holds each run once.
     third = reproduce(exp, runs=3, out=tmp_path, workers=1, progress=False)
     assert (third.outcome.reused, third.outcome.executed) == (total, 0)
-    lines = (tmp_path / CACHE_FILE).read_text().splitlines()
-    keys = [json.loads(line)["key"] for line in lines]
-    assert len(keys) == len(set(keys)) == total
-    # More runs extend the same cache; the first 3 runs are reused.
+    records = stored_records(tmp_path)
+    assert len(records) == total
+    # More runs extend the same store; the first 3 runs are reused.
     fourth = reproduce(exp, runs=4, out=tmp_path, workers=1, progress=False, write=False)
     assert (fourth.outcome.reused, fourth.outcome.executed) == (total, len(exp.cells) * len(exp.schemes))
     one_row_per_run(fourth, 4)
+
+
+def test_a_second_reproduction_into_the_same_directory_is_refused(tmp_path):
+    exp = tiny()
+    with open_store(tmp_path / STORE_DIR, ("runs", "metrics")):
+        with pytest.raises(StoreBusy, match="being written by another process .*pid"):
+            reproduce(exp, runs=1, out=tmp_path, workers=1, progress=False)
+    r = run_cli("reproduce", "kick", "--runs", "1", "--out", tmp_path, "-q")
+    assert r.returncode == 0, r.stderr  # the lock went with the first writer
 
 
 def test_resumed_results_equal_uninterrupted_ones(tmp_path):
@@ -65,17 +80,6 @@ def test_resumed_results_equal_uninterrupted_ones(tmp_path):
     a = whole.runs[cols].sort_values(cols[:4]).reset_index(drop=True)
     b = resumed.runs[cols].sort_values(cols[:4]).reset_index(drop=True)
     assert a.equals(b)
-
-
-def test_cache_ignores_truncated_and_duplicate_lines(tmp_path):
-    path = tmp_path / CACHE_FILE
-    rec = {"key": "k1", "metrics": {"x": 1.0}}
-    path.write_text(json.dumps(rec) + "\n" + json.dumps(rec) + "\n" + '{"key": "k2", "met')
-    c = RunCache(path)
-    assert list(c.load()) == ["k1"] and c.duplicates == 1
-    c.append({"key": "k3", "metrics": {}})
-    c.close()
-    assert [json.loads(line)["key"] for line in path.read_text().splitlines()] == ["k1", "k1", "k3"]
 
 
 def test_cache_keys_change_with_the_scenario():
@@ -175,7 +179,7 @@ def test_claims_hold_on_the_drafts_own_numbers():
 def test_outputs(tmp_path):
     exp = tiny()
     rep = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False)
-    for f in ("runs.csv", "runs.parquet", "summary.csv", "report.md", "tables.txt", CACHE_FILE):
+    for f in ("runs.csv", "runs.parquet", "summary.csv", "report.md", "tables.txt", f"{STORE_DIR}/{JOURNAL}"):
         assert (tmp_path / f).stat().st_size > 0, f
     assert all((tmp_path / p).stat().st_size > 1000 for p in rep.files["plots"])
     report = (tmp_path / "report.md").read_text()
@@ -217,13 +221,15 @@ def test_cli_ctrl_c_keeps_the_cache(tmp_path):
         env=env,
         start_new_session=True,
     )
-    cache = tmp_path / CACHE_FILE
+    journal = tmp_path / STORE_DIR / JOURNAL
     deadline = time.time() + 60
-    while time.time() < deadline and (not cache.exists() or cache.stat().st_size < 2000):
+    while time.time() < deadline and (not journal.exists() or journal.stat().st_size < 200):
         time.sleep(0.05)
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
     assert "interrupted" in err and "again to resume" in err
-    c = RunCache(cache)
-    assert len(c.load()) > 0 and c.corrupt == 0
+    assert "runs are stored in" in err
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StoreWarning)  # nothing half-written
+        assert len(stored_records(tmp_path)) > 0

@@ -120,7 +120,7 @@ def markdown_report(
         f"Command: `{meta.get('command', 'airtcp reproduce ' + exp.name)}`; "
         f"{meta['runs']} runs per (cell, scheme), {meta['total_runs']} runs in all "
         f"({meta['executed']} simulated now, {meta['reused']} from the cache); "
-        f"wall time {meta['wall_s']:.1f} s on {meta['workers']} worker(s); airtcp {__version__}; "
+        f"wall time {meta['wall_s']:.1f} s on {meta['workers']}; airtcp {__version__}; "
         f"{meta['created']}.",
         "",
     ]
@@ -173,7 +173,7 @@ def markdown_report(
         "* `runs.csv`, `runs.parquet`: every run (cell parameters, scheme, run, seed, metrics).",
         "* `summary.csv`: every statistic of every metric per (cell, scheme), its 95% CI (means and percentiles), "
         "the document's number and the ratio.",
-        "* `cache.jsonl`: the run cache (delete it to start afresh).",
+        "* `cache/`: every finished run, stored once (Parquet parts and a journal; delete it to start afresh).",
         "",
     ]
     return "\n".join(L)
@@ -182,7 +182,7 @@ def markdown_report(
 def write_outputs(exp: Experiment, outcome, runs_df, summary_df, ours: Numbers, meta: Mapping[str, Any]) -> dict:
     """Write runs.csv/.parquet, summary.csv, tables.txt, plots and report.md
     into the outcome's directory; return {what: file name}."""
-    out = os.path.dirname(outcome.cache.path)
+    out = outcome.out
     os.makedirs(out, exist_ok=True)
     files = {}
     runs_df.to_csv(os.path.join(out, "runs.csv"), index=False)

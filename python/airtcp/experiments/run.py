@@ -9,7 +9,9 @@ from typing import Any
 
 from .base import Experiment, Numbers
 from .report import all_text_tables, check_claims, claims_text, write_outputs
-from .runner import Outcome, execute, runs_frame, summarize
+from ..campaign.execute import describe, require_dask
+from ..campaign.store import open_store
+from .runner import STORE_TABLES, Outcome, execute, runs_frame, store_path, summarize
 
 
 @dataclasses.dataclass
@@ -54,12 +56,16 @@ def reproduce(
     write: bool = True,
     interrupt_after: int | None = None,
     command: str | None = None,
+    dask: Any = None,
 ) -> Reproduction:
     """Run ``experiment`` (an Experiment or a name) with ``runs`` runs per
     (cell, scheme) (default: the document's), reusing and extending the run
     cache in ``out`` (default ``airtcp-out/NAME``), then aggregate and, with
     ``write``, write runs.csv, runs.parquet, summary.csv, tables.txt, plots and
-    report.md into ``out``.
+    report.md into ``out``. Runs go on ``workers`` threads or on Dask
+    (``dask``: "local", a scheduler address or a Client). ``out`` is locked
+    while this runs: a second reproduction into it waits a few seconds and
+    then raises :class:`airtcp.campaign.store.StoreBusy`.
 
     >>> from airtcp.experiments import reproduce
     >>> r = reproduce("kick", runs=5)          # doctest: +SKIP
@@ -71,21 +77,26 @@ def reproduce(
         experiment = get(experiment)
     exp = experiment
     out = os.fspath(out) if out is not None else default_out(exp.name)
-    outcome = execute(exp, out, runs=runs, workers=workers, progress=progress, interrupt_after=interrupt_after)
-    rep = Reproduction(exp, outcome, out)
-    if outcome.interrupted:
-        return rep
-    rep.runs = runs_frame(outcome)
-    rep.summary, rep.numbers = summarize(exp, rep.runs)
-    if write:
-        meta = {
-            "command": command or f"airtcp reproduce {exp.name} --runs {outcome.plan.runs}",
-            "runs": outcome.plan.runs,
-            "total_runs": len(outcome.plan.jobs),
-            "executed": outcome.executed,
-            "reused": outcome.reused,
-            "wall_s": outcome.wall_s,
-            "workers": workers or os.cpu_count() or 1,
-        }
-        rep.files = write_outputs(exp, outcome, rep.runs, rep.summary, rep.numbers, meta)
+    require_dask(dask)
+    with open_store(store_path(out), STORE_TABLES) as store:
+        outcome = execute(
+            exp, out, runs=runs, workers=workers, progress=progress, interrupt_after=interrupt_after,
+            dask=dask, store=store,
+        )
+        rep = Reproduction(exp, outcome, out)
+        if outcome.interrupted:
+            return rep
+        rep.runs = runs_frame(outcome)
+        rep.summary, rep.numbers = summarize(exp, rep.runs)
+        if write:
+            meta = {
+                "command": command or f"airtcp reproduce {exp.name} --runs {outcome.plan.runs}",
+                "runs": outcome.plan.runs,
+                "total_runs": len(outcome.plan.jobs),
+                "executed": outcome.executed,
+                "reused": outcome.reused,
+                "wall_s": outcome.wall_s,
+                "workers": describe(dask, workers),
+            }
+            rep.files = write_outputs(exp, outcome, rep.runs, rep.summary, rep.numbers, meta)
     return rep

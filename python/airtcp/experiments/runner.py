@@ -1,19 +1,20 @@
 """Run an :class:`~airtcp.experiments.base.Experiment`: every (cell, scheme,
-run) on native threads (the simulator releases the GIL), each finished run
-cached on disk so that an interrupted reproduction resumes where it stopped.
+run) on native threads (the simulator releases the GIL) or a Dask cluster,
+each finished run stored once in ``OUT/cache/`` so that an interrupted
+reproduction resumes where it stopped.
 
-The cache is an append-only JSON-lines file, ``OUT/cache.jsonl``, one
-record per finished run::
+The runs go through the same machinery as a parameter sweep
+(:mod:`airtcp.campaign`): :func:`airtcp.campaign.execute.run_batches` runs
+them, a :mod:`campaign store <airtcp.campaign.store>` keeps them (Parquet
+parts committed through a journal, a lock against a second writer, bad
+records dropped with a warning and re-run). The store has two tables:
+``runs`` (key, cell as JSON, scheme, run, seed, wall_s) and ``metrics``
+(key, metric, value), one row per run and per run and metric.
 
-    {"key": "...", "cell": {...}, "scheme": "kick", "run": 3, "seed": 3,
-     "metrics": {"response_s": 1.23, ...}, "wall_s": 0.0004}
-
-A record's key is a SHA-256 of (experiment name and version, cell, scheme,
+A run's key is a SHA-256 of (experiment name and version, cell, scheme,
 run, seed, the SHA-256 of the scenario's TOML text, airtcp's version), so a
 changed parameter, scenario or metric definition never reuses a stale
-record. Each record is written with one ``write()`` on a file opened with
-O_APPEND; on loading, records are de-duplicated by key (first wins) and a
-truncated last line (a kill in the middle of a write) is cut off.
+record.
 """
 
 from __future__ import annotations
@@ -27,80 +28,38 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .. import __version__, _core
-from ..api import Result, Scenario, load
+from .. import __version__
+from ..api import Result, Scenario, _arrow_table, load
+from ..campaign.execute import Batch, batches_of, parallelism, require_dask, run_batches
+from ..campaign.store import Committer, Store, open_store, read_store
 from . import stats
 from .base import Experiment, Numbers, cell_key
 
-CACHE_FILE = "cache.jsonl"
+STORE_DIR = "cache"
+STORE_TABLES = ("runs", "metrics")
+SCHEMAS = {
+    "runs": {"key": "string", "cell": "string", "scheme": "string", "run": "int64", "seed": "uint64", "wall_s": "double"},
+    "metrics": {"key": "string", "metric": "string", "value": "double"},
+}
 
 
-# --------------------------------------------------------------------------
-# The cache
+def store_path(out: str | os.PathLike) -> str:
+    return os.path.join(os.fspath(out), STORE_DIR)
 
 
-class RunCache:
-    """Append-only JSON-lines store of finished runs, keyed by ``key``."""
-
-    def __init__(self, path: str | os.PathLike):
-        self.path = os.fspath(path)
-        self.records: dict[str, dict] = {}
-        self.duplicates = 0
-        self.corrupt = 0
-        self._fd: int | None = None
-        self._last_sync = 0.0
-
-    def load(self) -> dict[str, dict]:
-        """Read every complete record; cut off a truncated last line."""
-        self.records = {}
-        if not os.path.exists(self.path):
-            return self.records
-        with open(self.path, "rb") as f:
-            data = f.read()
-        end = data.rfind(b"\n") + 1  # 0 if there is no complete line
-        if end < len(data):
-            # A write was cut short: drop the partial line so that the
-            # next record starts on a line of its own.
-            with open(self.path, "r+b") as f:
-                f.truncate(end)
-            self.corrupt += 1
-        for line in data[:end].split(b"\n"):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                key = rec["key"]
-            except (ValueError, KeyError, TypeError):
-                self.corrupt += 1
-                continue
-            if key in self.records:
-                self.duplicates += 1
-                continue
-            self.records[key] = rec
-        return self.records
-
-    def append(self, record: Mapping[str, Any]) -> None:
-        if record["key"] in self.records:
-            self.duplicates += 1
-            return
-        if self._fd is None:
-            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-        os.write(self._fd, line)  # one write: a record is on disk whole or cut at the end
-        self.records[record["key"]] = dict(record)
-        now = time.monotonic()
-        if now - self._last_sync > 1.0:
-            os.fsync(self._fd)
-            self._last_sync = now
-
-    def close(self) -> None:
-        if self._fd is not None:
-            try:
-                os.fsync(self._fd)
-            finally:
-                os.close(self._fd)
-                self._fd = None
+def load_records(store: Store) -> dict[str, dict]:
+    """The stored runs: key -> {cell, scheme, run, seed, metrics, wall_s}."""
+    runs = store.read("runs").to_pydict()
+    records: dict[str, dict] = {}
+    for k, cell, scheme, run, seed, wall in zip(
+        runs.get("key", []), runs.get("cell", []), runs.get("scheme", []), runs.get("run", []),
+        runs.get("seed", []), runs.get("wall_s", []),
+    ):
+        records[k] = {"cell": json.loads(cell), "scheme": scheme, "run": run, "seed": seed, "metrics": {}, "wall_s": wall}
+    metrics = store.read("metrics").to_pydict()
+    for k, m, v in zip(metrics.get("key", []), metrics.get("metric", []), metrics.get("value", [])):
+        records[k]["metrics"][m] = math.nan if v is None else v
+    return records
 
 
 # --------------------------------------------------------------------------
@@ -121,9 +80,8 @@ class Job:
 class Plan:
     experiment: Experiment
     runs: int
-    texts: list[str]  # one per (cell, scheme)
+    texts: list[str]  # one per (cell, scheme), validated
     text_names: list[str]
-    scenarios: list[Scenario]  # loaded texts, one per (cell, scheme)
     jobs: list[Job]
 
 
@@ -158,46 +116,39 @@ def plan(exp: Experiment, runs: int | None = None) -> Plan:
         raise ValueError(f"runs must be at least 1, got {n}")
     texts: list[str] = []
     names: list[str] = []
-    scenarios: list[Scenario] = []
     jobs: list[Job] = []
     for ci, cell in enumerate(exp.cells):
         seeds = exp.cell_seeds(cell, n)
         for sch in exp.schemes:
-            sc = load_scenario(exp, cell, sch.name)
-            text = sc.text
-            scenarios.append(sc)
+            text = scenario_text(exp, cell, sch.name)
             texts.append(text)
             names.append(f"{exp.name}[{cell_key(cell)}]:{sch.name}")
             ti = len(texts) - 1
             for r, seed in enumerate(seeds, start=1):
                 jobs.append(Job(run_key(exp, cell, sch.name, r, seed, text), ci, sch.name, r, seed, ti))
-    return Plan(exp, n, texts, names, scenarios, jobs)
+    return Plan(exp, n, texts, names, jobs)
 
 
 # --------------------------------------------------------------------------
 # Running
 
 
-def _run_batch(task, check=None) -> list[tuple[str, dict, float]]:
-    """Run a batch of seeds of one (cell, scheme); return (key, metrics, wall_s).
-    ``check`` is the simulations' progress callback (cancellation)."""
-    metrics_fn, params, cell, scheme, sc, items = task
-    out = []
-    for key, seed in items:
-        t0 = time.perf_counter()
-        res = Result._from_core(_core.run(sc._core, seed, check))
-        m = metrics_fn(res, cell, scheme, params)
-        metrics = {k: (float(v) if v is not None else math.nan) for k, v in m.items()}
-        out.append((key, metrics, time.perf_counter() - t0))
-    return out
+def _run_metrics(d: Mapping[str, Any], metrics_fn, params, cell, scheme) -> tuple[dict, float]:
+    """A run's metrics (computed where it ran: a thread or a Dask worker)
+    and its wall time (building and simulating)."""
+    m = metrics_fn(Result._from_core(d), cell, scheme, params)
+    metrics = {k: (float(v) if v is not None else math.nan) for k, v in m.items()}
+    return metrics, d["setup_wall_s"] + d["run_wall_s"]
 
 
 @dataclasses.dataclass
 class Outcome:
-    """What :func:`execute` did."""
+    """What :func:`execute` did; ``records`` holds every stored run
+    (key -> {cell, scheme, run, seed, metrics, wall_s})."""
 
     plan: Plan
-    cache: RunCache
+    out: str
+    records: dict[str, dict]
     executed: int
     reused: int
     interrupted: bool
@@ -205,23 +156,47 @@ class Outcome:
 
     @property
     def complete(self) -> bool:
-        return all(j.key in self.cache.records for j in self.plan.jobs)
+        return all(j.key in self.records for j in self.plan.jobs)
+
+    @property
+    def stored(self) -> int:
+        """Runs of the plan that are stored."""
+        return sum(j.key in self.records for j in self.plan.jobs)
 
 
-def _batches(p: Plan, todo: list[Job], workers: int) -> list[tuple]:
+def _batches(p: Plan, todo: list[Job], parallel: int) -> list[Batch]:
     exp = p.experiment
-    size = max(1, min(25, len(todo) // (workers * 8) or 1))
     groups: dict[int, list[Job]] = {}
     for j in todo:
         groups.setdefault(j.text_index, []).append(j)
-    tasks = []
+    out = []
     for ti, js in groups.items():
-        cell = exp.cells[js[0].cell_index]
-        for i in range(0, len(js), size):
-            chunk = js[i : i + size]
-            items = [(j.key, j.seed) for j in chunk]
-            tasks.append((exp.metrics, dict(exp.params), dict(cell), js[0].scheme, p.scenarios[ti], items))
-    return tasks
+        cell = dict(exp.cells[js[0].cell_index])
+        args = (exp.metrics, dict(exp.params), cell, js[0].scheme)
+        for chunk in batches_of(js, parallel):
+            items = tuple((j.key, j.seed) for j in chunk)
+            out.append(Batch(p.texts[ti], p.text_names[ti], items, _run_metrics, args))
+    return out
+
+
+def _make_tables(p: Plan):
+    jobs = {j.key: j for j in p.jobs}
+    cells = [cell_key(c) for c in p.experiment.cells]
+
+    def make(pending) -> dict[str, Any]:
+        runs = {c: [] for c in SCHEMAS["runs"]}
+        metrics = {c: [] for c in SCHEMAS["metrics"]}
+        for key, (values, wall) in pending:
+            j = jobs[key]
+            for c, v in zip(SCHEMAS["runs"], (key, cells[j.cell_index], j.scheme, j.run, j.seed, wall)):
+                runs[c].append(v)
+            for name, v in values.items():
+                metrics["key"].append(key)
+                metrics["metric"].append(name)
+                metrics["value"].append(v)
+        return {"runs": _arrow_table(runs, SCHEMAS["runs"]), "metrics": _arrow_table(metrics, SCHEMAS["metrics"])}
+
+    return make
 
 
 def execute(
@@ -231,79 +206,67 @@ def execute(
     workers: int | None = None,
     progress: bool = True,
     interrupt_after: int | None = None,
+    dask: Any = None,
+    store: Store | None = None,
 ) -> Outcome:
-    """Run whatever of ``exp`` is not yet in ``OUT/cache.jsonl``.
+    """Run whatever of ``exp`` is not yet stored in ``OUT/cache``.
 
-    Returns an :class:`Outcome`; on Ctrl-C (KeyboardInterrupt) the threads
-    are stopped, finished runs stay cached and ``interrupted`` is True.
+    Runs go on ``workers`` threads, or on Dask (``dask``: "local", a
+    scheduler address or a Client; see :func:`airtcp.sweep`). Returns an
+    :class:`Outcome`; on Ctrl-C (KeyboardInterrupt) the runs are stopped,
+    finished ones stay stored and ``interrupted`` is True.
     ``interrupt_after`` (tests) acts as a Ctrl-C after that many new runs.
+    ``store``: the store, already open for writing (else it is opened and
+    closed here); StoreBusy if another process writes it.
     """
     t0 = time.perf_counter()
+    require_dask(dask)
     p = plan(exp, runs)
-    cache = RunCache(os.path.join(os.fspath(out), CACHE_FILE))
-    cache.load()
-    jobs_by_key = {j.key: j for j in p.jobs}
-    todo = [j for j in p.jobs if j.key not in cache.records]
-    reused = len(p.jobs) - len(todo)
-    if workers is None:
-        workers = os.cpu_count() or 1
-    workers = max(1, min(workers, len(todo) or 1))
-    executed = 0
-    interrupted = False
-
-    from tqdm.auto import tqdm
-
-    bar = tqdm(
-        total=len(p.jobs),
-        initial=reused,
-        unit="run",
-        desc=f"reproduce {exp.name}",
-        disable=not progress,
-        smoothing=0.05,
-    )
-
-    def record(key: str, metrics: dict, wall: float) -> None:
-        nonlocal executed
-        j = jobs_by_key[key]
-        cache.append(
-            {
-                "key": key,
-                "cell": dict(exp.cells[j.cell_index]),
-                "scheme": j.scheme,
-                "run": j.run,
-                "seed": j.seed,
-                "metrics": metrics,
-                "wall_s": round(wall, 6),
-            }
-        )
-        executed += 1
-        bar.update()
-        if interrupt_after is not None and executed >= interrupt_after:
-            raise KeyboardInterrupt
-
+    own = store is None
+    if own:
+        store = open_store(store_path(out), STORE_TABLES)
     try:
-        tasks = _batches(p, todo, workers)
-        if not tasks:
-            pass
-        elif workers == 1:
-            try:
-                for task in tasks:
-                    for key, metrics, wall in _run_batch(task):
-                        record(key, metrics, wall)
-            except KeyboardInterrupt:
-                interrupted = True
-        else:
-            from .._threads import run_in_threads
+        todo = [j for j in p.jobs if j.key not in store.done]
+        reused = len(p.jobs) - len(todo)
+        executed = 0
 
-            def finished(_: int, results) -> None:
-                for key, metrics, wall in results:
-                    record(key, metrics, wall)
+        from tqdm.auto import tqdm
 
-            interrupted = run_in_threads(tasks, _run_batch, workers, finished)
+        bar = tqdm(
+            total=len(p.jobs),
+            initial=reused,
+            unit="run",
+            desc=f"reproduce {exp.name}",
+            disable=not progress,
+            smoothing=0.05,
+        )
+        commits = Committer(store, _make_tables(p))
+
+        def finished(_: int, results) -> None:
+            nonlocal executed
+            for key, value in results:
+                commits.add(key, value)
+                executed += 1
+                bar.update()
+                if interrupt_after is not None and executed >= interrupt_after:
+                    raise KeyboardInterrupt
+
+        try:
+            batches = _batches(p, todo, parallelism(workers, dask))
+            interrupted = run_batches(batches, finished, workers=workers, dask=dask)
+        finally:
+            bar.close()
+            commits.flush()
+        records = load_records(store)
     finally:
-        bar.close()
-        cache.close()
-    return Outcome(p, cache, executed, reused, interrupted, time.perf_counter() - t0)
+        if own:
+            store.close()
+    return Outcome(p, os.fspath(out), records, executed, reused, interrupted, time.perf_counter() - t0)
+
+
+def stored_records(out: str | os.PathLike) -> dict[str, dict]:
+    """The runs stored in ``OUT/cache`` (read only, no lock)."""
+    return load_records(read_store(store_path(out), STORE_TABLES))
 
 
 # --------------------------------------------------------------------------
@@ -318,7 +281,7 @@ def runs_frame(outcome: Outcome):
     exp = outcome.plan.experiment
     rows = []
     for j in outcome.plan.jobs:
-        rec = outcome.cache.records.get(j.key)
+        rec = outcome.records.get(j.key)
         if rec is None:
             continue
         row = {**exp.cells[j.cell_index], "scheme": j.scheme, "run": j.run, "seed": j.seed}

@@ -191,15 +191,27 @@ def _pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a[keep], b[keep]
 
 
+def t_half_width(std, n):
+    """Half-width of the two-sided t interval of a mean: t_{n-1} quantile x
+    std / sqrt(n), from the sample standard deviation (ddof=1) and size.
+    Works on arrays (one interval per element, as for a sweep's points);
+    NaN where n < 2."""
+    from scipy import stats as st
+
+    std = np.asarray(std, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(all="ignore"):
+        q = st.t.ppf(0.5 + CONFIDENCE / 2, np.where(n >= 2, n - 1, np.nan))
+        h = q * std / np.sqrt(n)
+    return float(h) if h.ndim == 0 else h
+
+
 def _t_interval(d: np.ndarray) -> Interval:
     n = len(d)
     est = float(np.mean(d)) if n else math.nan
     if n < 2 or not np.all(np.isfinite(d)):
         return Interval(est, n=n, method="paired t")
-    from scipy import stats as st
-
-    se = float(np.std(d, ddof=1)) / math.sqrt(n)
-    h = float(st.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * se
+    h = t_half_width(np.std(d, ddof=1), n)
     return Interval(est, est - h, est + h, n, "t")
 
 
@@ -325,4 +337,5 @@ __all__ = [
     "difference",
     "ratio",
     "interval",
+    "t_half_width",
 ]

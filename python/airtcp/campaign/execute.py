@@ -1,0 +1,219 @@
+"""Running a campaign's runs: batches of seeds of one scenario, on local
+threads (the default) or on a Dask cluster.
+
+A batch is a :class:`Batch`: a scenario's TOML text, the (key, seed) of
+each run, and a module-level function that turns a run's result dict into
+what the caller stores (so that it travels to Dask workers by name). Every
+backend runs the same :func:`run_batch`, so a run's result is the same bit
+for bit on threads, on a LocalCluster or on a remote cluster.
+
+Threads need nothing: the simulator releases the GIL. Dask is imported
+only when asked for (``dask="local"``, an address such as
+``"tcp://host:8786"``, or a ``distributed.Client``); a worker lost in the
+middle of a batch (killed, out of memory) makes Dask run the batch again
+elsewhere, and the caller stores each run once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import __version__, _core
+
+
+class DaskMissing(RuntimeError):
+    """``dask=`` was given but Dask distributed is not installed."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Runs of one scenario: ``items`` are (key, seed); ``extract(result
+    dict, *args)`` makes each run's stored value."""
+
+    text: str
+    source_name: str
+    items: tuple[tuple[str, int], ...]
+    extract: Callable[..., Any]
+    args: tuple = ()
+
+
+def run_batch(batch: Batch, check: Callable[..., None] | None = None) -> list[tuple[str, Any]]:
+    """Load the batch's scenario once (building the world for its first
+    seed) and run each seed; return [(key, extract(result, *args))].
+    ``check`` is the simulations' progress callback (cancellation)."""
+    sc = _core.load(batch.text, batch.source_name, batch.items[0][1])
+    return [(key, batch.extract(_core.run(sc, seed, check), *batch.args)) for key, seed in batch.items]
+
+
+def batches_of(items: Sequence[Any], parallel: int, cap: int = 25) -> list[Sequence[Any]]:
+    """Split ``items`` (runs of one scenario) into batches: about eight
+    per worker for load balance, at most ``cap`` runs each (what a Ctrl-C
+    can lose per worker)."""
+    size = max(1, min(cap, len(items) // (parallel * 8) or 1))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+def describe(dask: Any, workers: int | None) -> str:
+    """Where runs go, for messages: "4 threads", "a Dask LocalCluster"..."""
+    if dask is None:
+        n = workers or default_workers()
+        return f"{n} thread" + ("s" if n != 1 else "")
+    if dask == "local":
+        n = workers or default_workers()
+        return f"a Dask LocalCluster of {n} worker" + ("s" if n != 1 else "")
+    if isinstance(dask, str):
+        return f"the Dask scheduler at {dask}"
+    return "a Dask cluster"
+
+
+def run_batches(
+    batches: Sequence[Batch],
+    on_result: Callable[[int, list[tuple[str, Any]]], None],
+    workers: int | None = None,
+    dask: Any = None,
+) -> bool:
+    """Run every batch; call ``on_result(index, results)`` on this thread as
+    each finishes (in completion order). Returns True if interrupted by
+    Ctrl-C (or a KeyboardInterrupt raised by ``on_result``): pending
+    batches never start and running ones stop; batches that finished have
+    been reported. An error in a batch stops the rest and is raised."""
+    if not batches:
+        return False
+    if dask is not None:
+        return _run_on_dask(batches, on_result, workers, dask)
+    n = max(1, min(workers or default_workers(), len(batches)))
+    if n == 1:
+        try:
+            for i, b in enumerate(batches):
+                on_result(i, run_batch(b))
+        except KeyboardInterrupt:
+            return True
+        return False
+    from .._threads import run_in_threads
+
+    return run_in_threads(batches, run_batch, n, on_result)
+
+
+def parallelism(workers: int | None, dask: Any) -> int:
+    """How many batches run at once (for batch sizes); a remote cluster's
+    size is unknown before connecting, so assume a few dozen."""
+    if dask is None or dask == "local":
+        return workers or default_workers()
+    return workers or 32
+
+
+# --------------------------------------------------------------------------
+# Dask
+
+
+def _on_worker(batch: Batch, client_version: str) -> list[tuple[str, Any]]:
+    """A batch on a Dask worker: the same airtcp as the client, or a clear
+    error (a different simulator could give different results)."""
+    if __version__ != client_version:
+        raise RuntimeError(
+            f"this Dask worker runs airtcp {__version__}, the client airtcp {client_version}: "
+            "install the same airtcp on every worker"
+        )
+    return run_batch(batch)
+
+
+def require_dask(dask: Any) -> None:
+    """Raise DaskMissing now (before anything is written) if ``dask`` asks
+    for Dask and it is not installed."""
+    if dask is not None:
+        _import_distributed()
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise DaskMissing("--dask needs Dask distributed: pip install 'airtcp[dask]'") from None
+    return distributed
+
+
+def connect(dask: Any, workers: int | None):
+    """(client, cluster we started or None) for ``dask``: "local" starts a
+    LocalCluster of ``workers`` single-threaded processes; a string is a
+    scheduler address; a Client is used as is; a cluster object gets a
+    client."""
+    distributed = _import_distributed()
+    if isinstance(dask, distributed.Client):
+        return dask, None
+    if dask == "local":
+        import logging
+
+        cluster = distributed.LocalCluster(
+            n_workers=workers or default_workers(),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        try:
+            return distributed.Client(cluster), cluster
+        except BaseException:
+            cluster.close()
+            raise
+    if isinstance(dask, str):
+        try:
+            return distributed.Client(dask, timeout="30s"), None
+        except OSError as e:
+            raise OSError(f"cannot reach the Dask scheduler at {dask}: {e}") from None
+    if hasattr(dask, "scheduler_address"):
+        return distributed.Client(dask), None
+    raise TypeError(f"dask must be 'local', a scheduler address or a distributed.Client, not {type(dask).__name__}")
+
+
+def _run_on_dask(
+    batches: Sequence[Batch],
+    on_result: Callable[[int, list[tuple[str, Any]]], None],
+    workers: int | None,
+    dask: Any,
+) -> bool:
+    distributed = _import_distributed()
+    client, cluster = connect(dask, workers)
+    owned = client is not dask
+    interrupted = False
+    futures: dict[Any, int] = {}
+    try:
+        # A window of submitted batches, refilled as they finish, keeps the
+        # scheduler's queue (and the client's memory) small on big sweeps.
+        window = max(64, 4 * len(client.scheduler_info().get("workers", {})))
+        pending = iter(range(len(batches)))
+        done = distributed.as_completed()
+
+        def submit(k: int) -> None:
+            fut = client.submit(_on_worker, batches[k], __version__, pure=False)
+            futures[fut] = k
+            done.add(fut)
+
+        for k in pending:
+            submit(k)
+            if len(futures) >= window:
+                break
+        for fut in done:
+            k = futures.pop(fut)
+            result = fut.result()  # a batch's error is raised here
+            fut.release()
+            on_result(k, result)
+            nxt = next(pending, None)
+            if nxt is not None:
+                submit(nxt)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if futures:
+            client.cancel(list(futures))
+        if owned:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    return interrupted

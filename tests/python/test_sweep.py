@@ -1,0 +1,449 @@
+"""Issue 15: parameter sweeps (airtcp sweep, airtcp.sweep, load_results):
+validation before any run, typed columns, common random numbers, a store
+that keeps every point x seed exactly once through Ctrl-C and kill -9,
+summaries with the t interval of experiments/stats.py."""
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import airtcp
+from airtcp.campaign import paths
+from airtcp.campaign.store import JOURNAL, StoreBusy, StoreError, StoreWarning, open_store
+from airtcp.campaign.sweep import STORE_TABLES, define
+from airtcp.experiments import base, stats
+from conftest import EXAMPLES, REPO, run_cli
+
+BASE = """\
+[simulation]
+duration = "{duration}"
+seed = 1
+
+[[link]]
+a = "S"
+b = "BS"
+rate = "10Mbps"
+delay = "20ms"
+
+[[link]]
+a = "BS"
+b = "M"
+rate = "2Mbps"
+delay = "5ms"
+a_to_b = {{ error = {{ kind = "bernoulli", per = 0.01, applies_to = "data" }} }}
+
+[[flow]]
+from = "S"
+to = "M"
+tcp = {{ variant = "newreno" }}
+app = {{ kind = "bulk" }}
+"""
+
+SWEEP = """
+[sweep]
+runs = {runs}
+
+[sweep.parameters]
+per = {{ path = 'link["BS->M"].a_to_b.error.per', values = [0.01, 0.05] }}
+tcp = {{ path = "flow[*].tcp.variant", values = ["reno", "sack"] }}
+"""
+
+
+def write(tmp_path, text, name="s.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def sweep_file(tmp_path, runs=3, duration="5s"):
+    return write(tmp_path, BASE.format(duration=duration) + SWEEP.format(runs=runs))
+
+
+def counts(res):
+    """How many times each (point, seed) is stored, from the runs table."""
+    return res.runs.groupby(["point", "seed"]).size()
+
+
+def same_results(a, b):
+    """Every stored table of two sweeps holds the same rows, value for value
+    (floats exactly, NaN equal to NaN), in the same order, with the same
+    types; only the wall-clock columns may differ."""
+    for t in STORE_TABLES:
+        x, y = (r.tables[t].to_pandas() for r in (a, b))
+        wall = [c for c in x.columns if c.endswith("wall_s")]
+        assert len(x) == len(y) and x.drop(columns=wall).equals(y.drop(columns=wall)), t
+
+
+def test_every_point_and_seed_once_with_typed_columns_and_common_seeds(tmp_path):
+    path = sweep_file(tmp_path)
+    res = airtcp.sweep(path, out=tmp_path / "out", workers=2, progress=False)
+    assert res.complete and (res.planned, res.executed, res.reused) == (12, 12, 0)
+    flows = res.flows
+    assert len(flows) == 12 and len(res.runs) == 12 and len(res.links) == 12 * 4
+    assert (counts(res) == 1).all() and len(counts(res)) == 12
+    # The point's parameters as typed columns, before the results.
+    assert list(flows.columns[:4]) == ["point", "per", "tcp", "seed"]
+    assert str(flows.per.dtype) == "float64" and flows.seed.dtype == np.uint64
+    assert {(r.per, r.tcp) for r in flows.itertuples()} == {(0.01, "reno"), (0.01, "sack"), (0.05, "reno"), (0.05, "sack")}
+    assert set(flows.variant[flows.tcp == "sack"]) == {"sack"}  # the value reached the scenario
+    # Ordered by point then seed; the first parameter varies slowest.
+    assert list(flows.point) == sorted(flows.point) and list(flows.seed[:3]) == [1, 2, 3]
+    # Common random numbers by construction: point p, seed s is exactly the
+    # point's scenario run with seed s.
+    doc = airtcp.load(path)
+    for point, per, tcp in [(1, 0.01, "sack"), (2, 0.05, "reno")]:
+        scenario = BASE.format(duration="5s").replace("per = 0.01", f"per = {per}").replace('"newreno"', f'"{tcp}"')
+        alone = airtcp.run_many(airtcp.load({**_toml(scenario)}), [1, 2, 3], workers=1, progress=False)
+        got = res.flows[res.flows.point == point].drop(columns=["point", "per", "tcp"]).reset_index(drop=True)
+        assert got.equals(alone.flows), (point, got, alone.flows)
+    assert doc.has_sweep and "per" in (tmp_path / "out" / "summary.csv").read_text()
+
+
+def _toml(text):
+    import tomllib
+
+    return tomllib.loads(text)
+
+
+def test_summary_is_the_t_interval_of_experiments_stats(tmp_path):
+    res = airtcp.sweep(sweep_file(tmp_path, runs=4), out=tmp_path / "o", workers=2, progress=False)
+    s = res.summary
+    row = s[(s.point == 3) & (s.metric == "goodput_bps") & (s.table == "flows")].iloc[0]
+    x = res.flows[res.flows.point == 3].goodput_bps.to_numpy()
+    iv = stats.interval(x, base.mean)
+    assert (row.per, row.tcp, row["name"], row.runs) == (0.05, "sack", "flow0", 4)
+    assert row["mean"] == pytest.approx(iv.estimate, rel=1e-12)
+    assert (row.ci_low, row.ci_high) == (pytest.approx(iv.low, rel=1e-12), pytest.approx(iv.high, rel=1e-12))
+    assert row.ci_low < row["mean"] < row.ci_high
+    # Every link direction, and the text table a terminal shows.
+    assert set(s[s.table == "links"]["name"]) == {"S->BS", "BS->S", "BS->M", "M->BS"}
+    text = res.summary_text()
+    assert "goodput Mb/s [95% CI]" in text and f"[{row.ci_low / 1e6:.3f}, {row.ci_high / 1e6:.3f}]" in text
+
+
+def test_extending_a_sweep_runs_only_what_is_new(tmp_path):
+    path = sweep_file(tmp_path, runs=2)
+    out = tmp_path / "out"
+    first = airtcp.sweep(path, out=out, workers=1, progress=False)
+    assert (first.executed, first.reused) == (8, 0)
+    # Two more seeds: only those run.
+    more = airtcp.sweep(path, runs=4, out=out, workers=1, progress=False)
+    assert (more.executed, more.reused) == (8, 8)
+    # A new value: only its points run; old points keep their index.
+    params = {
+        "per": {"path": 'link["BS->M"].a_to_b.error.per', "values": [0.01, 0.05, 0.1]},
+        "tcp": ("flow[*].tcp.variant", ["reno", "sack"]),
+    }
+    grown = airtcp.sweep(path, params, runs=4, out=out, workers=2, progress=False)
+    assert (grown.executed, grown.reused) == (8, 16)
+    pts = grown.points
+    assert list(pts.point) == [0, 1, 2, 3, 4, 5] and list(pts.runs) == [4] * 6
+    assert (pts.per[pts.point == 4].item(), pts.tcp[pts.point == 4].item()) == (0.1, "reno")
+    assert (counts(airtcp.load_results(out)) == 1).all()
+    # A different base scenario is another sweep: refused, nothing run.
+    other = write(tmp_path, BASE.format(duration="6s") + SWEEP.format(runs=2), "other.toml")
+    with pytest.raises(StoreError, match="holds another sweep: its base scenario differs"):
+        airtcp.sweep(other, out=out, progress=False)
+    r = run_cli("sweep", other, "--out", out, "-q")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "choose another output directory" in r.stderr
+
+
+def test_two_sweeps_into_one_directory_are_refused(tmp_path):
+    path = sweep_file(tmp_path, runs=1)
+    out = tmp_path / "out"
+    airtcp.sweep(path, out=out, progress=False)
+    with open_store(out, STORE_TABLES):  # another process writing it
+        with pytest.raises(StoreBusy, match="being written by another process"):
+            airtcp.sweep(path, runs=2, out=out, progress=False)
+        r = run_cli("sweep", path, "--out", out, "--runs", "2")
+        assert r.returncode == 2 and "being written by another process (pid" in r.stderr
+        st = run_cli("sweep", "--status", out)
+        assert st.returncode == 0 and "writing now: pid" in st.stdout
+    r = run_cli("sweep", path, "--out", out, "--runs", "2", "-q")
+    assert r.returncode == 0, r.stderr
+
+
+def test_dask_is_not_imported_by_airtcp_run_nor_by_a_sweep_on_threads(tmp_path):
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "airtcp", "run", "examples/dumbbell.toml"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    imported = {m.group(1).strip() for m in re.finditer(r"\|\s*([\w.]+)\s*$", p.stderr, re.M)}
+    assert p.returncode == 0 and "airtcp.cli" in imported
+    assert not {m for m in imported if m.split(".")[0] in ("dask", "distributed") or m.startswith("airtcp.campaign")}
+    code = f"import sys, airtcp; airtcp.sweep({str(sweep_file(tmp_path, 1))!r}, out={str(tmp_path / 'o')!r}, progress=False); "
+    code += "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == "[]", p.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_then_kill_9_then_resume_stores_each_point_and_seed_once(tmp_path):
+    # 4 points x 8 seeds of 8 flows on a 50 Mb/s path, about 0.1 s a run:
+    # a few seconds on one thread, with a commit about every second.
+    fast = BASE.format(duration="30s").replace('"2Mbps"', '"50Mbps"').replace('"10Mbps"', '"100Mbps"')
+    sweep_table = SWEEP.format(runs=8).replace("[0.01, 0.05]", "[0.0001, 0.001]")
+    path = write(tmp_path, fast.replace("[[flow]]\n", "[[flow]]\ncount = 8\n") + sweep_table)
+    out = tmp_path / "out"
+    journal = out / JOURNAL
+
+    def start():
+        return subprocess.Popen(
+            [sys.executable, "-m", "airtcp", "sweep", str(path), "--out", str(out), "--workers", "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
+    def wait_for_commits(p, lines):
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None:
+            if journal.exists() and journal.read_bytes().count(b"\n") >= lines:
+                return
+            time.sleep(0.02)
+        pytest.fail(f"no commit: {p.poll()} {p.stderr.read() if p.poll() is not None else ''}")
+
+    # Ctrl-C: finished runs are kept, the resume hint is printed.
+    p = start()
+    wait_for_commits(p, 1)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert f"Run the same command again to resume: airtcp sweep {path} --out {out} --workers 1" in err
+    after_ctrl_c = airtcp.load_results(out)
+    assert 0 < after_ctrl_c.finished < 32 and (counts(after_ctrl_c) == 1).all()
+
+    # kill -9 in the middle of the resumed sweep.
+    p = start()
+    wait_for_commits(p, journal.read_bytes().count(b"\n") + 1)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.communicate(timeout=60)
+    killed = airtcp.load_results(out)
+    assert after_ctrl_c.finished < killed.finished < 32 and (counts(killed) == 1).all()
+    st = run_cli("sweep", "--status", out)
+    assert f"done: {killed.finished} of 32 runs" in st.stdout and "not being written now" in st.stdout
+
+    # Resume: only the missing runs are simulated, each stored once, and the
+    # tables are those of an uninterrupted sweep, bit for bit.
+    r = run_cli("sweep", path, "--out", out, "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert f"32 runs ({32 - killed.finished} simulated on 2 threads, {killed.finished} already in" in r.stdout
+    done = airtcp.load_results(out)
+    assert done.complete and len(counts(done)) == 32 and (counts(done) == 1).all()
+    same_results(done, airtcp.sweep(path, out=tmp_path / "whole", workers=2, progress=False))
+
+
+def test_bad_records_are_dropped_with_a_warning_and_run_again(tmp_path):
+    path = sweep_file(tmp_path, runs=2)
+    out = tmp_path / "out"
+    res = airtcp.sweep(path, out=out, workers=1, progress=False)
+    assert len(res._store.parts) == 1
+    # A journal line whose flows file lost rows (another tool, a full disk).
+    line = json.loads((out / JOURNAL).read_text())
+    line["rows"]["flows"] += 1
+    (out / JOURNAL).write_text(json.dumps(line) + "\n")
+    with pytest.warns(StoreWarning, match="holds 8 rows, the journal says 9"):
+        again = airtcp.sweep(path, out=out, workers=1, progress=False)
+    assert (again.executed, again.reused) == (8, 0) and (counts(again) == 1).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert airtcp.load_results(out).complete
+
+
+# --------------------------------------------------------------------------
+# Bad definitions: one line, before any run
+
+
+def bad(tmp_path, sweep_table):
+    path = write(tmp_path, BASE.format(duration="5s") + sweep_table)
+    r = run_cli("sweep", path, "--out", tmp_path / "out", "-q")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert not (tmp_path / "out").exists()  # nothing ran, nothing written
+    with pytest.raises(airtcp.ScenarioError) as e:
+        define(path)
+    assert str(e.value) == r.stderr.strip()
+    return r.stderr.strip()
+
+
+LINE = 24  # the line of the first parameter in the tables below
+
+
+@pytest.mark.parametrize(
+    "table, expected",
+    [
+        # an unknown path: the loader names the field
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.varient", values = ["reno"] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.values\[0\]: v = \"reno\" \(sweep point 0: v=\"reno\"\) is rejected: "
+            r"flow\[0\].tcp.varient: unknown field `varient`",
+        ),
+        (
+            "[sweep]\n[sweep.parameters]\nv = { path = 'link[\"BS->X\"].delay', values = [\"1ms\"] }\n",
+            rf"s.toml:{LINE}: sweep.parameters.v.path: link: no entry 'BS->X' \(entries: S->BS, BS->M\)",
+        ),
+        (
+            "[sweep]\n[sweep.parameters]\nv = { path = 'link[\"M->BS\"].a_to_b.error.per', values = [0.1] }\n",
+            rf"s.toml:{LINE}: sweep.parameters.v.path: .*written a = 'BS', b = 'M': select it as link\[\"BS->M\"\]",
+        ),
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow.tcp.variant", values = ["reno"] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.path: flow is a list: select with flow\[0\]",
+        ),
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[2].start", values = ["1s"] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.path: flow: index 2 is out of range \(1 entry, flow\[0\]\)",
+        ),
+        # a wrong type: for the field, and within one parameter
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.sack", values = ["yes"] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.values\[0\]: .*flow\[0\].tcp.sack: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", 3] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.values: values of one parameter must have one type .*integer, string",
+        ),
+        # a bad value names its point
+        (
+            "[sweep]\n[sweep.parameters]\nper = { path = 'link[\"BS->M\"].a_to_b.error.per', values = [0.1, 1.5] }\n",
+            rf"s.toml:{LINE}: sweep.parameters.per.values\[1\]: per = 1.5 \(sweep point 1: per=1.5\) is rejected: "
+            r"link\[1\].a_to_b.error.per: probability 1.5 is outside \[0, 1\]",
+        ),
+        (
+            '[sweep]\n[sweep.parameters]\nd = { path = "simulation.duration", values = [1, -2], unit = "s" }\n',
+            rf"s.toml:{LINE}: sweep.parameters.d.values\[1\]: d = -2 \(sweep point 1: d=-2\) is rejected: simulation.duration",
+        ),
+        # a combination the loader rejects, named by its point
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", "sack"] }\n'
+            'r = { path = "flow[*].tcp.timeout_response", values = ["standard", "dclor"] }\n',
+            r"s.toml:22: sweep: point 1 \(v=\"reno\", r=\"dclor\"\) is rejected: flow\[0\].tcp",
+        ),
+        # an empty grid
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = [] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.values: empty: a parameter needs at least one value",
+        ),
+        ("[sweep]\nruns = 3\n", r"s.toml:22: sweep.parameters: no parameters: a sweep needs at least one"),
+        (
+            '[sweep]\nseeds = []\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n',
+            r"s.toml:23: sweep.seeds: empty: a sweep needs at least one seed",
+        ),
+        (
+            '[sweep]\nruns = 0\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n',
+            r"s.toml:23: sweep.runs: expected a positive number of runs, got 0",
+        ),
+        # definitions that cannot mean what they say
+        (
+            '[sweep]\ncombine = "zip"\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n'
+            'w = { path = "flow[0].start", values = [1, 2], unit = "s" }\n',
+            r"s.toml:23: sweep.combine: zip needs parameters with as many values each",
+        ),
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n'
+            'w = { path = "flow[0].tcp", values = [{ variant = "sack" }] }\n',
+            r"s.toml:25: sweep.parameters.w.path: flow\[0\].tcp sets what parameter v .* sets",
+        ),
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", "reno"] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.values\[1\]: 'reno' is listed twice",
+        ),
+        (
+            '[sweep]\n[sweep.parameters]\nvariant = { path = "flow[*].tcp.variant", values = ["reno"] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.variant: 'variant' is already a column of the flows table",
+        ),
+        ("[sweep]\nrun = 3\n", r"s.toml:23: sweep.run: unknown key \(expected parameters, runs, seeds, combine\)"),
+        (
+            '[sweep]\n[sweep.parameters]\nv = { path = "link[*", values = [1] }\n',
+            rf"s.toml:{LINE}: sweep.parameters.v.path: cannot parse 'link\[\*' at character 6",
+        ),
+    ],
+)
+def test_bad_sweeps_get_one_line_before_any_run(tmp_path, table, expected):
+    assert re.fullmatch(expected + ".*", bad(tmp_path, table)), bad(tmp_path, table)
+
+
+def test_no_sweep_table_and_python_definitions(tmp_path):
+    path = write(tmp_path, BASE.format(duration="5s"))
+    r = run_cli("sweep", path, "-q")
+    assert r.returncode == 2 and r.stderr == f"{path}: sweep: the scenario has no [sweep] table (see docs/sweeps.md)\n"
+    # In Python: a (path, values) pair; table values get labels; units.
+    d = define(
+        path,
+        {
+            "q": {
+                "path": 'link["BS->M"].queue',
+                "values": [{"kind": "droptail", "limit": "10pkt"}, {"kind": "droptail", "limit": "100pkt"}],
+                "labels": ["small", "large"],
+            },
+            "delay_ms": {"path": 'link["S->BS"].delay', "values": [10, 50], "unit": "ms"},
+        },
+        seeds=[5, 9],
+        combine="zip",
+    )
+    assert [p.values for p in d.points] == [{"q": "small", "delay_ms": 10}, {"q": "large", "delay_ms": 50}]
+    assert 'delay = "50ms"' in d.points[1].text and 'limit = "100pkt"' in d.points[1].text
+    assert d.seeds == [5, 9] and d.describe() == "2 points (q: 2, zipped with delay_ms: 2) x 2 seeds = 4 runs"
+    # Defined in Python: the error has no line, the field and file still.
+    with pytest.raises(airtcp.ScenarioError, match=r"s.toml: sweep.parameters.y.path: nosuch\[0\]: the scenario has no"):
+        define(path, {"x": ("simulation.duration", ["1s"]), "y": ("nosuch[0].a", [1])})
+
+
+def test_paths():
+    doc = {
+        "link": [{"a": "A", "b": "B"}, {"a": "B", "b": "C", "a_to_b": {"rate": "1Mbps"}}],
+        "node": [{"name": "B", "agents": [{"kind": "snoop"}, {"kind": "arq", "peer": "C"}]}],
+    }
+    locs = paths.locations(doc, paths.parse('link["B->C"].a_to_b.error.per'))
+    assert [paths.text(loc) for loc in locs] == ["link[1].a_to_b.error.per"]
+    paths.assign(doc, locs[0], 0.1)
+    assert doc["link"][1]["a_to_b"] == {"rate": "1Mbps", "error": {"per": 0.1}}
+    locs = paths.locations(doc, paths.parse('node["B"].agents["arq"].retries'))
+    assert [paths.text(loc) for loc in locs] == ["node[0].agents[1].retries"]
+    assert len(paths.locations(doc, paths.parse("link[*].delay"))) == 2
+    assert paths.overlaps(paths.parse("link[1].a_to_b"), paths.parse("link[1].a_to_b.rate"))
+    assert not paths.overlaps(paths.parse("link[1].a"), paths.parse("link[1].a_to_b"))
+    for bad_path in ("", "link[", "link[x]", "link.", "a..b", 'link["x'):
+        with pytest.raises(paths.PathError):
+            paths.parse(bad_path)
+
+
+def test_the_example_validates_and_its_docs_page_exists():
+    r = run_cli("validate", EXAMPLES / "sweep.toml")
+    assert r.returncode == 0, r.stderr
+    assert "sweep: 12 points (per: 4 x tcp: 3) x 10 seeds = 120 runs, every point valid" in r.stdout
+    run = run_cli("run", EXAMPLES / "sweep.toml", "-q")
+    assert run.returncode == 0 and "defines a [sweep]; this runs its base scenario" in run.stderr
+    assert (REPO / "docs" / "sweeps.md").exists()
+
+
+def test_the_docs_page_runs(tmp_path):
+    """docs/sweeps.md: its commands and Python blocks run as written (a
+    shorter sweep; the SLURM block needs a cluster)."""
+    text = (REPO / "docs" / "sweeps.md").read_text()
+    (tmp_path / "examples").mkdir()
+    for name in ("sweep.toml", "wireless.toml"):
+        (tmp_path / "examples" / name).write_text((EXAMPLES / name).read_text())
+    r = run_cli("sweep", "examples/sweep.toml", "--runs", "3", "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 5
+    for code in blocks:
+        if "dask_jobqueue" in code:
+            continue
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        assert p.returncode == 0, (code, p.stderr)
+    assert (tmp_path / "airtcp-out" / "sweep" / "goodput.png").stat().st_size > 10_000
