@@ -13,13 +13,15 @@
     airtcp --version
 
 Exit status: 0 on success, 2 for a wrong scenario or wrong usage (the error
-is one line on stderr), 130 when interrupted with Ctrl-C (whatever finished
+is one line on stderr), 1 when another sweep or reproduction is writing the
+same output directory, 130 when interrupted with Ctrl-C (whatever finished
 is still reported and written, and the command that resumes is printed).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -32,6 +34,8 @@ from .api import Result, ScenarioError, load, run, run_many
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# Another sweep or reproduction is writing the same output directory.
+EXIT_BUSY = 1
 TABLE_FILES = ("flows", "links", "transfers", "series", "agents")
 
 
@@ -329,8 +333,8 @@ def write_result(res: Result, out: str, fmt: str) -> dict[str, str]:
 
 def cmd_sweep(args) -> int:
     from .campaign.execute import DaskMissing, describe
-    from .campaign.store import StoreError
-    from .campaign.sweep import SUMMARY, status, sweep
+    from .campaign.store import StoreBusy, StoreError
+    from .campaign.sweep import SUMMARY, default_out, status, sweep
 
     if args.status:
         if args.file:
@@ -355,26 +359,33 @@ def cmd_sweep(args) -> int:
             return EXIT_USAGE
         seeds = range(args.seed, args.seed + args.runs)
     command = " ".join(["airtcp sweep", args.file, *_command_line(args)])
+    out = args.out or default_out(args.file)
     show = not args.quiet and sys.stderr.isatty()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # the interruption: said below
+        with _campaign_warnings():
             res = sweep(
                 args.file,
                 runs=args.runs if seeds is None else None,
                 seeds=seeds,
-                out=args.out,
+                out=out,
                 workers=args.workers,
                 dask=args.dask,
                 progress=show,
             )
+    except StoreBusy as e:
+        print(f"airtcp: {e}", file=sys.stderr)
+        return EXIT_BUSY
     except (StoreError, DaskMissing, OSError) as e:
         print(f"airtcp: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        # Outside the runs (checking the points, writing the summary):
+        # whatever finished is stored all the same.
+        print(f"airtcp: interrupted; finished runs are stored in {out}.\n{_resume(command)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if res.interrupted:
         print(
-            f"airtcp: interrupted; {res.finished} of {res.planned} runs are stored in {res.out}.\n"
-            f"Run the same command again to resume: {command}",
+            f"airtcp: interrupted; {res.finished} of {res.planned} runs are stored in {res.out}.\n{_resume(command)}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
@@ -387,6 +398,20 @@ def cmd_sweep(args) -> int:
             f"load them with airtcp.load_results({res.out!r})"
         )
     return 0
+
+
+def _resume(command: str) -> str:
+    return f"Run the same command again to resume: {command}"
+
+
+@contextlib.contextmanager
+def _campaign_warnings():
+    """A campaign's warnings (a stored run dropped and run again) as one
+    line each; its RuntimeWarning on Ctrl-C is said by the caller."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.showwarning = lambda message, *_, **__: print(f"airtcp: warning: {message}", file=sys.stderr)
+        yield
 
 
 def cmd_bench(args) -> int:
@@ -456,24 +481,33 @@ def cmd_reproduce(args) -> int:
     show = not args.quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
     from .campaign.execute import DaskMissing
-    from .campaign.store import StoreError
+    from .campaign.store import StoreBusy, StoreError
     from .experiments.runner import store_path
 
     try:
-        rep = reproduce(
-            exp, runs=args.runs, out=out, workers=args.workers, progress=show, command=command, dask=args.dask
-        )
+        with _campaign_warnings():
+            rep = reproduce(
+                exp, runs=args.runs, out=out, workers=args.workers, progress=show, command=command, dask=args.dask
+            )
     except ValueError as e:  # a parameter the experiment rejects
         print(f"airtcp: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except StoreBusy as e:
+        print(f"airtcp: {e}", file=sys.stderr)
+        return EXIT_BUSY
     except (StoreError, DaskMissing, OSError) as e:
         print(f"airtcp: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        # Outside the runs (planning, writing the report): whatever
+        # finished is stored all the same.
+        print(f"airtcp: interrupted; finished runs are stored in {store_path(out)}.\n{_resume(command)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     oc = rep.outcome
     if rep.interrupted:
         print(
             f"airtcp: interrupted; {oc.stored} of {len(oc.plan.jobs)} runs are stored in "
-            f"{store_path(out)}.\nRun the same command again to resume: {command}",
+            f"{store_path(out)}.\n{_resume(command)}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED

@@ -1,6 +1,5 @@
 """The reproduction harness (airtcp.experiments) and `airtcp reproduce`."""
 
-import json
 import os
 import signal
 import subprocess
@@ -67,8 +66,10 @@ def test_a_second_reproduction_into_the_same_directory_is_refused(tmp_path):
     with open_store(tmp_path / STORE_DIR, ("runs", "metrics")):
         with pytest.raises(StoreBusy, match="being written by another process .*pid"):
             reproduce(exp, runs=1, out=tmp_path, workers=1, progress=False)
-    r = run_cli("reproduce", "kick", "--runs", "1", "--out", tmp_path, "-q")
-    assert r.returncode == 0, r.stderr  # the lock went with the first writer
+        r = run_cli("reproduce", "kick", "--runs", "1", "--out", tmp_path, "-q")
+        assert r.returncode == 1 and r.stderr.count("\n") == 1 and "being written by another process" in r.stderr
+    # The lock went with the first writer.
+    assert reproduce(exp, runs=1, out=tmp_path, workers=1, progress=False, write=False).outcome.complete
 
 
 def test_resumed_results_equal_uninterrupted_ones(tmp_path):
@@ -233,3 +234,22 @@ def test_cli_ctrl_c_keeps_the_cache(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", StoreWarning)  # nothing half-written
         assert len(stored_records(tmp_path)) > 0
+
+
+def test_every_interruption_prints_the_resume_hint(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C outside the runs (planning, writing the report) still says
+    how to resume."""
+    import airtcp.experiments.run as run_module
+    from airtcp import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "reproduce", interrupted)
+    assert cli.main(["reproduce", "kick", "--runs", "2", "--out", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert err == (
+        f"airtcp: interrupted; finished runs are stored in {tmp_path / STORE_DIR}.\n"
+        f"Run the same command again to resume: airtcp reproduce kick --runs 2 --out {tmp_path}\n"
+    )
+

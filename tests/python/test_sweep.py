@@ -4,7 +4,6 @@ that keeps every point x seed exactly once through Ctrl-C and kill -9,
 summaries with the t interval of experiments/stats.py."""
 
 import json
-import math
 import os
 import re
 import signal
@@ -93,7 +92,12 @@ def test_every_point_and_seed_once_with_typed_columns_and_common_seeds(tmp_path)
     # The point's parameters as typed columns, before the results.
     assert list(flows.columns[:4]) == ["point", "per", "tcp", "seed"]
     assert str(flows.per.dtype) == "float64" and flows.seed.dtype == np.uint64
-    assert {(r.per, r.tcp) for r in flows.itertuples()} == {(0.01, "reno"), (0.01, "sack"), (0.05, "reno"), (0.05, "sack")}
+    assert {(r.per, r.tcp) for r in flows.itertuples()} == {
+        (0.01, "reno"),
+        (0.01, "sack"),
+        (0.05, "reno"),
+        (0.05, "sack"),
+    }
     assert set(flows.variant[flows.tcp == "sack"]) == {"sack"}  # the value reached the scenario
     # Ordered by point then seed; the first parameter varies slowest.
     assert list(flows.point) == sorted(flows.point) and list(flows.seed[:3]) == [1, 2, 3]
@@ -165,11 +169,11 @@ def test_two_sweeps_into_one_directory_are_refused(tmp_path):
         with pytest.raises(StoreBusy, match="being written by another process"):
             airtcp.sweep(path, runs=2, out=out, progress=False)
         r = run_cli("sweep", path, "--out", out, "--runs", "2")
-        assert r.returncode == 2 and "being written by another process (pid" in r.stderr
+        assert r.returncode == 1 and "being written by another process (pid" in r.stderr
+        assert r.stderr.count("\n") == 1
         st = run_cli("sweep", "--status", out)
         assert st.returncode == 0 and "writing now: pid" in st.stdout
-    r = run_cli("sweep", path, "--out", out, "--runs", "2", "-q")
-    assert r.returncode == 0, r.stderr
+    assert airtcp.sweep(path, runs=2, out=out, progress=False).complete  # the lock went with the writer
 
 
 def test_dask_is_not_imported_by_airtcp_run_nor_by_a_sweep_on_threads(tmp_path):
@@ -251,6 +255,7 @@ def test_bad_records_are_dropped_with_a_warning_and_run_again(tmp_path):
     out = tmp_path / "out"
     res = airtcp.sweep(path, out=out, workers=1, progress=False)
     assert len(res._store.parts) == 1
+    true_goodput = res.flows.goodput_bps.copy()
     # A journal line whose flows file lost rows (another tool, a full disk).
     line = json.loads((out / JOURNAL).read_text())
     line["rows"]["flows"] += 1
@@ -258,9 +263,40 @@ def test_bad_records_are_dropped_with_a_warning_and_run_again(tmp_path):
     with pytest.warns(StoreWarning, match="holds 8 rows, the journal says 9"):
         again = airtcp.sweep(path, out=out, workers=1, progress=False)
     assert (again.executed, again.reused) == (8, 0) and (counts(again) == 1).all()
+    # A value edited in place (a valid Parquet file, the same rows): not
+    # trusted either.
+    import pyarrow.parquet as pq
+
+    part = next((out / "flows").glob("part-*.parquet"))
+    table = pq.read_table(part)
+    pq.write_table(table.set_column(table.column_names.index("goodput_bps"), "goodput_bps", [[1.0] * 8]), part)
+    r = run_cli("sweep", path, "--out", out, "--workers", "1", "-q")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.startswith("airtcp: warning: ") and "does not match its SHA-256" in r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert airtcp.load_results(out).complete
+        fixed = airtcp.load_results(out)
+    assert fixed.complete and fixed.flows.goodput_bps.equals(true_goodput)
+
+
+def test_every_interruption_prints_the_resume_hint(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C outside the runs (checking the points, writing the
+    summary) still says how to resume."""
+    import airtcp.campaign.sweep as sweep_module
+    from airtcp import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep_module, "sweep", interrupted)
+    path = sweep_file(tmp_path)
+    assert cli.main(["sweep", str(path), "--runs", "2"]) == 130
+    err = capsys.readouterr().err
+    assert err == (
+        f"airtcp: interrupted; finished runs are stored in {os.path.join('airtcp-out', 's')}.\n"
+        f"Run the same command again to resume: airtcp sweep {path} --runs 2\n"
+    )
 
 
 # --------------------------------------------------------------------------
@@ -279,7 +315,7 @@ def bad(tmp_path, sweep_table):
     return r.stderr.strip()
 
 
-LINE = 24  # the line of the first parameter in the tables below
+# Lines of the tables below are written @k@ (the k-th line of the table).
 
 
 @pytest.mark.parametrize(
@@ -288,92 +324,101 @@ LINE = 24  # the line of the first parameter in the tables below
         # an unknown path: the loader names the field
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.varient", values = ["reno"] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.values\[0\]: v = \"reno\" \(sweep point 0: v=\"reno\"\) is rejected: "
+            r"s.toml:@3@: sweep.parameters.v.values\[0\]: v = \"reno\" \(sweep point 0: v=\"reno\"\) is rejected: "
             r"flow\[0\].tcp.varient: unknown field `varient`",
         ),
         (
-            "[sweep]\n[sweep.parameters]\nv = { path = 'link[\"BS->X\"].delay', values = [\"1ms\"] }\n",
-            rf"s.toml:{LINE}: sweep.parameters.v.path: link: no entry 'BS->X' \(entries: S->BS, BS->M\)",
+            '[sweep]\n[sweep.parameters]\nv = { path = \'link["BS->X"].delay\', values = ["1ms"] }\n',
+            r"s.toml:@3@: sweep.parameters.v.path: link: no entry 'BS->X' \(entries: S->BS, BS->M\)",
         ),
         (
             "[sweep]\n[sweep.parameters]\nv = { path = 'link[\"M->BS\"].a_to_b.error.per', values = [0.1] }\n",
-            rf"s.toml:{LINE}: sweep.parameters.v.path: .*written a = 'BS', b = 'M': select it as link\[\"BS->M\"\]",
+            r"s.toml:@3@: sweep.parameters.v.path: .*written a = 'BS', b = 'M': select it as link\[\"BS->M\"\]",
         ),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow.tcp.variant", values = ["reno"] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.path: flow is a list: select with flow\[0\]",
+            r"s.toml:@3@: sweep.parameters.v.path: flow is a list: select with flow\[0\]",
         ),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[2].start", values = ["1s"] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.path: flow: index 2 is out of range \(1 entry, flow\[0\]\)",
+            r"s.toml:@3@: sweep.parameters.v.path: flow: index 2 is out of range \(1 entry, flow\[0\]\)",
         ),
         # a wrong type: for the field, and within one parameter
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.sack", values = ["yes"] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.values\[0\]: .*flow\[0\].tcp.sack: invalid type: string \"yes\", expected a boolean",
+            r"s.toml:@3@: sweep.parameters.v.values\[0\]: .*flow\[0\].tcp.sack: invalid type: string \"yes\", expected a boolean",
         ),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", 3] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.values: values of one parameter must have one type .*integer, string",
+            r"s.toml:@3@: sweep.parameters.v.values: values of one parameter must have one type .*integer, string",
         ),
         # a bad value names its point
         (
             "[sweep]\n[sweep.parameters]\nper = { path = 'link[\"BS->M\"].a_to_b.error.per', values = [0.1, 1.5] }\n",
-            rf"s.toml:{LINE}: sweep.parameters.per.values\[1\]: per = 1.5 \(sweep point 1: per=1.5\) is rejected: "
+            r"s.toml:@3@: sweep.parameters.per.values\[1\]: per = 1.5 \(sweep point 1: per=1.5\) is rejected: "
             r"link\[1\].a_to_b.error.per: probability 1.5 is outside \[0, 1\]",
         ),
         (
             '[sweep]\n[sweep.parameters]\nd = { path = "simulation.duration", values = [1, -2], unit = "s" }\n',
-            rf"s.toml:{LINE}: sweep.parameters.d.values\[1\]: d = -2 \(sweep point 1: d=-2\) is rejected: simulation.duration",
+            r"s.toml:@3@: sweep.parameters.d.values\[1\]: d = -2 \(sweep point 1: d=-2\) is rejected: simulation.duration",
         ),
-        # a combination the loader rejects, named by its point
+        # a combination the loader rejects (each value alone is fine): its point
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", "sack"] }\n'
             'r = { path = "flow[*].tcp.timeout_response", values = ["standard", "dclor"] }\n',
-            r"s.toml:22: sweep: point 1 \(v=\"reno\", r=\"dclor\"\) is rejected: flow\[0\].tcp",
+            r"s.toml:@4@: sweep.parameters.r.values\[1\]: r = \"dclor\" \(sweep point 1: v=\"reno\", r=\"dclor\"\) "
+            r"is rejected: flow\[0\].tcp.timeout_response: DCLOR needs SACK",
+        ),
+        # ... also when the field the loader names is set by no parameter
+        (
+            '[sweep]\n[sweep.parameters]\nn = { path = \'link["BS->M"].b\', values = ["M", "Q"] }\n',
+            r"s.toml:@1@: sweep: point 1 \(n=\"Q\"\) is rejected: flow\[0\].to: unknown node",
         ),
         # an empty grid
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = [] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.values: empty: a parameter needs at least one value",
+            r"s.toml:@3@: sweep.parameters.v.values: empty: a parameter needs at least one value",
         ),
-        ("[sweep]\nruns = 3\n", r"s.toml:22: sweep.parameters: no parameters: a sweep needs at least one"),
+        ("[sweep]\nruns = 3\n", r"s.toml:@1@: sweep.parameters: no parameters: a sweep needs at least one"),
         (
             '[sweep]\nseeds = []\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n',
-            r"s.toml:23: sweep.seeds: empty: a sweep needs at least one seed",
+            r"s.toml:@2@: sweep.seeds: empty: a sweep needs at least one seed",
         ),
         (
             '[sweep]\nruns = 0\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n',
-            r"s.toml:23: sweep.runs: expected a positive number of runs, got 0",
+            r"s.toml:@2@: sweep.runs: expected a positive number of runs, got 0",
         ),
         # definitions that cannot mean what they say
         (
             '[sweep]\ncombine = "zip"\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n'
             'w = { path = "flow[0].start", values = [1, 2], unit = "s" }\n',
-            r"s.toml:23: sweep.combine: zip needs parameters with as many values each",
+            r"s.toml:@2@: sweep.combine: zip needs parameters with as many values each",
         ),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno"] }\n'
             'w = { path = "flow[0].tcp", values = [{ variant = "sack" }] }\n',
-            r"s.toml:25: sweep.parameters.w.path: flow\[0\].tcp sets what parameter v .* sets",
+            r"s.toml:@4@: sweep.parameters.w.path: flow\[0\].tcp sets what parameter v .* sets",
         ),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", "reno"] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.values\[1\]: 'reno' is listed twice",
+            r"s.toml:@3@: sweep.parameters.v.values\[1\]: 'reno' is listed twice",
         ),
         (
             '[sweep]\n[sweep.parameters]\nvariant = { path = "flow[*].tcp.variant", values = ["reno"] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.variant: 'variant' is already a column of the flows table",
+            r"s.toml:@3@: sweep.parameters.variant: 'variant' is already a column of the flows table",
         ),
-        ("[sweep]\nrun = 3\n", r"s.toml:23: sweep.run: unknown key \(expected parameters, runs, seeds, combine\)"),
+        ("[sweep]\nrun = 3\n", r"s.toml:@2@: sweep.run: unknown key \(expected parameters, runs, seeds, combine\)"),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "link[*", values = [1] }\n',
-            rf"s.toml:{LINE}: sweep.parameters.v.path: cannot parse 'link\[\*' at character 6",
+            r"s.toml:@3@: sweep.parameters.v.path: cannot parse 'link\[\*' at character 6",
         ),
     ],
 )
 def test_bad_sweeps_get_one_line_before_any_run(tmp_path, table, expected):
-    assert re.fullmatch(expected + ".*", bad(tmp_path, table)), bad(tmp_path, table)
+    before = BASE.format(duration="5s").count("\n")
+    expected = re.sub(r"@(\d)@", lambda m: str(before + int(m.group(1))), expected)
+    message = bad(tmp_path, table)
+    assert re.fullmatch(re.escape(str(tmp_path)) + "/" + expected + ".*", message), message
 
 
 def test_no_sweep_table_and_python_definitions(tmp_path):
@@ -397,8 +442,13 @@ def test_no_sweep_table_and_python_definitions(tmp_path):
     assert [p.values for p in d.points] == [{"q": "small", "delay_ms": 10}, {"q": "large", "delay_ms": 50}]
     assert 'delay = "50ms"' in d.points[1].text and 'limit = "100pkt"' in d.points[1].text
     assert d.seeds == [5, 9] and d.describe() == "2 points (q: 2, zipped with delay_ms: 2) x 2 seeds = 4 runs"
+    # Captures and traces write files per run: not in a sweep.
+    with pytest.raises(airtcp.ScenarioError, match=r"sweep: the scenario has \[\[capture\]\] tables, which write"):
+        define({**_toml(BASE.format(duration="5s")), "capture": [{"link": "BS->M"}]}, {"x": ("flow[0].start", ["1s"])})
     # Defined in Python: the error has no line, the field and file still.
-    with pytest.raises(airtcp.ScenarioError, match=r"s.toml: sweep.parameters.y.path: nosuch\[0\]: the scenario has no"):
+    with pytest.raises(
+        airtcp.ScenarioError, match=r"s.toml: sweep.parameters.y.path: nosuch: the scenario has no 'nosuch' list"
+    ):
         define(path, {"x": ("simulation.duration", ["1s"]), "y": ("nosuch[0].a", [1])})
 
 

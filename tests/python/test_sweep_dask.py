@@ -42,9 +42,7 @@ def test_sweep_on_a_local_cluster_with_a_worker_killed_gives_the_rows_of_the_loc
         deadline = time.time() + 120
         while time.time() < deadline and p.poll() is None and not (journal.exists() and journal.stat().st_size):
             time.sleep(0.02)
-        workers = [
-            c for c in psutil.Process(p.pid).children(recursive=True) if "spawn_main" in " ".join(c.cmdline())
-        ]
+        workers = [c for c in psutil.Process(p.pid).children(recursive=True) if "spawn_main" in " ".join(c.cmdline())]
         assert p.poll() is None and len(workers) == 2, (p.poll(), workers)
         stored_before = journal.read_text().count('"tasks"')
         workers[0].send_signal(signal.SIGKILL)

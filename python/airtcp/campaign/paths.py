@@ -82,9 +82,7 @@ def parse(path: str) -> tuple[Step, ...]:
                     selectors.append(name)
                     i = end + 1
                     continue
-            raise PathError(
-                f'cannot parse {path!r} at character {i + 1}: expected [N], [*] or ["name"] after {key}'
-            )
+            raise PathError(f'cannot parse {path!r} at character {i + 1}: expected [N], [*] or ["name"] after {key}')
         steps.append(Step(key, tuple(selectors)))
         if i == n:
             return tuple(steps)
@@ -97,7 +95,9 @@ def text(steps: tuple[Step, ...]) -> str:
     """The canonical text of a parsed path (also a concrete location)."""
     out = []
     for s in steps:
-        sel = "".join("[*]" if x is ALL else f"[{x}]" if isinstance(x, int) else f"[{json.dumps(x)}]" for x in s.selectors)
+        sel = "".join(
+            "[*]" if x is ALL else f"[{x}]" if isinstance(x, int) else f"[{json.dumps(x)}]" for x in s.selectors
+        )
         out.append(s.key + sel)
     return ".".join(out)
 
@@ -131,7 +131,11 @@ def _select(where: str, key: str, items: list, selector: int | str) -> list[int]
         if selector >= len(items):
             if not items:
                 raise PathError(f"{where}: index {selector} is out of range (the list is empty)")
-            have = f"1 entry, {key}[0]" if len(items) == 1 else f"{len(items)} entries, {key}[0] .. {key}[{len(items) - 1}]"
+            have = (
+                f"1 entry, {key}[0]"
+                if len(items) == 1
+                else f"{len(items)} entries, {key}[0] .. {key}[{len(items) - 1}]"
+            )
             raise PathError(f"{where}: index {selector} is out of range ({have})")
         return [selector]
     hits = [i for i, e in enumerate(items) if _element_name(key, e) == selector]
@@ -157,7 +161,6 @@ def locations(doc: Mapping[str, Any], steps: tuple[Step, ...]) -> list[tuple[Ste
             out.append(done)
             return
         step = steps[k]
-        where = text(done + (Step(step.key),))
         if not isinstance(node, Mapping):
             raise PathError(f"{text(done)} is a value, not a table: it has no field {step.key!r}")
         value = node.get(step.key)
@@ -176,8 +179,7 @@ def locations(doc: Mapping[str, Any], steps: tuple[Step, ...]) -> list[tuple[Ste
             here = done + (Step(step.key, idx),)
             if isinstance(v, list) and k + 1 < len(steps):
                 raise PathError(
-                    f"{text(here)} is a list: select with {text(here)}[0], "
-                    f'{text(here)}["name"] or {text(here)}[*]'
+                    f'{text(here)} is a list: select with {text(here)}[0], {text(here)}["name"] or {text(here)}[*]'
                 )
             if v is None and k + 1 < len(steps):
                 v = {}  # created when set
@@ -210,4 +212,10 @@ def assign(doc: dict, location: tuple[Step, ...], value: Any) -> None:
 def overlaps(a: tuple[Step, ...], b: tuple[Step, ...]) -> bool:
     """True if one concrete location is inside (or equal to) the other."""
     ta, tb = text(a), text(b)
-    return ta == tb or ta.startswith(tb + ".") or tb.startswith(ta + ".") or ta.startswith(tb + "[") or tb.startswith(ta + "[")
+    return (
+        ta == tb
+        or ta.startswith(tb + ".")
+        or tb.startswith(ta + ".")
+        or ta.startswith(tb + "[")
+        or tb.startswith(ta + "[")
+    )

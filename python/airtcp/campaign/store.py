@@ -14,8 +14,8 @@ of the journal lists it. Committing a part of finished tasks:
 1. write each table's rows to a hidden file ``TABLE/.part-000017.parquet``
    and fsync it;
 2. append the journal line (the part number, its task keys, the row count
-   of each table) with a single ``write()`` on a file opened O_APPEND, and
-   fsync it: this is the commit;
+   and SHA-256 of each table's file) with a single ``write()`` on a file
+   opened O_APPEND, and fsync it: this is the commit;
 3. rename the hidden files to their final names.
 
 A process killed at any point leaves either no journal line for the part
@@ -23,9 +23,9 @@ A process killed at any point leaves either no journal line for the part
 and its tasks run again) or a whole line (its files are renamed at the
 next opening if the kill came before step 3). When the store is opened, a
 journal line that is cut short, malformed, repeats a part or a task, or
-whose files are missing or hold another number of rows is dropped with a
-warning (its files are deleted), so its tasks run again: a bad record is
-re-run, never trusted.
+whose files are missing, hold another number of rows or fail their SHA-256
+(damaged, or edited in place) is dropped with a warning (its files are
+deleted), so its tasks run again: a bad record is re-run, never trusted.
 
 Only one process writes a store at a time: opening it for writing takes an
 exclusive lock on ``ROOT/.lock`` (released by the kernel if the process
@@ -38,6 +38,7 @@ Parquet dataset (pandas, pyarrow, DuckDB, Spark) skip the hidden files.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import signal
@@ -103,12 +104,10 @@ class Part:
     part: int
     tasks: list[str]
     rows: dict[str, int]
-    info: dict[str, Any] = field(default_factory=dict)
+    sha256: dict[str, str] = field(default_factory=dict)  # of each table's file
 
     def line(self) -> bytes:
-        rec = {"part": self.part, "tasks": self.tasks, "rows": self.rows}
-        if self.info:
-            rec["info"] = self.info
+        rec = {"part": self.part, "tasks": self.tasks, "rows": self.rows, "sha256": self.sha256}
         return (json.dumps(rec, separators=(",", ":")) + "\n").encode()
 
 
@@ -137,6 +136,20 @@ class Store:
                 return path
         return None
 
+    def _part_bytes(self, table: str, part: int) -> bytes | None:
+        """A part file's bytes, under its final or its hidden name (a
+        writer may rename it between the two looks: look again)."""
+        for _ in range(2):
+            path = self._existing_file(table, part)
+            if path is None:
+                return None
+            try:
+                with open(path, "rb") as f:
+                    return f.read()
+            except FileNotFoundError:
+                continue
+        return None
+
     # -- loading
 
     def _load(self, repair: bool) -> None:
@@ -153,7 +166,8 @@ class Store:
         lines = data.split(b"\n")
         complete, tail = lines[:-1], lines[-1]
         bad: list[str] = []
-        if tail.strip():
+        if tail.strip() and repair:
+            # (A reader may see a line being written: not news.)
             bad.append("a journal line cut short (the process was killed while committing)")
         seen_parts: set[int] = set()
         for raw in complete:
@@ -175,7 +189,7 @@ class Store:
     def _check_line(self, raw: bytes, seen_parts: set[int]) -> tuple[Part | None, str]:
         try:
             rec = json.loads(raw)
-            part = Part(int(rec["part"]), list(rec["tasks"]), dict(rec["rows"]), dict(rec.get("info") or {}))
+            part = Part(int(rec["part"]), list(rec["tasks"]), dict(rec["rows"]), dict(rec["sha256"]))
         except (ValueError, KeyError, TypeError):
             return None, "a malformed journal line"
         if part.part < 0 or part.part in seen_parts:
@@ -189,14 +203,17 @@ class Store:
                 return None, f"part {part.part}: an unknown table or row count ({table!r}: {n!r})"
             if n == 0:
                 continue
-            path = self._existing_file(table, part.part)
-            if path is None:
+            data = self._part_bytes(table, part.part)
+            if data is None:
                 return None, f"part {part.part}: its {table} file is missing"
+            if hashlib.sha256(data).hexdigest() != part.sha256.get(table):
+                return None, f"part {part.part}: its {table} file does not match its SHA-256 (damaged or edited)"
             try:
+                import pyarrow as pa
                 import pyarrow.parquet as pq
 
-                rows = pq.read_metadata(path).num_rows
-            except Exception as e:  # unreadable: truncated, not Parquet
+                rows = pq.read_metadata(pa.BufferReader(data)).num_rows
+            except Exception as e:  # not Parquet (written by something else)
                 return None, f"part {part.part}: its {table} file is unreadable ({type(e).__name__})"
             if rows != n:
                 return None, f"part {part.part}: its {table} file holds {rows} rows, the journal says {n}"
@@ -259,7 +276,9 @@ class Store:
                     ) from None
                 time.sleep(0.1)
         os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
+        os.write(
+            fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode()
+        )
         self._lock_fd = fd
 
     def holder(self) -> str | None:
@@ -286,15 +305,16 @@ class Store:
 
     # -- writing
 
-    def commit(self, tasks: Sequence[str], tables: Mapping[str, Any], info: Mapping[str, Any] | None = None) -> Part:
+    def commit(self, tasks: Sequence[str], tables: Mapping[str, Any]) -> Part:
         """Store the rows of finished ``tasks`` (pyarrow Tables by name) as
         one part (see the module docstring). Tasks already stored are an
         error: the caller runs each task once. Ctrl-C waits until the
         commit is done."""
         with sigint_deferred():
-            return self._commit(tasks, tables, info)
+            return self._commit(tasks, tables)
 
-    def _commit(self, tasks: Sequence[str], tables: Mapping[str, Any], info: Mapping[str, Any] | None) -> Part:
+    def _commit(self, tasks: Sequence[str], tables: Mapping[str, Any]) -> Part:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         if self._lock_fd is None:
@@ -305,6 +325,7 @@ class Store:
             raise StoreError(f"{self.root}: runs stored twice: {again[:3]}")
         number = self.parts[-1].part + 1 if self.parts else 0
         rows: dict[str, int] = {}
+        digests: dict[str, str] = {}
         hidden: list[tuple[str, str]] = []
         for table, data in tables.items():
             if table not in self.tables:
@@ -312,18 +333,20 @@ class Store:
             rows[table] = data.num_rows
             if data.num_rows == 0:
                 continue
+            buf = pa.BufferOutputStream()
+            pq.write_table(data, buf)
+            raw = buf.getvalue()
+            digests[table] = hashlib.sha256(raw).hexdigest()
             os.makedirs(os.path.join(self.root, table), exist_ok=True)
             path = self._file(table, number, hidden=True)
             with open(path, "wb") as f:
-                pq.write_table(data, f)
+                f.write(raw)
                 f.flush()
                 os.fsync(f.fileno())
             hidden.append((path, self._file(table, number)))
-        part = Part(number, tasks, rows, dict(info or {}))
+        part = Part(number, tasks, rows, digests)
         if self._journal_fd is None:
-            self._journal_fd = os.open(
-                os.path.join(self.root, JOURNAL), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
-            )
+            self._journal_fd = os.open(os.path.join(self.root, JOURNAL), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.write(self._journal_fd, part.line())  # the commit: one write
         os.fsync(self._journal_fd)
         for src, dst in hidden:
@@ -349,23 +372,19 @@ class Store:
 
     # -- reading
 
-    def files(self, table: str) -> list[str]:
-        """The committed files of ``table``, in commit order."""
-        out = []
-        for p in self.parts:
-            if p.rows.get(table, 0):
-                path = self._existing_file(table, p.part)
-                if path is not None:
-                    out.append(path)
-        return out
-
     def read(self, table: str, schema=None):
         """Every committed row of ``table`` as one pyarrow Table, in commit
         order (``schema``: the table's schema, used when it has no rows)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        parts = [pq.read_table(f) for f in self.files(table)]
+        parts = []
+        for p in self.parts:
+            if p.rows.get(table, 0):
+                data = self._part_bytes(table, p.part)
+                if data is None:
+                    raise StoreError(f"{self.root}: part {p.part} of {table} vanished while reading")
+                parts.append(pq.read_table(pa.BufferReader(data)))
         if not parts:
             return schema.empty_table() if schema is not None else pa.table({})
         return pa.concat_tables(parts, promote_options="default") if len(parts) > 1 else parts[0]
@@ -415,4 +434,3 @@ class Committer:
             if self.pending:
                 self.store.commit([k for k, _ in self.pending], self.make_tables(self.pending))
                 self.pending = []
-

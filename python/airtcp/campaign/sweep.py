@@ -219,16 +219,19 @@ def _parameter(name: str, spec: Any, base: dict, err: _Errors) -> Parameter:
         raise err(field, f"parameter name {name!r} must be an identifier (letters, digits, _): it names a column")
     taken = _reserved_names().get(name)
     if taken is not None:
-        raise err(field, f"{name!r} is already a column of the {taken} table{'s' if taken == 'every' else ''}: choose another name")
+        raise err(
+            field,
+            f"{name!r} is already a column of the {taken} table{'s' if taken == 'every' else ''}: choose another name",
+        )
     if isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], str):
         spec = {"path": spec[0], "values": spec[1]}
     if not isinstance(spec, Mapping):
-        raise err(field, "expected a table { path = \"...\", values = [...] } (or in Python a (path, values) pair)")
+        raise err(field, 'expected a table { path = "...", values = [...] } (or in Python a (path, values) pair)')
     unknown = sorted(set(spec) - {"path", "values", "unit", "labels"})
     if unknown:
         raise err(f"{field}.{unknown[0]}", "unknown key (expected path, values, unit, labels)")
     if "path" not in spec:
-        raise err(field, "missing path (e.g. path = \"flow[*].tcp.variant\")")
+        raise err(field, 'missing path (e.g. path = "flow[*].tcp.variant")')
     if "values" not in spec:
         raise err(field, "missing values (a non-empty list)")
     path = spec["path"]
@@ -251,10 +254,12 @@ def _parameter(name: str, spec: Any, base: dict, err: _Errors) -> Parameter:
     labels = spec.get("labels")
     if unit is not None:
         if not isinstance(unit, str) or not unit.strip():
-            raise err(f"{field}.unit", "expected a unit such as \"ms\" or \"Mbps\"")
+            raise err(f"{field}.unit", 'expected a unit such as "ms" or "Mbps"')
         for k, v in enumerate(values):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise err(f"{field}.values[{k}]", f"with unit = {unit!r}, values must be numbers, got {_type_name(v)} {v!r}")
+                raise err(
+                    f"{field}.values[{k}]", f"with unit = {unit!r}, values must be numbers, got {_type_name(v)} {v!r}"
+                )
         substituted = tuple(f"{v}{unit}" for v in values)
     else:
         substituted = tuple(values)
@@ -361,6 +366,13 @@ def define(
             table["seeds"] = list(seeds)
     if combine is not None:
         table["combine"] = combine
+    for key, what in (("capture", "[[capture]] tables"), ("trace", "a [trace] table")):
+        if key in doc:
+            raise err(
+                "sweep",
+                f"the scenario has {what}, which write files for one run: a sweep does not take them "
+                "(observe one point with airtcp run)",
+            )
     specs = table.get("parameters")
     if not specs:
         if "parameters" not in table and sc.source_name != "<dict>" and not sc.has_sweep:
@@ -378,7 +390,7 @@ def define(
                 )
     mode = table.get("combine", "product")
     if mode not in COMBINE:
-        raise err("sweep.combine", f"expected \"product\" or \"zip\", got {mode!r}")
+        raise err("sweep.combine", f'expected "product" or "zip", got {mode!r}')
     if mode == "zip":
         lengths = {p.name: len(p.values) for p in params}
         if len(set(lengths.values())) > 1:
@@ -441,9 +453,7 @@ def _validate_points(sc, params, points, choices, err, workers) -> None:
     core_field = getattr(e, "field", "") or ""
     message = getattr(e, "message", str(e))
     culprits = [
-        (p, k)
-        for p, k in zip(params, choices[i])
-        if any(_related(paths.text(loc), core_field) for loc in p.locations)
+        (p, k) for p, k in zip(params, choices[i]) if any(_related(paths.text(loc), core_field) for loc in p.locations)
     ]
     what = f"{core_field}: {message}" if core_field else message
     if len(culprits) == 1:
@@ -630,7 +640,7 @@ def sweep(
     t0 = time.perf_counter()
     require_dask(dask)
     d = define(scenario, parameters, runs=runs, seeds=seeds, combine=combine, workers=workers)
-    out = os.fspath(out) if out is not None else default_out(d.scenario)
+    out = os.fspath(out) if out is not None else default_out(d.scenario.source_name)
     os.makedirs(out, exist_ok=True)
     store = open_store(out, STORE_TABLES)
     try:
@@ -682,9 +692,10 @@ def sweep(
     return result
 
 
-def default_out(sc: Scenario) -> str:
-    stem = os.path.splitext(os.path.basename(sc.source_name))[0]
-    return os.path.join("airtcp-out", stem if sc.source_name != "<dict>" and stem else "sweep")
+def default_out(source_name: str) -> str:
+    """``airtcp-out/<file name without .toml>`` (``airtcp-out/sweep`` for a dict)."""
+    stem = os.path.splitext(os.path.basename(source_name))[0]
+    return os.path.join("airtcp-out", stem if source_name != "<dict>" and stem else "sweep")
 
 
 # --------------------------------------------------------------------------
@@ -793,25 +804,45 @@ class SweepResult:
             return "no results"
         f = s[s["table"] == "flows"]
         keys = ["point", *self.parameters, "name"]
-        wide = {m: f[f["metric"] == m].set_index(keys) for m in ("goodput_bps", "retransmitted_segments", "timeouts", "mean_rtt_s")}
+        wide = {
+            m: f[f["metric"] == m].set_index(keys)
+            for m in ("goodput_bps", "retransmitted_segments", "timeouts", "mean_rtt_s")
+        }
         g = wide["goodput_bps"]
         rows = []
         for idx, r in g.iterrows():
+
             def mean(m):
                 return wide[m]["mean"].get(idx, math.nan)
 
             ci = "" if math.isnan(r["ci_low"]) else f" [{r['ci_low'] / 1e6:.3f}, {r['ci_high'] / 1e6:.3f}]"
             rtt = mean("mean_rtt_s")
             rows.append(
-                [str(idx[0]), *(_cell(v) for v in idx[1:-1]), str(idx[-1]), str(int(r["runs"])),
-                 f"{r['mean'] / 1e6:.3f}{ci}", f"{mean('retransmitted_segments'):.1f}", f"{mean('timeouts'):.2f}",
-                 "-" if math.isnan(rtt) else f"{rtt * 1e3:.1f}"]
+                [
+                    str(idx[0]),
+                    *(_cell(v) for v in idx[1:-1]),
+                    str(idx[-1]),
+                    str(int(r["runs"])),
+                    f"{r['mean'] / 1e6:.3f}{ci}",
+                    f"{mean('retransmitted_segments'):.1f}",
+                    f"{mean('timeouts'):.2f}",
+                    "-" if math.isnan(rtt) else f"{rtt * 1e3:.1f}",
+                ]
             )
         note = ""
         if max_rows is not None and len(rows) > max_rows:
             note = f"... {len(rows) - max_rows} more rows in {os.path.join(self.out, SUMMARY)}"
             rows = rows[:max_rows]
-        header = ["point", *self.parameters, "flow", "runs", "goodput Mb/s [95% CI]", "retransmits", "timeouts", "rtt ms"]
+        header = [
+            "point",
+            *self.parameters,
+            "flow",
+            "runs",
+            "goodput Mb/s [95% CI]",
+            "retransmits",
+            "timeouts",
+            "rtt ms",
+        ]
         text = _table(header, rows, left=len(self.parameters) + 2)
         return "means over seeds\n" + text + ("\n" + note if note else "")
 
@@ -854,7 +885,11 @@ def summarize(res: SweepResult):
         if not len(df):
             continue
         metrics = [
-            c for c in df.columns if c not in ident | skip and c != "name" and pd.api.types.is_numeric_dtype(df[c])
+            c
+            for c in df.columns
+            if c not in ident | skip
+            and c != "name"
+            and pd.api.types.is_numeric_dtype(df[c])
             and not pd.api.types.is_bool_dtype(df[c])
         ]
         g = df.groupby(["point", "name"], sort=True)[metrics]
@@ -872,7 +907,9 @@ def summarize(res: SweepResult):
         part["ci_low"] = part["mean"].to_numpy() - half
         part["ci_high"] = part["mean"].to_numpy() + half
         order = {m: k for k, m in enumerate(metrics)}
-        part = part.sort_values(["point", "name", "metric"], key=lambda c: c.map(order) if c.name == "metric" else c, kind="stable")
+        part = part.sort_values(
+            ["point", "name", "metric"], key=lambda c: c.map(order) if c.name == "metric" else c, kind="stable"
+        )
         frames.append(part)
     cols = ["point", *params, "table", "name", "metric", "runs", "mean", "ci_low", "ci_high"]
     if not frames:
@@ -906,11 +943,14 @@ def status(out: str | os.PathLike, max_rows: int = 40) -> str:
     params = dfn["parameters"]
     lines = [
         f"{res.out}: sweep of {dfn['scenario']} (airtcp {dfn['airtcp_version']})",
-        "parameters: " + "; ".join(f"{p['name']} = {p['path']}" + (f" ({p['unit']})" if p["unit"] else "") for p in params),
+        "parameters: "
+        + "; ".join(f"{p['name']} = {p['path']}" + (f" ({p['unit']})" if p["unit"] else "") for p in params),
         f"seeds: {_seed_list(res.seeds)}",
     ]
     current = dfn["current_points"]
-    done_by_point = [sum(task_key(dfn["points"][i]["sha256"], s) in res._store.done for s in res.seeds) for i in current]
+    done_by_point = [
+        sum(task_key(dfn["points"][i]["sha256"], s) in res._store.done for s in res.seeds) for i in current
+    ]
     full = sum(d == len(res.seeds) for d in done_by_point)
     started = sum(0 < d < len(res.seeds) for d in done_by_point)
     lines.append(
@@ -928,7 +968,9 @@ def status(out: str | os.PathLike, max_rows: int = 40) -> str:
         for i, d in zip(current, done_by_point)
     ]
     if len(rows) > max_rows:
-        rows = [r for r in rows if not r[-1].startswith(f"{len(res.seeds)}/")][:max_rows] + [["(complete points not shown)"]]
+        rows = [r for r in rows if not r[-1].startswith(f"{len(res.seeds)}/")][:max_rows] + [
+            ["(complete points not shown)"]
+        ]
     lines.append("")
     lines.append(_table(["point", *(p["name"] for p in params), "runs"], rows, left=1))
     return "\n".join(lines)

@@ -38,7 +38,14 @@ from .base import Experiment, Numbers, cell_key
 STORE_DIR = "cache"
 STORE_TABLES = ("runs", "metrics")
 SCHEMAS = {
-    "runs": {"key": "string", "cell": "string", "scheme": "string", "run": "int64", "seed": "uint64", "wall_s": "double"},
+    "runs": {
+        "key": "string",
+        "cell": "string",
+        "scheme": "string",
+        "run": "int64",
+        "seed": "uint64",
+        "wall_s": "double",
+    },
     "metrics": {"key": "string", "metric": "string", "value": "double"},
 }
 
@@ -49,16 +56,11 @@ def store_path(out: str | os.PathLike) -> str:
 
 def load_records(store: Store) -> dict[str, dict]:
     """The stored runs: key -> {cell, scheme, run, seed, metrics, wall_s}."""
-    runs = store.read("runs").to_pydict()
-    records: dict[str, dict] = {}
-    for k, cell, scheme, run, seed, wall in zip(
-        runs.get("key", []), runs.get("cell", []), runs.get("scheme", []), runs.get("run", []),
-        runs.get("seed", []), runs.get("wall_s", []),
-    ):
-        records[k] = {"cell": json.loads(cell), "scheme": scheme, "run": run, "seed": seed, "metrics": {}, "wall_s": wall}
-    metrics = store.read("metrics").to_pydict()
-    for k, m, v in zip(metrics.get("key", []), metrics.get("metric", []), metrics.get("value", [])):
-        records[k]["metrics"][m] = math.nan if v is None else v
+    records = {
+        r["key"]: {**r, "cell": json.loads(r["cell"]), "metrics": {}} for r in store.read("runs").to_pylist()
+    }
+    for r in store.read("metrics").to_pylist():
+        records[r["key"]]["metrics"][r["metric"]] = math.nan if r["value"] is None else r["value"]
     return records
 
 
