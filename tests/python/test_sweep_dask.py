@@ -62,7 +62,7 @@ def test_reproduce_on_a_local_cluster_equals_the_threaded_run(tmp_path):
     r = run_cli("reproduce", "kick", "--runs", "1", "--out", tmp_path / "dask", "--dask", "local", "--workers", "2")
     assert r.returncode == 0, r.stderr
     assert "30 runs (30 simulated, 0 from the cache)" in r.stdout and "Claims" in r.stdout
-    local = reproduce("kick", runs=1, out=tmp_path / "threads", workers=2, progress=False)
+    local = reproduce("kick", runs=1, out=tmp_path / "threads", workers=2, progress=False, write=False)
     on_dask = pd.read_parquet(tmp_path / "dask" / "runs.parquet")
     assert on_dask.drop(columns="wall_s").equals(local.runs.drop(columns="wall_s"))
     assert "on a Dask LocalCluster of 2 workers" in (tmp_path / "dask" / "report.md").read_text()
