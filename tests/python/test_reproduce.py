@@ -1,5 +1,6 @@
 """The reproduction harness (airtcp.experiments) and `airtcp reproduce`."""
 
+import json
 import os
 import signal
 import subprocess
@@ -234,6 +235,26 @@ def test_cli_ctrl_c_keeps_the_cache(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", StoreWarning)  # nothing half-written
         assert len(stored_records(tmp_path)) > 0
+
+
+def test_an_edited_stored_value_is_not_trusted(tmp_path):
+    """A metric edited in place (a valid Parquet file, the same rows) fails
+    its part's SHA-256: the part's runs are run again, with a warning, and
+    the true values come back. (The CLI prints such warnings on one line:
+    test_sweep.py, the same code.)"""
+    import pyarrow.parquet as pq
+
+    exp = tiny(cells=[{"fading": "fast", "size_kb": 10}])
+    first = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+
+    line = json.loads((tmp_path / STORE_DIR / JOURNAL).read_text().splitlines()[0])
+    part = tmp_path / STORE_DIR / "metrics" / f"part-{line['part']:06d}.parquet"
+    table = pq.read_table(part)
+    pq.write_table(table.set_column(2, "value", [[12345.0] * table.num_rows]), part)
+    in_part = len(line["tasks"])
+    with pytest.warns(StoreWarning, match="metrics file does not match its SHA-256"):
+        again = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+    assert again.outcome.executed == in_part and again.runs.equals(first.runs.assign(wall_s=again.runs.wall_s))
 
 
 def test_every_interruption_prints_the_resume_hint(tmp_path, monkeypatch, capsys):
