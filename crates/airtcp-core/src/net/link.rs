@@ -63,6 +63,9 @@ pub struct LinkDir {
     /// STIS-style per-connection service with a shared buffer, instead of
     /// the single FIFO (`queue` is then unused).
     pub per_flow: Option<PerFlowService>,
+    /// Per-connection service: packet-ns in the shared buffer of every
+    /// packet admitted, up to its departure (possibly after the run).
+    per_flow_pkt_ns: u128,
     pub stats: LinkStats,
     /// When the last admitted packet starts its transmission (captures and
     /// traces read it after `offer`).
@@ -94,6 +97,7 @@ impl LinkDir {
             waiting: VecDeque::with_capacity(64),
             waiting_bytes: 0,
             per_flow: None,
+            per_flow_pkt_ns: 0,
             stats: LinkStats::default(),
             last_tx_start_ns: 0,
         }
@@ -123,8 +127,12 @@ impl LinkDir {
         }
     }
 
-    /// Packets waiting (not in service) at `now_ns`.
+    /// Packets waiting (not in service) at `now_ns`; with per-connection
+    /// service, the packets in the shared buffer (what its limit counts).
     pub fn queue_len_pkts(&mut self, now_ns: TimeNs) -> u32 {
+        if let Some(pf) = self.per_flow.as_mut() {
+            return pf.occupancy_pkts(now_ns);
+        }
         self.advance(now_ns);
         self.waiting.len() as u32
     }
@@ -195,6 +203,10 @@ impl LinkDir {
         self.last_tx_start_ns = start;
         let occupancy = pf.occupancy_pkts(now_ns);
         self.stats.max_queue_pkts = self.stats.max_queue_pkts.max(occupancy);
+        // The packet occupies the shared buffer from now until its
+        // transmission ends: its whole share of the occupancy integral
+        // (`finish` removes what lies beyond the end of the run).
+        self.per_flow_pkt_ns += (end - now_ns) as u128;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += bytes as u64;
         self.stats.busy_ns += end - start;
@@ -212,6 +224,10 @@ impl LinkDir {
 
     /// Close the queue-length integral at the end of the run.
     pub fn finish(&mut self, end_ns: TimeNs) {
+        if let Some(pf) = self.per_flow.as_mut() {
+            self.stats.queue_pkt_ns = self.per_flow_pkt_ns - pf.occupancy_ns_after(end_ns);
+            return;
+        }
         self.advance(end_ns);
     }
 }
@@ -272,6 +288,25 @@ mod tests {
         assert_eq!(a[3], LinkOutcome::Dropped(DeathCause::QueueOverflow));
         assert_eq!(l.queue_len_pkts(1_000_000), 1);
         assert_eq!(l.queue_len_pkts(2_000_000), 0);
+    }
+
+    /// STIS item 2 (DCLOR draft, Appendix 1): packets share one buffer
+    /// until their transmission ends. Two 1000 B packets of one
+    /// connection at t = 0 on a 1 byte/us link leave at 1 ms and 2 ms:
+    /// the buffer holds 2 packets for 1 ms, then 1 for 1 ms.
+    #[test]
+    fn per_flow_buffer_occupancy_is_integrated() {
+        let mut l = link(10);
+        l.per_flow = Some(PerFlowService::new(QueueLimit::Packets(10)));
+        l.offer(0, &mut pkt());
+        l.offer(0, &mut pkt());
+        assert_eq!(l.queue_len_pkts(500_000), 2);
+        assert_eq!(l.queue_len_pkts(1_500_000), 1);
+        l.finish(1_500_000);
+        assert_eq!(l.stats.queue_pkt_ns, 2_500_000);
+        l.finish(4_000_000);
+        assert_eq!(l.stats.queue_pkt_ns, 3_000_000);
+        assert_eq!(l.stats.max_queue_pkts, 2);
     }
 
     #[test]

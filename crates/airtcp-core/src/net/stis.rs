@@ -62,6 +62,17 @@ impl PerFlowService {
         self.buffered_pkts
     }
 
+    /// Packet-nanoseconds that the packets still buffered at `end_ns`
+    /// will spend in the buffer after it.
+    pub fn occupancy_ns_after(&mut self, end_ns: TimeNs) -> u128 {
+        self.advance(end_ns);
+        self.flows
+            .iter()
+            .flat_map(|f| f.in_buffer.iter())
+            .map(|&(dep, _)| (dep - end_ns) as u128)
+            .sum()
+    }
+
     /// Admit a packet of flow `flow`: Some((start, end of transmission)),
     /// or None if the shared buffer is full.
     pub fn admit(
