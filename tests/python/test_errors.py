@@ -65,7 +65,7 @@ CASES = {
         GOOD.replace("app = ", 'tcp = { variant = "cubic" }\napp = '),
         13, "flow[0].tcp.variant", ["unknown variant", "cubic"],
     ),
-    "toml_syntax": (GOOD.replace('rate = "10Mbps"', 'rate = "10Mbps'), 7, "", ["string"]),
+    "toml_syntax": (GOOD.replace('rate = "10Mbps"', 'rate = "10Mbps'), 7, "link[0].rate", ["string"]),
 }
 
 

@@ -323,7 +323,7 @@ fn bad_agent_tables_name_the_field_and_line() {
             r#"{ kind = "gsnoop_a", peer = "GB", cache = 0 }"#,
             GB,
             "node[0].agents[0].cache",
-            "at least 1 packet",
+            "must be from 1 to 1048576 packets",
         ),
         (
             GA,

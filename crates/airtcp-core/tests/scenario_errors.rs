@@ -266,7 +266,7 @@ fn degenerate_values() {
         &err(&ts),
         24,
         "output.timeseries.interval",
-        "must be positive",
+        "must be at least 1us",
     );
 }
 

@@ -17,11 +17,13 @@ use crate::net::channel::{
     RouteChange,
 };
 use crate::net::link::LinkDir;
+use crate::net::packet::DEFAULT_TTL;
+use crate::net::packet::{IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES};
 use crate::net::queue::{
     DropTail, Mecn, MultiLevelConfig, QueueDiscipline, QueueLimit, Red, RedConfig, Wmecn,
 };
 use crate::net::stis::{PerFlowService, StallConfig, StallProcess};
-use crate::net::topology::Routes;
+use crate::net::topology::{Routes, NO_ROUTE};
 use crate::sim::rng::RandomStream;
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
 use crate::tcp::cc::{MecnCcConfig, WestwoodConfig, WestwoodFilter};
@@ -37,6 +39,26 @@ use crate::world::{Flow, Node, SeriesConfig, World};
 
 /// ns-2's default queue limit.
 pub const DEFAULT_QUEUE_PKTS: u32 = 50;
+
+/// Shortest TCP timer (RTOs, the kick interval): 1 ms, the finest tick of
+/// a real TCP's timers (Linux's jiffy at HZ=1000). A shorter timer fires
+/// before any path can return an ACK, and a nanosecond one turns a run
+/// into billions of timer events.
+pub const MIN_TIMER_NS: TimeNs = NS_PER_MS;
+const MIN_TIMER_REASON: &str =
+    "must be at least 1ms (the finest real TCP timer tick; shorter timers only make timer events)";
+/// Largest G-Snoop cache: 2^20 packets (about 150 MB of copies), far
+/// beyond any window that can be in flight over one wireless hop.
+pub const MAX_AGENT_CACHE_PKTS: u64 = 1 << 20;
+/// Largest window TCP can use or advertise: 2^30 bytes (RFC 7323 §2.3,
+/// window scale at most 14).
+pub const MAX_WINDOW_BYTES: u64 = 1 << 30;
+/// Shortest period of a random on/off, fading or stall process and of
+/// time-series sampling: 1 us. Each period is at least one event; shorter
+/// ones make the process, not the traffic, dominate the run time.
+pub const MIN_PERIOD_NS: TimeNs = crate::sim::NS_PER_US;
+const MIN_PERIOD_REASON: &str =
+    "must be at least 1us (each period is an event: shorter ones make the process, not the traffic, the run)";
 
 pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     let f = &sc.file;
@@ -98,8 +120,11 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         dir_pairs.push((a, b));
         dir_pairs.push((b, a));
     }
-    let routes = Routes::new(names.len(), &dir_pairs);
+    let mut routes = Routes::new(names.len(), &dir_pairs);
+    let ttl = initial_ttl(sc)?;
     let mut links = Vec::new();
+    // Where each direction's queue was written, for errors about its limit.
+    let mut queue_sites: Vec<(String, Option<std::ops::Range<usize>>)> = Vec::new();
     let mut used_names: HashMap<String, u32> = HashMap::new();
     for (i, l) in f.link.iter().enumerate() {
         for (d, (from, to), over, which) in [
@@ -125,6 +150,8 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 None => (l.error.as_ref(), format!("link[{i}].error")),
             };
             let queue = build_queue(sc, qspec, rate, &qfield)?;
+            let limit_span = qspec.and_then(|q| q.get_ref().limit.as_ref().map(|l| l.span()));
+            queue_sites.push((format!("{qfield}.limit"), limit_span));
             let channel = build_channel(sc, espec, seed, &name, &efield)?;
             let qrng = RandomStream::new(seed, &format!("queue:{name}"));
             let mut link = LinkDir::new(name, from, to, rate, delay, queue, channel, qrng);
@@ -180,6 +207,20 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 ),
             ));
         }
+        for (from, to, end) in [(src, dst, &fl.to), (dst, src, &fl.from)] {
+            let hops = route_path(&mut routes, &dir_pairs, from, to).len();
+            if hops > ttl as usize {
+                return Err(sc.error_at(
+                    Some(end.span()),
+                    format!("flow[{i}].{}", if end == &fl.to { "to" } else { "from" }),
+                    format!(
+                        "the route from \"{}\" to \"{}\" has {hops} hops, more than the TTL of {ttl} \
+                         (simulation.ttl, at most 255): no packet would arrive",
+                        names[from as usize], names[to as usize]
+                    ),
+                ));
+            }
+        }
         let name = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
         // Series, traces and captures name flows: a name means one flow.
         if let Some(j) = flow_names.insert(name.clone(), i) {
@@ -189,7 +230,18 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 format!("\"{name}\" is already the name of flow[{j}]: flow names must be unique"),
             ));
         }
-        let start = fl.start.map_or(0, |d| d.0);
+        let start = fl.start.as_ref().map_or(0, |d| d.get_ref().0);
+        if let Some(st) = fl.start.as_ref().filter(|_| start >= duration) {
+            return Err(sc.error_at(
+                Some(st.span()),
+                format!("flow[{i}].start"),
+                format!(
+                    "{} is not before the end of the run ({}): the flow would never send",
+                    show_ns(start),
+                    show_ns(duration)
+                ),
+            ));
+        }
         let stop = fl.stop.as_ref().map(|s| s.get_ref().0);
         if let Some(s) = &fl.stop {
             if s.get_ref().0 <= start {
@@ -219,6 +271,13 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             AppKind::Onoff => ("onoff", &["rate", "mean_on", "mean_off"], &["packet_size"]),
         };
         check_kind_fields(sc, app_span.clone(), &app_field, kind_fields, &present)?;
+        if app.count == Some(0) {
+            return Err(sc.error_at(
+                app_span.clone(),
+                format!("{app_field}.count"),
+                "must be at least 1 transfer",
+            ));
+        }
         if let Some(size) = &app.size {
             if size.get_ref().0 == 0 {
                 return Err(sc.error_at(
@@ -244,25 +303,28 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                     "must be between 28B and 65535B",
                 ));
             }
-            let positive = |d: &Option<toml::Spanned<Duration>>,
-                            name: &str|
+            let period = |d: &Option<toml::Spanned<Duration>>,
+                          name: &str|
              -> Result<TimeNs, ScenarioError> {
                 let d = d.as_ref().expect("checked by check_kind_fields");
                 match d.get_ref().0 {
-                    0 => Err(sc.error_at(
+                    v if v >= MIN_PERIOD_NS => Ok(v),
+                    _ => Err(sc.error_at(
                         Some(d.span()),
                         format!("{app_field}.{name}"),
-                        "must be positive",
+                        MIN_PERIOD_REASON,
                     )),
-                    v => Ok(v),
                 }
             };
             let cfg = OnOffConfig {
                 rate_bps: app.rate.expect("checked").0,
                 packet_bytes: packet_bytes as u32,
-                mean_on_ns: positive(&app.mean_on, "mean_on")?,
-                mean_off_ns: positive(&app.mean_off, "mean_off")?,
+                mean_on_ns: period(&app.mean_on, "mean_on")?,
+                mean_off_ns: period(&app.mean_off, "mean_off")?,
             };
+            let what = format!("datagram of flow[{i}] (packet_size)");
+            let path = route_path(&mut routes, &dir_pairs, src, dst);
+            check_fits_queues(sc, &links, &queue_sites, &path, packet_bytes as u32, &what)?;
             flows.push(Flow::udp(name, src, dst, start, stop, cfg, seed));
         } else {
             let size = || {
@@ -283,17 +345,36 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 AppKind::Onoff => unreachable!("handled above"),
             };
             let spec = tcp_spec(sc, fl, i)?;
+            let options = if spec.timestamps { TS_OPTION_BYTES } else { 0 };
+            let headers = IP_HEADER_BYTES + TCP_HEADER_BYTES + options;
+            let what = format!(
+                "segment of flow[{i}] (mss {}B + {headers}B of headers)",
+                spec.mss
+            );
+            let path = route_path(&mut routes, &dir_pairs, src, dst);
+            check_fits_queues(sc, &links, &queue_sites, &path, spec.mss + headers, &what)?;
+            let what = format!("ACK of flow[{i}] ({headers}B)");
+            let path = route_path(&mut routes, &dir_pairs, dst, src);
+            check_fits_queues(sc, &links, &queue_sites, &path, headers, &what)?;
             flows.push(Flow::tcp(name, src, dst, start, stop, spec, tcp_app, seed));
         }
     }
     let mut world = World::new(seed, duration, nodes, routes, links, flows);
+    world.initial_ttl = ttl;
     world.stalls = stall_processes(sc, seed)?;
     if let Some(ts) = &f.output.timeseries {
-        if ts.interval.get_ref().0 == 0 {
+        if ts.interval.get_ref().0 < MIN_PERIOD_NS {
             return Err(sc.error_at(
                 Some(ts.interval.span()),
                 "output.timeseries.interval",
-                "must be positive",
+                MIN_PERIOD_REASON,
+            ));
+        }
+        if !ts.flows && !ts.links {
+            return Err(sc.error_at(
+                Some(ts.interval.span()),
+                "output.timeseries",
+                "flows = false and links = false sample nothing: remove the table",
             ));
         }
         world.series_cfg = Some(SeriesConfig {
@@ -393,14 +474,14 @@ fn build_agent(
             let (peer, out, back) = wireless()?;
             let cache = match &a.cache {
                 None => 25,
-                Some(c) if *c.get_ref() == 0 => {
+                Some(c) if !(1..=MAX_AGENT_CACHE_PKTS).contains(c.get_ref()) => {
                     return Err(sc.error_at(
                         Some(c.span()),
                         format!("{field}.cache"),
-                        "must be at least 1 packet",
+                        format!("must be from 1 to {MAX_AGENT_CACHE_PKTS} packets"),
                     ))
                 }
-                Some(c) => (*c.get_ref()).min(1 << 20) as usize,
+                Some(c) => *c.get_ref() as usize,
             };
             Box::new(GSnoopA::new(id, peer, out, back, routes, cache))
         }
@@ -501,6 +582,80 @@ fn node_list(names: &[String]) -> String {
         return names.join(", ");
     }
     format!("{}, ... ({} nodes)", names[..SHOWN].join(", "), names.len())
+}
+
+/// `simulation.ttl`: the initial IP TTL, 1 to 255 (an 8-bit field, RFC
+/// 791); default 64 (RFC 1700, Linux).
+fn initial_ttl(sc: &Scenario) -> Result<u8, ScenarioError> {
+    let Some(t) = &sc.file.simulation.ttl else {
+        return Ok(DEFAULT_TTL);
+    };
+    u8::try_from(*t.get_ref())
+        .ok()
+        .filter(|&v| v >= 1)
+        .ok_or_else(|| {
+            sc.error_at(
+                Some(t.span()),
+                "simulation.ttl",
+                "must be from 1 to 255 (the IP header's 8-bit TTL)",
+            )
+        })
+}
+
+/// The link directions a packet takes from `src` to `dst` (empty if
+/// there is no route). `dirs[l]` is direction l's (from, to).
+fn route_path(routes: &mut Routes, dirs: &[(u32, u32)], src: u32, dst: u32) -> Vec<u32> {
+    let mut path = Vec::new();
+    let mut at = src;
+    while at != dst && path.len() <= dirs.len() {
+        let l = routes.next_hop(at, dst);
+        if l == NO_ROUTE {
+            return Vec::new();
+        }
+        path.push(l);
+        at = dirs[l as usize].1;
+    }
+    path
+}
+
+/// A packet of `bytes` on the wire must fit every byte-limited queue on
+/// `path`: a larger one is dropped even by an empty queue, so the setup
+/// could never deliver anything.
+fn check_fits_queues(
+    sc: &Scenario,
+    links: &[LinkDir],
+    sites: &[(String, Option<std::ops::Range<usize>>)],
+    path: &[u32],
+    bytes: u32,
+    what: &str,
+) -> Result<(), ScenarioError> {
+    for &l in path {
+        if let QueueLimit::Bytes(limit) = links[l as usize].queue.limit() {
+            if limit < bytes as u64 {
+                let (field, span) = &sites[l as usize];
+                return Err(sc.error_at(
+                    span.clone(),
+                    field.clone(),
+                    format!(
+                        "{limit}B cannot hold one {what}, {bytes}B on the wire: \
+                         no such packet could ever enter this queue"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A time for messages: "10s", "250ms", "1500ns".
+fn show_ns(t: TimeNs) -> String {
+    if t.is_multiple_of(NS_PER_S) {
+        format!("{}s", t / NS_PER_S)
+    } else if t.is_multiple_of(NS_PER_MS) {
+        format!("{}ms", t / NS_PER_MS)
+    } else {
+        format!("{t}ns")
+    }
 }
 
 fn queue_limit(c: QueueCapacity) -> QueueLimit {
@@ -636,14 +791,12 @@ fn build_queue(
                 max_p: q.max_p.map_or(0.1, |p| p.0),
                 gentle: q.gentle.unwrap_or(false),
                 ecn: q.ecn.unwrap_or(false),
-                mean_pkt_bytes: q
-                    .mean_packet_size
-                    .map_or(1000, |s| s.0.clamp(1, 65_535) as u32),
+                mean_pkt_bytes: mean_packet_size(sc, spanned, field)?,
             };
             QueueDiscipline::Red(Red::new(cfg, rate_bps))
         }
         QueueKind::Mecn | QueueKind::Wmecn => {
-            let cfg = multi_level_config(sc, q, limit, field)?;
+            let cfg = multi_level_config(sc, spanned, limit, field)?;
             if q.kind == QueueKind::Mecn {
                 let p = |x: &Option<toml::Spanned<super::units::Probability>>| {
                     x.as_ref().map_or(0.1, |p| p.get_ref().0)
@@ -665,14 +818,33 @@ fn build_queue(
     })
 }
 
+/// A queue's `mean_packet_size` (RED's idle ageing): 1B to 65535B, the
+/// sizes an IP packet can have; default 1000B (ns-2).
+fn mean_packet_size(
+    sc: &Scenario,
+    q: &toml::Spanned<QueueSpec>,
+    field: &str,
+) -> Result<u32, ScenarioError> {
+    match q.get_ref().mean_packet_size {
+        None => Ok(1000),
+        Some(s) if (1..=65_535).contains(&s.0) => Ok(s.0 as u32),
+        Some(_) => Err(sc.error_at(
+            Some(q.span()),
+            format!("{field}.mean_packet_size"),
+            "must be from 1B to 65535B (an IP packet's size)",
+        )),
+    }
+}
+
 /// Thresholds and averaging of an `mecn` or `wmecn` queue:
 /// 0 <= min_th < mid_th < max_th.
 fn multi_level_config(
     sc: &Scenario,
-    q: &QueueSpec,
+    spanned: &toml::Spanned<QueueSpec>,
     limit: QueueLimit,
     field: &str,
 ) -> Result<MultiLevelConfig, ScenarioError> {
+    let q = spanned.get_ref();
     let th = |x: &Option<toml::Spanned<f64>>| {
         let t = x.as_ref().expect("checked by check_kind_fields");
         (*t.get_ref(), t.span())
@@ -712,9 +884,7 @@ fn multi_level_config(
         mid_th_pkts: mid,
         max_th_pkts: hi,
         weight,
-        mean_pkt_bytes: q
-            .mean_packet_size
-            .map_or(1000, |s| s.0.clamp(1, 65_535) as u32),
+        mean_pkt_bytes: mean_packet_size(sc, spanned, field)?,
     })
 }
 
@@ -776,18 +946,17 @@ fn build_channel(
         ErrorKind::GilbertElliott => {
             // Sojourns shorter than a microsecond would make the fading
             // process, not the traffic, dominate the run time.
-            let mean =
-                |d: &Option<toml::Spanned<Duration>>, n: &str| -> Result<TimeNs, ScenarioError> {
-                    let d = d.as_ref().expect("checked");
-                    match d.get_ref().0 {
-                        v if v >= 1_000 => Ok(v),
-                        _ => Err(sc.error_at(
-                            Some(d.span()),
-                            format!("{field}.{n}"),
-                            "must be at least 1us",
-                        )),
+            let mean = |d: &Option<toml::Spanned<Duration>>,
+                        n: &str|
+             -> Result<TimeNs, ScenarioError> {
+                let d = d.as_ref().expect("checked");
+                match d.get_ref().0 {
+                    v if v >= MIN_PERIOD_NS => Ok(v),
+                    _ => {
+                        Err(sc.error_at(Some(d.span()), format!("{field}.{n}"), MIN_PERIOD_REASON))
                     }
-                };
+                }
+            };
             let mut fading = RandomStream::new(seed, &format!("fading:{name}"));
             ChannelModel::GilbertElliott(GilbertElliott::with_options(
                 mean(&e.mean_good, "mean_good")?,
@@ -807,7 +976,15 @@ fn build_channel(
             ))
         }
         ErrorKind::DropList => {
-            ChannelModel::DropList(DropList::new(e.packets.clone().expect("checked")))
+            let packets = e.packets.clone().expect("checked");
+            if packets.contains(&0) {
+                return Err(sc.error_at(
+                    Some(spanned.span()),
+                    format!("{field}.packets"),
+                    "packets are counted from 1: 0 would never be dropped",
+                ));
+            }
+            ChannelModel::DropList(DropList::new(packets))
         }
         ErrorKind::RouteChange => ChannelModel::RouteChange(RouteChange::new(
             e.switch_probability.expect("checked").0,
@@ -859,11 +1036,23 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     if t.rtt_tick.is_some_and(|d| d.0 == 0) {
         return Err(err("rtt_tick", "must be positive"));
     }
+    for (name, v) in [
+        ("initial_rto", rto.initial_rto_ns),
+        ("min_rto", rto.min_rto_ns),
+        ("max_rto", rto.max_rto_ns),
+    ] {
+        if v < MIN_TIMER_NS {
+            return Err(err(name, MIN_TIMER_REASON));
+        }
+    }
     if rto.max_rto_ns < rto.min_rto_ns {
         return Err(err("max_rto", "must not be less than min_rto"));
     }
-    if rto.initial_rto_ns == 0 {
-        return Err(err("initial_rto", "must be positive"));
+    if rto.initial_rto_ns > rto.max_rto_ns {
+        return Err(err(
+            "initial_rto",
+            "must not exceed max_rto (RFC 6298 (2.5))",
+        ));
     }
     let initial_cwnd = t
         .initial_cwnd
@@ -871,9 +1060,31 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     if initial_cwnd == 0 {
         return Err(err("initial_cwnd", "must be at least 1 segment"));
     }
+    if initial_cwnd as u64 * mss > MAX_WINDOW_BYTES {
+        return Err(err(
+            "initial_cwnd",
+            &format!(
+                "{initial_cwnd} segments of {mss}B exceed 2^30 bytes, the largest window TCP \
+                 can use (RFC 7323 §2.3): at most {} segments",
+                MAX_WINDOW_BYTES / mss
+            ),
+        ));
+    }
     let rwnd = t.rwnd.map_or(1_000_000, |s| s.0);
     if rwnd < mss {
         return Err(err("rwnd", "must hold at least one segment (mss)"));
+    }
+    if rwnd > MAX_WINDOW_BYTES {
+        return Err(err(
+            "rwnd",
+            "must be at most 2^30 bytes (1GiB), the largest window TCP can advertise (RFC 7323 §2.3)",
+        ));
+    }
+    if t.initial_ssthresh.is_some_and(|s| s.0 < 2 * mss) {
+        return Err(err(
+            "initial_ssthresh",
+            "must be at least 2 segments (2 × mss): RFC 5681 never sets ssthresh lower",
+        ));
     }
     let dupthresh = t.dupthresh.unwrap_or(3);
     if dupthresh == 0 {
@@ -907,7 +1118,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         initial_cwnd_segments: initial_cwnd,
         initial_ssthresh_bytes: t
             .initial_ssthresh
-            .map_or(UNBOUNDED_SSTHRESH_BYTES, |s| s.0.max(2 * mss)),
+            .map_or(UNBOUNDED_SSTHRESH_BYTES, |s| s.0),
         rwnd_bytes: rwnd,
         timestamps: t.timestamps.unwrap_or(false),
         ecn: t.ecn.unwrap_or(false),
@@ -942,17 +1153,19 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             Some(k) => {
                 let spec = k.interval.get_ref().trim();
                 let interval = if spec == "rtt" || spec == "srtt" {
-                    KickInterval::SmoothedRtt {
-                        before_sample_ns: k.before_sample.map_or(rto.initial_rto_ns, |d| d.0),
+                    let before_sample_ns = k.before_sample.map_or(rto.initial_rto_ns, |d| d.0);
+                    if before_sample_ns < MIN_TIMER_NS {
+                        return Err(err("kick.before_sample", MIN_TIMER_REASON));
                     }
+                    KickInterval::SmoothedRtt { before_sample_ns }
                 } else {
                     match parse_duration_ns(spec) {
-                        Ok(d) if d > 0 => KickInterval::Fixed(d),
+                        Ok(d) if d >= MIN_TIMER_NS => KickInterval::Fixed(d),
                         Ok(_) => {
                             return Err(sc.error_at(
                                 Some(k.interval.span()),
                                 format!("flow[{i}].tcp.kick.interval"),
-                                "must be positive",
+                                MIN_TIMER_REASON,
                             ))
                         }
                         Err(e) => {
@@ -1138,11 +1351,11 @@ fn stall_processes(sc: &Scenario, seed: u64) -> Result<Vec<Option<StallProcess>>
             ));
         }
         let period_ns = st.period.map_or(NS_PER_S, |d| d.0);
-        if period_ns == 0 {
+        if period_ns < MIN_PERIOD_NS {
             return Err(sc.error_at(
                 Some(spanned.span()),
                 format!("link[{i}].stall.period"),
-                "must be positive",
+                MIN_PERIOD_REASON,
             ));
         }
         let cfg = StallConfig {

@@ -227,7 +227,7 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         if !counted {
             continue;
         }
-        let start_ns = fl.start.map_or(0, |d| d.0);
+        let start_ns = fl.start.as_ref().map_or(0, |d| d.get_ref().0);
         let stagger_ns = fl.stagger.as_ref().map_or(0, |s| s.get_ref().0);
         for i in 0..members {
             let mut m = fl.clone();
@@ -253,7 +253,9 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
                             "start + i × stagger is beyond the largest time (about 584 years)",
                         )
                     })?;
-                m.start = Some(Duration(start));
+                // Errors about the member's start point at its stagger.
+                let span = fl.stagger.as_ref().expect("stagger_ns > 0").span();
+                m.start = Some(Spanned::new(span, Duration(start)));
             }
             flows.push(m);
             flow_members.push((t as u32, fl.count.as_ref().map(|_| i as u32)));

@@ -2,6 +2,7 @@
 //! [`World`] for any seed. Every user mistake becomes one
 //! [`ScenarioError`] line: file, line, field, problem.
 
+pub mod budget;
 pub mod build;
 pub mod expand;
 pub mod observe;
@@ -85,6 +86,51 @@ fn tidy_path(path: &str) -> String {
     out
 }
 
+/// The dotted field written on 1-based `line` ("simulation.seed",
+/// "link[2].delay"), from the key before its '=' and the last table
+/// header above it; "" if the line holds no `key = value`.
+fn key_on_line(text: &str, line: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(key) = lines
+        .get(line.wrapping_sub(1))
+        .and_then(|l| l.split_once('='))
+        .map(|(k, _)| k.trim())
+        .filter(|k| !k.is_empty() && !k.starts_with('['))
+    else {
+        return String::new();
+    };
+    let header = lines[..line - 1]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with('['));
+    let table = match header {
+        Some(h) if h.starts_with("[[") => {
+            let name = h.trim_matches(|c| c == '[' || c == ']').trim();
+            let index = lines[..line - 1]
+                .iter()
+                .filter(|l| {
+                    l.trim()
+                        .trim_start_matches("[[")
+                        .trim_end_matches("]]")
+                        .trim()
+                        == name
+                        && l.trim().starts_with("[[")
+                })
+                .count()
+                - 1;
+            format!("{name}[{index}]")
+        }
+        Some(h) => h.trim_matches(|c| c == '[' || c == ']').trim().to_string(),
+        None => String::new(),
+    };
+    if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
+    }
+}
+
 /// One line of a toml error message (they can span several lines).
 fn first_line(msg: &str) -> String {
     msg.lines()
@@ -111,13 +157,25 @@ impl Scenario {
     ) -> Result<(Self, World), ScenarioError> {
         let de = toml::Deserializer::new(text);
         let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
-            let field = tidy_path(&e.path().to_string());
+            let mut field = tidy_path(&e.path().to_string());
             let inner = e.into_inner();
+            let line = inner.span().map(|s| line_of(text, s.start));
+            let mut message = first_line(inner.message());
+            if field.is_empty() {
+                // A syntax error (e.g. an integer beyond TOML's i64) comes
+                // without a path: name the key written on that line.
+                field = line.map_or(String::new(), |l| key_on_line(text, l));
+                if field == "simulation.seed" && message.contains("number") {
+                    message.push_str(
+                        "; a seed of 2^63 or more is written as a string, e.g. seed = \"18446744073709551615\"",
+                    );
+                }
+            }
             ScenarioError {
                 file: source_name.to_string(),
-                line: inner.span().map(|s| line_of(text, s.start)),
+                line,
                 field,
-                message: first_line(inner.message()),
+                message,
             }
         })?;
         let sc = Scenario {
@@ -126,8 +184,8 @@ impl Scenario {
             text: text.to_string(),
             members: expand::Members::default(),
         };
-        // Building checks counts, names, routes and parameters; then what
-        // the scenario asks to observe.
+        // Building checks the memory budget, counts, names, routes and
+        // parameters; then what the scenario asks to observe.
         let world = sc.build(seed)?;
         sc.observe_plan(&world, &observe::ObserveRequest::default())?;
         Ok((sc, world))
@@ -145,11 +203,47 @@ impl Scenario {
     }
 
     pub fn default_seed(&self) -> u64 {
-        self.file.simulation.seed
+        self.file.simulation.seed.0
     }
 
     pub fn duration_ns(&self) -> TimeNs {
         self.file.simulation.duration.get_ref().0
+    }
+
+    /// Whether any component draws random numbers: a lossy channel other
+    /// than a drop list, a RED-family queue, a stall process, or a
+    /// repeated-download or on/off app. Without one every seed gives the
+    /// same run, so running several seeds is pointless (the front ends
+    /// warn).
+    pub fn uses_randomness(&self) -> bool {
+        use schema::{AppKind, ErrorKind, QueueKind};
+        let f = &self.file;
+        let random_error = |e: &Option<toml::Spanned<schema::ErrorSpec>>| {
+            e.as_ref()
+                .is_some_and(|e| e.get_ref().kind != ErrorKind::DropList)
+        };
+        let random_queue = |q: &Option<toml::Spanned<schema::QueueSpec>>| {
+            q.as_ref().is_some_and(|q| {
+                matches!(
+                    q.get_ref().kind,
+                    QueueKind::Red | QueueKind::Mecn | QueueKind::Wmecn
+                )
+            })
+        };
+        let link_random = f.link.iter().any(|l| {
+            l.stall.is_some()
+                || random_error(&l.error)
+                || random_queue(&l.queue)
+                || [&l.a_to_b, &l.b_to_a]
+                    .into_iter()
+                    .flatten()
+                    .any(|d| random_error(&d.error) || random_queue(&d.queue))
+        });
+        let app_random = f
+            .flow
+            .iter()
+            .any(|fl| matches!(fl.app.get_ref().kind, AppKind::Repeated | AppKind::Onoff));
+        link_random || app_random
     }
 
     /// An error located at `span` in the file.
@@ -170,9 +264,16 @@ impl Scenario {
     /// Build a world for `seed` (None: the file's seed).
     pub fn build(&self, seed: Option<u64>) -> Result<World, ScenarioError> {
         let seed = seed.unwrap_or(self.default_seed());
+        // Estimate memory (of the expanded tables) before allocating it.
         match expand::expand(self)? {
-            Some(members) => build::build_world(&members, seed),
-            None => build::build_world(self, seed),
+            Some(members) => {
+                budget::check(&members)?;
+                build::build_world(&members, seed)
+            }
+            None => {
+                budget::check(self)?;
+                build::build_world(self, seed)
+            }
         }
     }
 

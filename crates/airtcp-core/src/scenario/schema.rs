@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::units::{Duration, Probability, QueueLimitSpec, Rate, Size};
+use super::units::{Duration, Probability, QueueLimitSpec, Rate, Seed, Size};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,13 +68,18 @@ pub struct TraceSpec {
 pub struct SimulationSpec {
     /// Simulated time to run.
     pub duration: Spanned<Duration>,
-    /// Master seed (default 1); `run(seed=...)` overrides it.
-    #[serde(default = "default_seed")]
-    pub seed: u64,
-}
-
-fn default_seed() -> u64 {
-    1
+    /// Master seed (default 1); `run(seed=...)` overrides it. An integer,
+    /// or a string of digits for seeds of 2^63 and above (TOML integers
+    /// stop at 2^63 - 1).
+    #[serde(default)]
+    pub seed: Seed,
+    /// Initial IP TTL of every packet an endpoint or agent sends (default
+    /// 64, RFC 1700's value and Linux's); a flow whose route is longer is
+    /// rejected.
+    pub ttl: Option<Spanned<u32>>,
+    /// Largest memory a run may need, estimated before anything is
+    /// allocated (default "4GB"; see docs/scenario.md).
+    pub memory_budget: Option<Spanned<Size>>,
 }
 
 /// Optional: declares a node (nodes named by links exist anyway).
@@ -347,7 +352,7 @@ pub struct FlowSpec {
     /// With `count`: member i starts at `start + i × stagger` (default 0s).
     pub stagger: Option<Spanned<Duration>>,
     /// Start time (default 0s).
-    pub start: Option<Duration>,
+    pub start: Option<Spanned<Duration>>,
     /// End of the active interval (default: the end of the run).
     pub stop: Option<Spanned<Duration>>,
     /// TCP settings; omitted = all defaults. Not allowed with a UDP app.

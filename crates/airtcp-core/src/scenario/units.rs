@@ -1,15 +1,40 @@
 //! Quantities with units, as they appear in scenario files: "10Mbps",
-//! "30ms", "1500B", "50KB", "50pkt". A bare number is an error (the unit is
-//! required), so a file never silently means seconds where it said
-//! milliseconds. Decimal prefixes: 1 KB = 1000 B, 1 KiB = 1024 B.
+//! "30ms", "1500B", "50KB", "50pkt".
+//!
+//! The one rule for spelling (docs/scenario.md, "Units"): a quantity is a
+//! decimal number (an exponent is allowed: "1e-3s") followed by its unit,
+//! and units are **case-sensitive**, spelled as SI writes them: a prefix
+//! `k` (also `K`), `M`, `G`, `T` (powers of 1000) or, for sizes only, `Ki`,
+//! `Mi`, `Gi`, `Ti` (powers of 1024), then the base unit: `bps` or `b/s`
+//! for rates, `B` for sizes. Durations are `ns`, `us`, `ms`, `s`, `min`;
+//! queue lengths in packets are `pkt`. "10mbps" (millibits) and "10Mb"
+//! (a size in bits) are errors that suggest the right spelling. A bare
+//! number is an error (the unit is required), so a file never silently
+//! means seconds where it said milliseconds.
+//!
+//! Conversions are checked: a value too large for its field's range is an
+//! error, never a wrap or a clamp, and a non-zero value that would round
+//! to zero (a duration below 1 ns, a rate below 1 bit/s, "1e-400ms") is an
+//! error too, never read as 0.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
-use crate::sim::TimeNs;
+use crate::sim::{TimeNs, NS_PER_S};
 
-/// Split "12.5ms" into (12.5, "ms"). The number may use an exponent
+/// Longest duration any field accepts: 10^7 s (about 116 days). Event
+/// times are sums of a handful of durations in u64 nanoseconds (at most
+/// 1.8e19, 584 years); with every term below 1e16 ns no sum can wrap.
+pub const MAX_DURATION_NS: TimeNs = 10_000_000 * NS_PER_S;
+/// Fastest rate: 10 Tb/s. One byte then takes under a nanosecond, the
+/// clock's resolution; faster links would all look alike.
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// Largest size: 10^15 B (1 PB), far beyond any transfer a packet-level
+/// run can finish, and small enough that byte counters never overflow.
+pub const MAX_SIZE_BYTES: u64 = 1_000_000_000_000_000;
+
+/// Split "12.5ms" into ("12.5", "ms"). The number may use an exponent
 /// ("1e-5s", "2.5E6bps"): the unit is the trailing run of letters (and
 /// '/') that does not belong to the number.
 fn split_number(s: &str) -> Option<(f64, &str)> {
@@ -20,14 +45,47 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
         .take_while(|(_, c)| c.is_ascii_alphabetic() || *c == '/')
         .last()
         .map_or(s.len(), |(i, _)| i);
-    // A bare number has no unit.
-    if let Ok(v) = s.parse::<f64>() {
+    // A bare number (including "1e5", whose "e5" looks like a unit) has no unit.
+    if let Some(v) = parse_finite_number(s) {
         return Some((v, ""));
     }
     let (num, unit) = s.split_at(unit_start);
-    let v: f64 = num.trim().parse().ok()?;
+    let v = parse_finite_number(num.trim())?;
     Some((v, unit.trim()))
 }
+
+/// A decimal number as Rust's f64 parser reads it, but not "inf" or "nan"
+/// (they are not numbers a scenario can mean) and not an underflow: a
+/// literal with a non-zero digit that parses to 0 ("1e-400") is returned
+/// as the smallest positive f64 so that the range checks reject it.
+fn parse_finite_number(s: &str) -> Option<f64> {
+    if !s.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
+        return None;
+    }
+    let v: f64 = s.parse().ok()?;
+    if v == 0.0 {
+        let mantissa = s.split(['e', 'E']).next().unwrap_or("");
+        if mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+            return Some(f64::MIN_POSITIVE.copysign(v));
+        }
+    }
+    Some(v)
+}
+
+/// `v` units of `scale` base units, rounded to a whole base unit, checked
+/// against `max`. `what` names the quantity in errors ("duration \"1e300s\"").
+fn to_whole(v: f64, scale: f64, max: u64, what: &str, max_text: &str) -> Result<u64, String> {
+    if v < 0.0 {
+        return Err(format!("{what} must not be negative"));
+    }
+    let x = v * scale;
+    if !x.is_finite() || x > max as f64 {
+        return Err(format!("{what} is too large (at most {max_text})"));
+    }
+    Ok(x.round() as u64)
+}
+
+const DURATION_UNITS: &str = "ns, us, ms, s or min";
 
 pub fn parse_duration_ns(s: &str) -> Result<TimeNs, String> {
     let (v, unit) =
@@ -40,72 +98,121 @@ pub fn parse_duration_ns(s: &str) -> Result<TimeNs, String> {
         "min" => 60e9,
         "" => {
             return Err(format!(
-                "duration \"{s}\" has no unit (use ns, us, ms, s or min)"
+                "duration \"{s}\" has no unit (use {DURATION_UNITS})"
             ))
         }
         u => {
             return Err(format!(
-                "unknown duration unit \"{u}\" in \"{s}\" (use ns, us, ms, s or min)"
+                "unknown duration unit \"{u}\" in \"{s}\"{} (use {DURATION_UNITS})",
+                case_hint(u, &["ns", "us", "ms", "s", "min"])
             ))
         }
     };
-    if !v.is_finite() || v < 0.0 {
-        return Err(format!("duration \"{s}\" must not be negative"));
+    let what = format!("duration \"{s}\"");
+    let ns = to_whole(
+        v,
+        scale,
+        MAX_DURATION_NS,
+        &what,
+        "10000000s, about 116 days",
+    )?;
+    if ns == 0 && v != 0.0 {
+        return Err(format!("{what} is below 1ns, the clock's resolution"));
     }
-    Ok((v * scale).round() as TimeNs)
+    Ok(ns)
 }
+
+/// Decimal prefixes: "" 1, k/K 1e3, M 1e6, G 1e9, T 1e12.
+fn decimal_prefix(p: &str) -> Option<f64> {
+    Some(match p {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        _ => return None,
+    })
+}
+
+/// Binary prefixes (sizes only): Ki, Mi, Gi, Ti.
+fn binary_prefix(p: &str) -> Option<f64> {
+    Some(match p {
+        "Ki" => 1024.0,
+        "Mi" => 1024.0 * 1024.0,
+        "Gi" => 1024.0 * 1024.0 * 1024.0,
+        "Ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+/// ", did you mean \"Mbps\"?" when `unit` is one of `valid` in another case.
+fn case_hint(unit: &str, valid: &[&str]) -> String {
+    valid
+        .iter()
+        .find(|v| v.eq_ignore_ascii_case(unit))
+        .map_or(String::new(), |v| {
+            format!(" (units are case-sensitive: did you mean \"{v}\"?)")
+        })
+}
+
+const RATE_UNITS: &str = "bps, kbps, Mbps, Gbps or Tbps; or b/s, kb/s, Mb/s, Gb/s, Tb/s";
+const RATE_SPELLINGS: &[&str] = &[
+    "bps", "kbps", "Mbps", "Gbps", "Tbps", "b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s",
+];
 
 pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
     let (v, unit) =
         split_number(s).ok_or_else(|| format!("expected a rate like \"10Mbps\", got \"{s}\""))?;
-    let scale = match unit {
-        "bps" | "b/s" => 1.0,
-        "kbps" | "Kbps" | "kb/s" => 1e3,
-        "Mbps" | "mbps" | "Mb/s" => 1e6,
-        "Gbps" | "gbps" | "Gb/s" => 1e9,
-        "" => {
-            return Err(format!(
-                "rate \"{s}\" has no unit (use bps, kbps, Mbps or Gbps)"
-            ))
-        }
-        u => {
-            return Err(format!(
-                "unknown rate unit \"{u}\" in \"{s}\" (use bps, kbps, Mbps or Gbps)"
-            ))
-        }
-    };
-    let bps = (v * scale).round();
-    if !bps.is_finite() || bps <= 0.0 {
+    if unit.is_empty() {
+        return Err(format!("rate \"{s}\" has no unit (use {RATE_UNITS})"));
+    }
+    let scale = unit
+        .strip_suffix("bps")
+        .or_else(|| unit.strip_suffix("b/s"))
+        .and_then(decimal_prefix)
+        .ok_or_else(|| {
+            format!(
+                "unknown rate unit \"{unit}\" in \"{s}\"{} (use {RATE_UNITS})",
+                case_hint(unit, RATE_SPELLINGS)
+            )
+        })?;
+    if v <= 0.0 {
         return Err(format!("rate \"{s}\" must be positive"));
     }
-    Ok(bps as u64)
+    let what = format!("rate \"{s}\"");
+    let bps = to_whole(v, scale, MAX_RATE_BPS, &what, "10Tbps")?;
+    if bps == 0 {
+        return Err(format!("{what} is below 1bps"));
+    }
+    Ok(bps)
 }
+
+const SIZE_UNITS: &str = "B, kB, MB, GB, TB, KiB, MiB, GiB or TiB";
+const SIZE_SPELLINGS: &[&str] = &[
+    "B", "kB", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
+];
 
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (v, unit) =
         split_number(s).ok_or_else(|| format!("expected a size like \"1500B\", got \"{s}\""))?;
-    let scale = match unit {
-        "B" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "" => {
-            return Err(format!(
-                "size \"{s}\" has no unit (use B, KB, MB, KiB or MiB)"
-            ))
-        }
-        u => {
-            return Err(format!(
-                "unknown size unit \"{u}\" in \"{s}\" (use B, KB, MB, KiB or MiB)"
-            ))
-        }
-    };
-    if !v.is_finite() || v < 0.0 {
-        return Err(format!("size \"{s}\" must not be negative"));
+    if unit.is_empty() {
+        return Err(format!("size \"{s}\" has no unit (use {SIZE_UNITS})"));
     }
-    Ok((v * scale).round() as u64)
+    let scale = unit
+        .strip_suffix('B')
+        .and_then(|p| decimal_prefix(p).or_else(|| binary_prefix(p)))
+        .ok_or_else(|| {
+            format!(
+                "unknown size unit \"{unit}\" in \"{s}\"{} (use {SIZE_UNITS})",
+                case_hint(unit, SIZE_SPELLINGS)
+            )
+        })?;
+    let what = format!("size \"{s}\"");
+    let bytes = to_whole(v, scale, MAX_SIZE_BYTES, &what, "1000TB")?;
+    if (v * scale - bytes as f64).abs() > 1e-6 * (bytes as f64).max(1.0) {
+        return Err(format!("{what} is not a whole number of bytes"));
+    }
+    Ok(bytes)
 }
 
 macro_rules! string_quantity {
@@ -175,19 +282,18 @@ pub enum QueueCapacity {
 }
 
 pub fn parse_queue_capacity(s: &str) -> Result<QueueCapacity, String> {
-    let t = s.trim();
-    for suffix in ["pkts", "pkt", "packets", "p"] {
-        if let Some(n) = t.strip_suffix(suffix) {
-            return n
-                .trim()
-                .parse::<u32>()
-                .map(QueueCapacity::Packets)
-                .map_err(|_| {
-                    format!("expected a whole number of packets like \"50pkt\", got \"{s}\"")
-                });
+    if let Some((v, unit)) = split_number(s) {
+        if matches!(unit, "pkt" | "pkts") {
+            if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+                return Err(format!(
+                    "\"{s}\" is not a whole number of packets from 0 to {}",
+                    u32::MAX
+                ));
+            }
+            return Ok(QueueCapacity::Packets(v as u32));
         }
     }
-    parse_bytes(t)
+    parse_bytes(s)
         .map(QueueCapacity::Bytes)
         .map_err(|e| format!("{e}; or give packets like \"50pkt\""))
 }
@@ -199,6 +305,48 @@ string_quantity!(
     "\"50pkt\" or \"64KB\""
 );
 
+/// A seed in [0, 2^64): a TOML integer (which stops at 2^63 - 1) or a
+/// string of decimal digits for the upper half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seed(pub u64);
+
+impl Default for Seed {
+    fn default() -> Self {
+        Seed(1)
+    }
+}
+
+impl<'de> Deserialize<'de> for Seed {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const RANGE: &str = "a seed must be an integer in [0, 2^64)";
+        impl<'de> Visitor<'de> for V {
+            type Value = Seed;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(RANGE)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Seed, E> {
+                u64::try_from(v)
+                    .map(Seed)
+                    .map_err(|_| E::custom(format!("{RANGE}, got {v}")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Seed, E> {
+                Ok(Seed(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Seed, E> {
+                Err(E::custom(format!("{RANGE}, got {v}")))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Seed, E> {
+                s.trim()
+                    .parse::<u64>()
+                    .map(Seed)
+                    .map_err(|_| E::custom(format!("{RANGE}, got \"{s}\"")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,11 +356,63 @@ mod tests {
         assert_eq!(parse_duration_ns("30ms"), Ok(30_000_000));
         assert_eq!(parse_duration_ns("1.5s"), Ok(1_500_000_000));
         assert_eq!(parse_duration_ns("10us"), Ok(10_000));
+        assert_eq!(parse_duration_ns("0s"), Ok(0));
         assert!(parse_duration_ns("30").unwrap_err().contains("no unit"));
         assert!(parse_duration_ns("30 parsecs")
             .unwrap_err()
             .contains("unknown duration unit"));
         assert!(parse_duration_ns("-1s").unwrap_err().contains("negative"));
+    }
+
+    /// Issue 13 case 3: oversized values are errors, never wrapped or
+    /// clamped; a tiny non-zero value is never read as zero.
+    #[test]
+    fn out_of_range_is_an_error_not_a_wrap_or_a_clamp() {
+        assert_eq!(parse_duration_ns("10000000s"), Ok(MAX_DURATION_NS));
+        for s in ["1.845e10s", "1e300s", "10000001s", "1e400s"] {
+            let e = parse_duration_ns(s).unwrap_err();
+            assert!(e.contains("too large"), "{s}: {e}");
+        }
+        for s in ["1e-400ms", "0.4ns", "1e-12s"] {
+            let e = parse_duration_ns(s).unwrap_err();
+            assert!(e.contains("below 1ns"), "{s}: {e}");
+        }
+        let e = parse_rate_bps("1e300Gbps").unwrap_err();
+        assert!(e.contains("too large (at most 10Tbps)"), "{e}");
+        assert_eq!(parse_rate_bps("10Tbps"), Ok(MAX_RATE_BPS));
+        assert!(parse_rate_bps("0.4bps").unwrap_err().contains("below 1bps"));
+        assert!(parse_bytes("1e300B").unwrap_err().contains("too large"));
+        assert!(parse_bytes("1.5B").unwrap_err().contains("whole number"));
+        assert_eq!(parse_bytes("1.5KB"), Ok(1500));
+        for s in ["inf s", "NaNs", "infs"] {
+            assert!(parse_duration_ns(s).is_err(), "{s}");
+        }
+    }
+
+    /// One rule for spelling: case-sensitive SI units, a hint when only
+    /// the case is wrong.
+    #[test]
+    fn units_are_case_sensitive_with_a_hint() {
+        assert_eq!(parse_rate_bps("10Mb/s"), parse_rate_bps("10Mbps"));
+        assert_eq!(parse_rate_bps("64kb/s"), Ok(64_000));
+        assert_eq!(parse_rate_bps("64Kbps"), Ok(64_000));
+        for s in ["10mbps", "10mb/s", "10MBPS", "1gbps"] {
+            let e = parse_rate_bps(s).unwrap_err();
+            assert!(e.contains("case-sensitive"), "{s}: {e}");
+        }
+        assert!(parse_rate_bps("10MB")
+            .unwrap_err()
+            .contains("unknown rate unit"));
+        assert!(parse_bytes("10mb")
+            .unwrap_err()
+            .contains("did you mean \"MB\""));
+        assert!(parse_bytes("10Mb")
+            .unwrap_err()
+            .contains("unknown size unit"));
+        assert!(parse_duration_ns("10MS")
+            .unwrap_err()
+            .contains("did you mean \"ms\""));
+        assert_eq!(parse_bytes("1TiB"), Ok(1 << 40));
     }
 
     #[test]
@@ -231,5 +431,7 @@ mod tests {
             parse_queue_capacity("64KB"),
             Ok(QueueCapacity::Bytes(64_000))
         );
+        assert!(parse_queue_capacity("2.5pkt").is_err());
+        assert!(parse_queue_capacity("5000000000pkt").is_err());
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use super::World;
 use crate::app::{OnOffConfig, TcpApp, TransferRecord};
 use crate::metrics::N_CAUSES;
-use crate::net::packet::{DeathCause, Packet, PacketKind, DEFAULT_TTL};
+use crate::net::packet::{DeathCause, Packet, PacketKind};
 use crate::sim::events::EventKind;
 use crate::sim::rng::RandomStream;
 use crate::sim::{s_to_ns, TimeNs};
@@ -493,7 +493,7 @@ impl World {
                         flow,
                         src,
                         dst,
-                        ttl: DEFAULT_TTL,
+                        ttl: self.initial_ttl,
                         raw_size: u.cfg.packet_bytes,
                         payload_len: 0,
                         sent_ns: now,

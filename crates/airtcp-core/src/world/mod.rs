@@ -121,6 +121,11 @@ pub struct World {
     pub links: Vec<LinkDir>,
     pub flows: Vec<Flow>,
     pub series_cfg: Option<SeriesConfig>,
+    /// The scenario's initial IP TTL (`simulation.ttl`). Endpoints and
+    /// agents stamp `DEFAULT_TTL` (or 0 for "unset"); a packet leaving its
+    /// origin gets this value instead. Other TTLs (a kick segment's 1)
+    /// are the sender's choice and kept.
+    pub initial_ttl: u8,
     /// Per link (not direction): STIS per-connection stalling, if any.
     pub stalls: Vec<Option<StallProcess>>,
     events: EventQueue,
@@ -159,6 +164,7 @@ impl World {
             links,
             flows,
             series_cfg: None,
+            initial_ttl: DEFAULT_TTL,
             stalls: Vec::new(),
             events: EventQueue::new(),
             primed: false,
@@ -369,6 +375,9 @@ impl World {
         for mut pkt in out.drain(..) {
             pkt.uid = self.next_uid;
             self.next_uid += 1;
+            if pkt.ttl == DEFAULT_TTL {
+                pkt.ttl = self.initial_ttl;
+            }
             self.at_node(node, pkt, Ingress::Local);
         }
     }
@@ -379,8 +388,8 @@ impl World {
             for mut pkt in inject.drain(..) {
                 pkt.uid = self.next_uid;
                 self.next_uid += 1;
-                if pkt.ttl == 0 {
-                    pkt.ttl = DEFAULT_TTL;
+                if pkt.ttl == 0 || pkt.ttl == DEFAULT_TTL {
+                    pkt.ttl = self.initial_ttl;
                 }
                 if let Some(o) = self.observers.as_deref_mut() {
                     o.sent(self.now_ns, node, &pkt);

@@ -1,0 +1,282 @@
+//! The memory budget: before anything is built, estimate what a run is
+//! sure to allocate in proportion to its input (flows, links, nodes, the
+//! routing table, time-series points, the largest first flight, agent
+//! caches) and reject a scenario whose estimate exceeds
+//! `simulation.memory_budget` (default [`DEFAULT_MEMORY_BUDGET_BYTES`]),
+//! with one line naming the field behind the largest share. A run that
+//! cannot fit then fails at once with a clear error instead of growing
+//! until the allocator aborts the process (which Python cannot catch).
+//!
+//! Memory that grows with traffic (packets queued or in flight, a
+//! sender's scoreboard) is bounded by the queue limits and `rwnd`, not
+//! counted here. The per-item figures are peak resident sizes measured on
+//! this code (docs/scenario.md, "Memory budget"), rounded up, and include
+//! the copy of the results the Python tables hold.
+
+use std::collections::HashMap;
+
+use super::build::{MAX_WINDOW_BYTES, MIN_PERIOD_NS};
+use super::schema::{AgentKind, AppKind, QueueKind, ScenarioFile};
+use super::{Scenario, ScenarioError};
+use crate::net::packet::Packet;
+use crate::tcp::sender::SenderConfig;
+
+/// Default budget: 4 GB: a 100,000-flow dumbbell (3.4 GB estimated) fits,
+/// a million flows (16 GB) do not.
+pub const DEFAULT_MEMORY_BUDGET_BYTES: u64 = 4_000_000_000;
+/// A TCP or UDP flow: endpoints, counters, its parsed table and result
+/// row (11 KB measured with 20,000 flows on one link).
+pub const FLOW_BYTES: u64 = 16 * 1024;
+/// One link direction: queue ring, channel, counters, result row (2.5 KB
+/// measured).
+pub const LINK_DIR_BYTES: u64 = 4 * 1024;
+/// One node: name, agents list, result bookkeeping, its routing arrays.
+pub const NODE_BYTES: u64 = 512;
+/// One entry of a core routing table (a u32 link direction): routing keeps
+/// a table of |core| entries per core destination (net/topology.rs).
+pub const ROUTE_ENTRY_BYTES: u64 = 4;
+/// One time-series point: 40 B in the core, plus the Python columns and
+/// the Arrow table built from them.
+pub const SERIES_POINT_BYTES: u64 = 200;
+
+/// One share of the estimate: the field that causes it, bytes, and what it is.
+struct Share {
+    field: String,
+    /// Where the field is written, if one place.
+    span: Option<std::ops::Range<usize>>,
+    bytes: u64,
+    what: String,
+}
+
+/// Reject `sc` if its estimate exceeds the budget.
+pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
+    let f = &sc.file;
+    let budget = f
+        .simulation
+        .memory_budget
+        .as_ref()
+        .map_or(DEFAULT_MEMORY_BUDGET_BYTES, |b| b.get_ref().0);
+    let shares = estimate(f);
+    let total = shares
+        .iter()
+        .fold(0u64, |sum, s| sum.saturating_add(s.bytes));
+    if total <= budget {
+        return Ok(());
+    }
+    let top = shares
+        .iter()
+        .max_by_key(|s| s.bytes)
+        .expect("a total above the budget has shares");
+    Err(sc.error_at(
+        top.span.clone(),
+        top.field.clone(),
+        format!(
+            "the run would need about {} ({} of it for {}), more than the memory budget of {} \
+             (raise simulation.memory_budget if the machine has the memory)",
+            show_bytes(total),
+            show_bytes(top.bytes),
+            top.what,
+            show_bytes(budget)
+        ),
+    ))
+}
+
+/// The estimate, share by share (saturating: an absurd input gives
+/// u64::MAX, never a wrapped small number).
+fn estimate(f: &ScenarioFile) -> Vec<Share> {
+    let mut index: HashMap<&str, u32> = HashMap::new();
+    for n in &f.node {
+        let next = index.len() as u32;
+        index.entry(n.name.get_ref().as_str()).or_insert(next);
+    }
+    let mut ends = Vec::with_capacity(f.link.len());
+    for l in &f.link {
+        let mut ids = [0u32; 2];
+        for (k, name) in [l.a.get_ref(), l.b.get_ref()].into_iter().enumerate() {
+            let next = index.len() as u32;
+            ids[k] = *index.entry(name.as_str()).or_insert(next);
+        }
+        ends.push((ids[0], ids[1]));
+    }
+    let nodes = index.len() as u64;
+    let core = core_nodes(index.len(), &ends);
+    let dirs = 2 * f.link.len() as u64;
+    let flows = f.flow.len() as u64;
+    let mut shares = vec![
+        Share {
+            field: "flow".into(),
+            span: None,
+            bytes: flows.saturating_mul(FLOW_BYTES),
+            what: format!("{flows} flows"),
+        },
+        Share {
+            field: "link".into(),
+            span: None,
+            bytes: dirs.saturating_mul(LINK_DIR_BYTES),
+            what: format!("{dirs} link directions"),
+        },
+        Share {
+            field: "node".into(),
+            span: None,
+            bytes: core
+                .saturating_mul(core)
+                .saturating_mul(ROUTE_ENTRY_BYTES)
+                .saturating_add(nodes.saturating_mul(NODE_BYTES)),
+            what: format!("{nodes} nodes and routing tables for {core} of them"),
+        },
+    ];
+    // Values that the build refuses for their own reason (below a floor,
+    // above a bound) are left to it: its message says more.
+    let sampled = f
+        .output
+        .timeseries
+        .as_ref()
+        .filter(|ts| ts.interval.get_ref().0 >= MIN_PERIOD_NS);
+    if let Some(ts) = sampled {
+        let interval = ts.interval.get_ref().0;
+        let samples = f.simulation.duration.get_ref().0 / interval + 1;
+        let mut per_sample = 0u64;
+        if ts.flows {
+            let tcp_flows = f
+                .flow
+                .iter()
+                .filter(|fl| fl.app.get_ref().kind != AppKind::Onoff);
+            per_sample += 4 * tcp_flows.count() as u64; // cwnd, ssthresh, srtt, rtt
+        }
+        if ts.links {
+            for l in &f.link {
+                for dir in [&l.a_to_b, &l.b_to_a] {
+                    let q = dir
+                        .as_ref()
+                        .and_then(|d| d.queue.as_ref())
+                        .or(l.queue.as_ref());
+                    let averaged = q.is_some_and(|q| {
+                        matches!(
+                            q.get_ref().kind,
+                            QueueKind::Red | QueueKind::Mecn | QueueKind::Wmecn
+                        )
+                    });
+                    per_sample += if averaged { 2 } else { 1 }; // queue, red_avg
+                }
+            }
+        }
+        let points = samples.saturating_mul(per_sample);
+        shares.push(Share {
+            field: "output.timeseries.interval".into(),
+            span: Some(ts.interval.span()),
+            bytes: points.saturating_mul(SERIES_POINT_BYTES),
+            what: format!("{points} time-series points"),
+        });
+    }
+    // A sender emits its whole initial window at once into one buffer.
+    let first_flight = f
+        .flow
+        .iter()
+        .enumerate()
+        .filter_map(|(i, fl)| {
+            let tcp = fl.tcp.as_ref()?;
+            let t = tcp.get_ref();
+            let mss = t.mss.map_or(1000, |m| m.0).clamp(1, u32::MAX as u64) as u32;
+            let iw = t
+                .initial_cwnd
+                .unwrap_or_else(|| SenderConfig::rfc5681_initial_window(mss));
+            let within_window = iw as u64 * mss as u64 <= MAX_WINDOW_BYTES;
+            within_window.then_some((i, iw, tcp.span()))
+        })
+        .max_by_key(|&(_, iw, _)| iw);
+    if let Some((i, iw, span)) = first_flight {
+        shares.push(Share {
+            field: format!("flow[{i}].tcp.initial_cwnd"),
+            span: Some(span),
+            bytes: (iw as u64).saturating_mul(std::mem::size_of::<Packet>() as u64),
+            what: format!("a first flight of {iw} segments"),
+        });
+    }
+    for (i, n) in f.node.iter().enumerate() {
+        for (j, a) in n.agents.iter().enumerate() {
+            let (span, a) = (a.span(), a.get_ref());
+            if a.kind == AgentKind::GsnoopA {
+                let cache = a.cache.as_ref().map_or(25, |c| *c.get_ref());
+                shares.push(Share {
+                    field: format!("node[{i}].agents[{j}].cache"),
+                    span: Some(span),
+                    bytes: cache.saturating_mul(std::mem::size_of::<Packet>() as u64),
+                    what: format!("a cache of {cache} packets"),
+                });
+            }
+        }
+    }
+    shares
+}
+
+/// How many nodes are left after stripping, repeatedly, every node with at
+/// most one neighbour: the routing core, the only part that keeps tables
+/// (a dumbbell, a chain or a star has none).
+fn core_nodes(n: usize, ends: &[(u32, u32)]) -> u64 {
+    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b) in ends {
+        neighbours[a as usize].push(b);
+        neighbours[b as usize].push(a);
+    }
+    for list in &mut neighbours {
+        list.sort_unstable();
+        list.dedup();
+    }
+    let mut degree: Vec<usize> = neighbours.iter().map(Vec::len).collect();
+    let mut removed = vec![false; n];
+    let mut leaves: Vec<u32> = (0..n as u32).filter(|&v| degree[v as usize] <= 1).collect();
+    while let Some(v) = leaves.pop() {
+        if std::mem::replace(&mut removed[v as usize], true) {
+            continue;
+        }
+        for &w in &neighbours[v as usize] {
+            let d = &mut degree[w as usize];
+            *d = d.saturating_sub(1);
+            if *d <= 1 && !removed[w as usize] {
+                leaves.push(w);
+            }
+        }
+    }
+    removed.iter().filter(|&&r| !r).count() as u64
+}
+
+/// "4 GB", "812 MB", "640 kB": decimal units, as the budget is written.
+fn show_bytes(b: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1_000_000_000_000, "TB"),
+        (1_000_000_000, "GB"),
+        (1_000_000, "MB"),
+        (1_000, "kB"),
+    ];
+    for (scale, unit) in UNITS {
+        if b >= scale {
+            return format!("{:.1} {unit}", b as f64 / scale as f64);
+        }
+    }
+    format!("{b} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_routing_core_is_what_stripping_leaves() {
+        // A chain and a star are trees: no core.
+        assert_eq!(core_nodes(4, &[(0, 1), (1, 2), (2, 3)]), 0);
+        assert_eq!(core_nodes(4, &[(0, 1), (0, 2), (0, 3)]), 0);
+        // A triangle with a tail: the triangle; parallel links count once.
+        assert_eq!(
+            core_nodes(5, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (3, 4)]),
+            3
+        );
+    }
+
+    #[test]
+    fn bytes_are_shown_in_decimal_units() {
+        assert_eq!(show_bytes(4_000_000_000), "4.0 GB");
+        assert_eq!(show_bytes(812_300_000), "812.3 MB");
+        assert_eq!(show_bytes(999), "999 B");
+        assert_eq!(show_bytes(u64::MAX), "18446744.1 TB");
+    }
+}

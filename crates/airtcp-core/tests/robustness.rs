@@ -1,0 +1,434 @@
+//! Issue 13: no input kills the process, hangs it, or is accepted and then
+//! silently ignored or wrapped. One test (or more) per numbered case of the
+//! issue; the Python and CLI sides are in tests/python/test_robustness.py.
+
+mod common;
+use airtcp_core::scenario::Scenario;
+use common::{check_scenario_err as check, run_world, scenario, scenario_err as err};
+
+/// One 10 Mb/s link A -> B, one bulk flow; `sim`, `link`, `tcp` and `tail`
+/// are spliced into the [simulation] table, the link, the flow's tcp table
+/// and the end of the file.
+fn one_link(sim: &str, link: &str, tcp: &str, tail: &str) -> String {
+    format!(
+        "[simulation]\nduration = \"10s\"\n{sim}\n\
+         [[link]]\na = \"A\"\nb = \"B\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n{link}\n\
+         [[flow]]\nfrom = \"A\"\nto = \"B\"\ntcp = {{ {tcp} }}\napp = {{ kind = \"bulk\" }}\n{tail}"
+    )
+}
+
+/// The 1-based line of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).expect(needle) + 1
+}
+
+/// Case 1: a 1 us time series on a 10 s run is 6e7 points (4 per flow, 1
+/// per link direction; 12 GB with the Python tables); it is refused before anything is allocated, naming the
+/// interval and the estimate. 1 ns is below the 1 us floor.
+#[test]
+fn case1_fine_time_series_is_refused_before_allocating() {
+    let text = one_link(
+        "",
+        "",
+        "",
+        "[output]\ntimeseries = { interval = \"1us\" }\n",
+    );
+    let e = err(&text);
+    check(
+        &e,
+        line_of(&text, "timeseries"),
+        "output.timeseries.interval",
+        "more than the memory budget of 4.0 GB",
+    );
+    assert!(e.message.contains("about 12.0 GB"), "{e}");
+    assert!(e.message.contains("60000006 time-series points"), "{e}");
+    let text = text.replace("1us", "1ns");
+    check(
+        &err(&text),
+        line_of(&text, "timeseries"),
+        "output.timeseries.interval",
+        "at least 1us",
+    );
+    // The budget is configurable: with 20 GB the same file is accepted
+    // (validated only; running it would take the memory).
+    let text = one_link(
+        "memory_budget = \"20GB\"",
+        "",
+        "",
+        "[output]\ntimeseries = { interval = \"1us\" }\n",
+    );
+    scenario(&text);
+}
+
+/// Case 1: a million flows need about 16 GB; refused with one line naming
+/// `flow`. Checked on 300,000 flows (5 GB estimated) to keep the test fast;
+/// a smaller budget refuses a smaller file for the same reason.
+#[test]
+fn case1_too_many_flows_are_refused_with_the_estimate() {
+    let mut text = String::from(
+        "[simulation]\nduration = \"1s\"\n[[link]]\na = \"A\"\nb = \"B\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n",
+    );
+    let flow = "[[flow]]\nfrom = \"A\"\nto = \"B\"\napp = { kind = \"bulk\" }\n";
+    text += &flow.repeat(300_000);
+    let e = Scenario::from_toml_str(&text, "bad.toml").unwrap_err();
+    assert_eq!(e.field, "flow", "{e}");
+    assert!(e.message.contains("300000 flows"), "{e}");
+    assert!(
+        e.message.contains("more than the memory budget of 4.0 GB"),
+        "{e}"
+    );
+    assert!(!e.to_string().contains('\n'));
+    let small = text[..text.len() - 299_000 * flow.len()].replacen(
+        "duration = \"1s\"",
+        "duration = \"1s\"\nmemory_budget = \"10MB\"",
+        1,
+    );
+    let e = Scenario::from_toml_str(&small, "bad.toml").unwrap_err();
+    assert_eq!(e.field, "flow", "{e}");
+    assert!(
+        e.message.contains("more than the memory budget of 10.0 MB"),
+        "{e}"
+    );
+}
+
+/// Case 2: an initial window larger than the largest window TCP can use
+/// (2^30 bytes, RFC 7323 §2.3) is an error naming the limit in segments;
+/// the largest accepted one runs a 1 s scenario in bounded time.
+#[test]
+fn case2_initial_window_is_bounded() {
+    let text = one_link("", "", "initial_cwnd = 10000000", "");
+    let e = err(&text);
+    check(
+        &e,
+        line_of(&text, "tcp ="),
+        "flow[0].tcp.initial_cwnd",
+        "at most 1073741 segments",
+    );
+    let text = one_link("", "", "initial_cwnd = 1000000000", "");
+    check(
+        &err(&text),
+        line_of(&text, "tcp ="),
+        "flow[0].tcp.initial_cwnd",
+        "RFC 7323",
+    );
+    // Within the window but not the memory: a million 1-byte segments
+    // sent at once would need 152 MB for the first flight alone.
+    let text = one_link(
+        "memory_budget = \"100MB\"",
+        "",
+        "mss = \"1B\", initial_cwnd = 1000000, rwnd = \"1MB\"",
+        "",
+    );
+    check(
+        &err(&text),
+        line_of(&text, "tcp ="),
+        "flow[0].tcp.initial_cwnd",
+        "a first flight of 1000000 segments",
+    );
+    // The largest accepted window, with mss 64 KB: 16384 segments at once.
+    let text = one_link("", "", "mss = \"65495B\", initial_cwnd = 16394", "").replace("10s", "1s");
+    let (_, r) = run_world(&text, None);
+    assert!(r.flows[0].delivered_bytes > 0);
+    let text = one_link("", "", "rwnd = \"2GB\"", "");
+    check(
+        &err(&text),
+        line_of(&text, "tcp ="),
+        "flow[0].tcp.rwnd",
+        "at most 2^30 bytes",
+    );
+}
+
+/// Case 3: a huge delay is an error, not a wrap to zero delay; a huge
+/// rate is "too large", not "must be positive"; 1e-400ms is not 0;
+/// unit case follows one rule (case-sensitive, with a hint).
+#[test]
+fn case3_unit_conversions_are_checked() {
+    let cases = [
+        (
+            "delay = \"10ms\"",
+            "delay = \"1.845e10s\"",
+            "link[0].delay",
+            "too large",
+        ),
+        (
+            "delay = \"10ms\"",
+            "delay = \"1e300s\"",
+            "link[0].delay",
+            "at most 10000000s",
+        ),
+        (
+            "rate = \"10Mbps\"",
+            "rate = \"1e300Gbps\"",
+            "link[0].rate",
+            "too large (at most 10Tbps)",
+        ),
+        (
+            "rate = \"10Mbps\"",
+            "rate = \"10mbps\"",
+            "link[0].rate",
+            "did you mean \"Mbps\"",
+        ),
+        (
+            "rate = \"10Mbps\"",
+            "rate = \"10mb/s\"",
+            "link[0].rate",
+            "did you mean \"Mb/s\"",
+        ),
+        (
+            "duration = \"10s\"",
+            "duration = \"1e20s\"",
+            "simulation.duration",
+            "too large",
+        ),
+    ];
+    let good = one_link("", "", "", "");
+    for (from, to, field, words) in cases {
+        let text = good.replacen(from, to, 1);
+        check(&err(&text), line_of(&text, to), field, words);
+    }
+    let text = one_link("", "", "min_rto = \"1e-400ms\"", "");
+    check(
+        &err(&text),
+        line_of(&text, "min_rto"),
+        "flow[0].tcp.min_rto",
+        "below 1ns",
+    );
+    // Both spellings of a unit with the right case are the same rate.
+    let a = scenario(&good.replacen("10Mbps", "10Mb/s", 1));
+    assert_eq!(a.file.link[0].rate.0, 10_000_000);
+}
+
+/// Case 5: the per-flow (STIS) queue reports its occupancy: a UDP source
+/// sending at twice the 1 Mb/s bottleneck keeps its 20-packet shared
+/// buffer full and dropping, so the mean and the sampled series are 20
+/// (less the moments after a departure), not 0.
+#[test]
+fn case5_per_flow_queue_statistics_are_measured() {
+    let text = "[simulation]\nduration = \"20s\"\n\
+        [[link]]\na = \"S\"\nb = \"R\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n\
+        [[link]]\na = \"R\"\nb = \"D\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+        queue = { kind = \"per_flow\", limit = \"20pkt\" }\n\
+        [[flow]]\nfrom = \"S\"\nto = \"D\"\n\
+        app = { kind = \"onoff\", rate = \"2Mbps\", mean_on = \"1000000s\", mean_off = \"1us\" }\n\
+        [output]\ntimeseries = { interval = \"100ms\" }\n";
+    let (_, r) = run_world(text, None);
+    let bottleneck = r.links.iter().find(|l| l.name == "R->D").unwrap();
+    let overflow: u64 = bottleneck.drops.iter().sum();
+    assert!(overflow > 0, "the buffer must overflow: {bottleneck:?}");
+    assert!(bottleneck.max_queue_pkts == 20, "{bottleneck:?}");
+    assert!(
+        bottleneck.mean_queue_pkts > 19.0 && bottleneck.mean_queue_pkts <= 20.0,
+        "mean occupancy {}",
+        bottleneck.mean_queue_pkts
+    );
+    let link_id = r.links.iter().position(|l| l.name == "R->D").unwrap() as u32;
+    let samples: Vec<f64> = r
+        .series
+        .iter()
+        .filter(|p| p.metric == "queue" && p.id == link_id)
+        .map(|p| p.value)
+        .collect();
+    assert_eq!(samples.len(), 201);
+    assert!(samples.iter().all(|&q| q <= 20.0));
+    assert!(
+        samples[2..].iter().all(|&q| q >= 19.0),
+        "queue series {samples:?}"
+    );
+}
+
+/// A chain of `n` nodes N0 - N1 - ... with one flow end to end.
+fn chain(n: usize, sim: &str) -> String {
+    let mut s = format!("[simulation]\nduration = \"5s\"\n{sim}\n");
+    for i in 0..n - 1 {
+        s += &format!(
+            "[[link]]\na = \"N{i}\"\nb = \"N{}\"\nrate = \"100Mbps\"\ndelay = \"100us\"\n",
+            i + 1
+        );
+    }
+    s += &format!(
+        "[[flow]]\nfrom = \"N0\"\nto = \"N{}\"\napp = {{ kind = \"bulk\" }}\n",
+        n - 1
+    );
+    s
+}
+
+/// Case 6: a route longer than the TTL is refused (it would deliver
+/// nothing); the TTL is configurable up to 255, and a 100-hop route then
+/// delivers data.
+#[test]
+fn case6_route_longer_than_the_ttl() {
+    let text = chain(100, "");
+    check(
+        &err(&text),
+        line_of(&text, "to = \"N99\""),
+        "flow[0].to",
+        "has 99 hops, more than the TTL of 64",
+    );
+    let (_, r) = run_world(&chain(100, "ttl = 99"), None);
+    assert!(r.flows[0].goodput_bps > 1e6, "{:?}", r.flows[0]);
+    let (_, r) = run_world(&chain(65, ""), None);
+    assert!(r.flows[0].goodput_bps > 1e6, "64 hops fit the default TTL");
+    let text = chain(100, "ttl = 98");
+    check(
+        &err(&text),
+        line_of(&text, "to = \"N99\""),
+        "flow[0].to",
+        "TTL of 98",
+    );
+    for bad in ["ttl = 0", "ttl = 256"] {
+        let text = chain(3, bad);
+        check(&err(&text), 3, "simulation.ttl", "from 1 to 255");
+    }
+    let text = chain(10_000, "");
+    check(
+        &err(&text),
+        line_of(&text, "to = \"N9999\""),
+        "flow[0].to",
+        "9999 hops",
+    );
+}
+
+/// Case 7: nanosecond timers are refused (1 ms floor, the finest real TCP
+/// timer tick); a 1 ms kick interval runs 10 s in bounded time.
+#[test]
+fn case7_timers_have_a_floor() {
+    for (tcp, field) in [
+        ("kick = { interval = \"1ns\" }", "flow[0].tcp.kick.interval"),
+        ("min_rto = \"1ns\"", "flow[0].tcp.min_rto"),
+        ("initial_rto = \"999us\"", "flow[0].tcp.initial_rto"),
+        (
+            "max_rto = \"1ns\", min_rto = \"1ns\"",
+            "flow[0].tcp.min_rto",
+        ),
+        (
+            "kick = { interval = \"rtt\", before_sample = \"1ns\" }",
+            "flow[0].tcp.kick.before_sample",
+        ),
+    ] {
+        let text = one_link("", "", tcp, "");
+        check(&err(&text), line_of(&text, "tcp ="), field, "at least 1ms");
+    }
+    let text = one_link("", "", "initial_rto = \"2min\", max_rto = \"1min\"", "");
+    check(
+        &err(&text),
+        line_of(&text, "tcp ="),
+        "flow[0].tcp.initial_rto",
+        "must not exceed max_rto",
+    );
+    let (_, r) = run_world(&one_link("", "", "kick = { interval = \"1ms\" }", ""), None);
+    assert!(r.flows[0].goodput_bps > 1e6, "{:?}", r.flows[0]);
+}
+
+/// Case 8: setups that can never work are refused.
+#[test]
+fn case8_impossible_setups() {
+    // No data segment fits the byte-limited queue: 1460 + 40 > 1000.
+    let text = one_link(
+        "",
+        "queue = { kind = \"droptail\", limit = \"1000B\" }",
+        "mss = \"1460B\"",
+        "",
+    );
+    check(
+        &err(&text),
+        line_of(&text, "limit"),
+        "link[0].queue.limit",
+        "1000B cannot hold one segment of flow[0] (mss 1460B + 40B of headers), 1500B on the wire",
+    );
+    // The ACK direction too: timestamps make a pure ACK 52 bytes.
+    let text = one_link(
+        "",
+        "b_to_a = { queue = { kind = \"droptail\", limit = \"50B\" } }",
+        "timestamps = true",
+        "",
+    );
+    check(
+        &err(&text),
+        line_of(&text, "b_to_a"),
+        "link[0].b_to_a.queue.limit",
+        "cannot hold one ACK of flow[0] (52B)",
+    );
+    // A UDP datagram larger than the queue.
+    let text = "[simulation]\nduration = \"1s\"\n[[link]]\na = \"A\"\nb = \"B\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+        queue = { kind = \"droptail\", limit = \"1000B\" }\n[[flow]]\nfrom = \"A\"\nto = \"B\"\n\
+        app = { kind = \"onoff\", rate = \"1Mbps\", mean_on = \"1s\", mean_off = \"1s\", packet_size = \"1500B\" }\n";
+    check(
+        &err(text),
+        line_of(text, "limit"),
+        "link[0].queue.limit",
+        "datagram of flow[0]",
+    );
+    // A flow that starts when (or after) the run ends.
+    let text = one_link("", "", "", "").replace("app = {", "start = \"10s\"\napp = {");
+    check(
+        &err(&text),
+        line_of(&text, "start ="),
+        "flow[0].start",
+        "10s is not before the end of the run (10s)",
+    );
+    // A scenario with no random component: seeds are pointless.
+    assert!(!scenario(&one_link("", "", "", "")).uses_randomness());
+    let lossy = "error = { kind = \"bernoulli\", per = 0.01 }";
+    assert!(scenario(&one_link("", lossy, "", "")).uses_randomness());
+    let drops = "error = { kind = \"drop_list\", packets = [3] }";
+    assert!(!scenario(&one_link("", drops, "", "")).uses_randomness());
+    let text = one_link(
+        "",
+        "error = { kind = \"drop_list\", packets = [0, 3] }",
+        "",
+        "",
+    );
+    check(
+        &err(&text),
+        line_of(&text, "drop_list"),
+        "link[0].error.packets",
+        "counted from 1",
+    );
+}
+
+/// Case 9: a seed of 2^63 or more names its field; seeds up to 2^64 - 1
+/// are written as strings.
+#[test]
+fn case9_large_seeds() {
+    let text = one_link("seed = 9223372036854775808", "", "", "");
+    let e = err(&text);
+    check(&e, 3, "simulation.seed", "written as a string");
+    let sc = scenario(&one_link("seed = \"18446744073709551615\"", "", "", ""));
+    assert_eq!(sc.default_seed(), u64::MAX);
+    let text = one_link("seed = -1", "", "", "");
+    check(&err(&text), 3, "simulation.seed", "in [0, 2^64), got -1");
+    let text = one_link("seed = \"18446744073709551616\"", "", "", "");
+    check(&err(&text), 3, "simulation.seed", "in [0, 2^64)");
+}
+
+/// Values that used to be clamped silently are errors now.
+#[test]
+fn no_silent_clamps() {
+    let red = "queue = { kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, mean_packet_size = \"100KB\" }";
+    let text = one_link("", red, "", "");
+    check(
+        &err(&text),
+        line_of(&text, "red"),
+        "link[0].queue.mean_packet_size",
+        "65535B",
+    );
+    let text = one_link("", "", "initial_ssthresh = \"1000B\", mss = \"1000B\"", "");
+    check(
+        &err(&text),
+        line_of(&text, "tcp ="),
+        "flow[0].tcp.initial_ssthresh",
+        "2 × mss",
+    );
+    let text = one_link(
+        "",
+        "",
+        "",
+        "[output]\ntimeseries = { interval = \"1s\", flows = false, links = false }\n",
+    );
+    check(
+        &err(&text),
+        line_of(&text, "timeseries"),
+        "output.timeseries",
+        "sample nothing",
+    );
+}
