@@ -20,14 +20,15 @@ True
 Public API: :func:`load`, :func:`run`, :func:`run_many`,
 :func:`sweep`, :func:`load_results`, :func:`jain_fairness`, :func:`read_trace`, :mod:`plots`,
 :class:`Scenario`, :class:`Result`, :class:`SweepResult`,
-:class:`ScenarioError` (a ValueError), ``__version__``. The sweep
+:class:`ScenarioError` (a ValueError), :class:`DeterministicScenarioWarning`
+(several seeds of a scenario that has no random component), ``__version__``. The sweep
 functions are imported on first use (``import airtcp`` stays light).
 """
 
 from ._core import ScenarioError, __version__
 from . import plots
 from ._trace import read_trace
-from .api import Result, Scenario, jain_fairness, load, run, run_many
+from .api import DeterministicScenarioWarning, Result, Scenario, jain_fairness, load, run, run_many
 
 # Report (and pickle) the exception as airtcp.ScenarioError, not _core's.
 ScenarioError.__module__ = "airtcp"
@@ -44,6 +45,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "DeterministicScenarioWarning",
     "Result",
     "Scenario",
     "ScenarioError",

@@ -18,7 +18,13 @@ from ._core import ScenarioError
 
 TABLES = ("flows", "links", "transfers", "agents", "series")
 
-__all__ = ["Scenario", "Result", "load", "run", "run_many", "jain_fairness"]
+__all__ = ["Scenario", "Result", "DeterministicScenarioWarning", "load", "run", "run_many", "jain_fairness"]
+
+
+class DeterministicScenarioWarning(UserWarning):
+    """Several seeds were asked of a scenario with no random component:
+    every run would be identical. The CLI prints it as one
+    ``airtcp: warning: ...`` line on stderr."""
 
 
 def _scenario_error(file: str, message: str, line: int | None = None, field: str = "") -> ScenarioError:
@@ -34,9 +40,10 @@ class Scenario:
 
     Create one with :func:`airtcp.load`. Attributes: ``text``,
     ``source_name``, ``seed`` (the file's seed), ``duration_s``, the
-    counts ``nodes``, ``links`` and ``flows``, and ``has_sweep`` (the file
+    counts ``nodes``, ``links`` and ``flows``, ``has_sweep`` (the file
     has a ``[sweep]`` table: :func:`airtcp.sweep` runs it, :func:`run`
-    runs the base scenario).
+    runs the base scenario), and ``random`` (False when no component draws
+    random numbers, so that every seed gives the same run).
 
     >>> import airtcp
     >>> sc = airtcp.load({"simulation": {"duration": "2s", "seed": 7},
@@ -45,7 +52,7 @@ class Scenario:
     (7, 2.0, 2, 1, 0)
     """
 
-    __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows", "has_sweep", "_core")
+    __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows", "has_sweep", "random", "_core")
 
     def __init__(self, text: str, source_name: str):
         # Validating builds the world for the file's seed; the first run
@@ -60,6 +67,7 @@ class Scenario:
         self.links: int = core.links
         self.flows: int = core.flows
         self.has_sweep: bool = core.has_sweep
+        self.random: bool = core.random
 
     def __repr__(self) -> str:
         return (
@@ -631,6 +639,9 @@ def run_many(
     """
     sc = load(scenario)
     seeds = [_check_seed(s) for s in seeds]
+    pointless = seeds_warning(sc, seeds)
+    if pointless:
+        warnings.warn(pointless, DeterministicScenarioWarning, stacklevel=2)
     _observe(pcap, trace, out_dir)  # check the arguments before starting
 
     def observe(seed: int) -> dict[str, Any]:
@@ -690,6 +701,18 @@ def _bar(disable: bool = False, **kwargs):
     from tqdm.auto import tqdm
 
     return tqdm(**kwargs)
+
+
+def seeds_warning(sc: Scenario, seeds: list[int]) -> str | None:
+    """The warning for running several distinct seeds of a scenario that
+    has no random component, or None."""
+    distinct = len(set(seeds))
+    if sc.random or distinct < 2:
+        return None
+    return (
+        f"{sc.source_name}: no component draws random numbers (no lossy channel, RED-family queue, "
+        f"stall, repeated or on/off app), so all {distinct} seeds give the same run"
+    )
 
 
 def jain_fairness(values: Iterable[float]) -> float:

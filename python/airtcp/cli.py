@@ -30,7 +30,7 @@ import time
 import warnings
 
 from . import __version__
-from .api import Result, ScenarioError, load, run, run_many
+from .api import DeterministicScenarioWarning, Result, ScenarioError, load, run, run_many, seeds_warning
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -216,6 +216,9 @@ def cmd_run(args) -> int:
     if seeds[-1] >= 2**64:
         print(f"airtcp: seeds {first}..{seeds[-1]} exceed 2**64 - 1", file=sys.stderr)
         return EXIT_USAGE
+    pointless = seeds_warning(sc, seeds)
+    if pointless:
+        print(f"airtcp: warning: {pointless}", file=sys.stderr)
     show = not args.quiet and sys.stderr.isatty()
     observe = _observe_args(args)
     interrupted = False
@@ -230,6 +233,7 @@ def cmd_run(args) -> int:
         with warnings.catch_warnings():
             # run_many warns on Ctrl-C; we say it ourselves below.
             warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", DeterministicScenarioWarning)
             res = run_many(sc, seeds, workers=args.workers, progress=show, **observe)
         if len(res.seeds) < len(seeds):
             interrupted = True

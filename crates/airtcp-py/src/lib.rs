@@ -116,6 +116,12 @@ impl PyScenario {
     fn has_sweep(&self) -> bool {
         self.inner.file.sweep.is_some()
     }
+
+    /// Whether any component draws random numbers (whether seeds matter).
+    #[getter]
+    fn random(&self) -> bool {
+        self.inner.uses_randomness()
+    }
 }
 
 impl PyScenario {

@@ -1,0 +1,179 @@
+"""Issue 13: no input kills the process, hangs it, or is accepted and then
+silently ignored or wrapped. Each numbered case of the issue, from the API
+(airtcp.ScenarioError) and the CLI (exit 2, one line on stderr); the Rust
+side is crates/airtcp-core/tests/robustness.rs."""
+
+import warnings
+
+import pytest
+
+import airtcp
+from conftest import run_cli
+
+HEAD = """\
+[simulation]
+duration = "10s"
+{sim}
+[[link]]
+a = "A"
+b = "B"
+rate = "10Mbps"
+delay = "10ms"
+{link}
+[[flow]]
+from = "A"
+to = "B"
+tcp = {{ {tcp} }}
+app = {{ kind = "bulk" }}
+{tail}"""
+
+
+def one_link(sim="", link="", tcp="", tail=""):
+    return HEAD.format(sim=sim, link=link, tcp=tcp, tail=tail)
+
+
+def chain(n, sim=""):
+    s = f'[simulation]\nduration = "5s"\n{sim}\n'
+    for i in range(n - 1):
+        s += f'[[link]]\na = "N{i}"\nb = "N{i + 1}"\nrate = "100Mbps"\ndelay = "100us"\n'
+    return s + f'[[flow]]\nfrom = "N0"\nto = "N{n - 1}"\napp = {{ kind = "bulk" }}\n'
+
+
+MANY_FLOWS = one_link(sim='memory_budget = "10MB"') + '[[flow]]\nfrom = "A"\nto = "B"\napp = { kind = "bulk" }\n' * 1000
+
+# name: (scenario text, field, words expected in the message)
+CASES = {
+    "1_series_budget": (
+        one_link(tail='[output]\ntimeseries = { interval = "1us" }\n'),
+        "output.timeseries.interval",
+        ["about 12.0 GB", "memory budget of 4.0 GB"],
+    ),
+    "1_series_1ns": (
+        one_link(tail='[output]\ntimeseries = { interval = "1ns" }\n'),
+        "output.timeseries.interval",
+        ["at least 1us"],
+    ),
+    "1_flows_budget": (MANY_FLOWS, "flow", ["1001 flows", "memory budget of 10.0 MB"]),
+    "2_initial_cwnd": (one_link(tcp="initial_cwnd = 10000000"), "flow[0].tcp.initial_cwnd", ["RFC 7323", "at most 1073741"]),
+    "3_delay_overflow": (
+        one_link().replace('delay = "10ms"', 'delay = "1.845e10s"'),
+        "link[0].delay",
+        ["too large"],
+    ),
+    "3_delay_1e300": (one_link().replace('delay = "10ms"', 'delay = "1e300s"'), "link[0].delay", ["too large"]),
+    "3_rate_1e300": (one_link().replace('rate = "10Mbps"', 'rate = "1e300Gbps"'), "link[0].rate", ["too large"]),
+    "3_min_rto_underflow": (one_link(tcp='min_rto = "1e-400ms"'), "flow[0].tcp.min_rto", ["below 1ns"]),
+    "3_unit_case": (one_link().replace('rate = "10Mbps"', 'rate = "10mbps"'), "link[0].rate", ['did you mean "Mbps"']),
+    "3_unit_case_slash": (one_link().replace('rate = "10Mbps"', 'rate = "10mb/s"'), "link[0].rate", ['did you mean "Mb/s"']),
+    "6_ttl": (chain(100), "flow[0].to", ["99 hops", "TTL of 64"]),
+    "6_ttl_range": (chain(3, "ttl = 256"), "simulation.ttl", ["1 to 255"]),
+    "7_kick_1ns": (one_link(tcp='kick = { interval = "1ns" }'), "flow[0].tcp.kick.interval", ["at least 1ms"]),
+    "7_rto_1ns": (one_link(tcp='min_rto = "1ns"'), "flow[0].tcp.min_rto", ["at least 1ms"]),
+    "8_mss_queue": (
+        one_link(link='queue = { kind = "droptail", limit = "1000B" }', tcp='mss = "1460B"'),
+        "link[0].queue.limit",
+        ["cannot hold one segment of flow[0]", "1500B"],
+    ),
+    "8_start_after_end": (
+        one_link().replace("app = {", 'start = "11s"\napp = {'),
+        "flow[0].start",
+        ["11s is not before the end of the run (10s)"],
+    ),
+    "9_seed": (one_link(sim="seed = 9223372036854775808"), "simulation.seed", ["as a string"]),
+}
+
+
+@pytest.fixture(params=sorted(CASES))
+def bad(request, tmp_path):
+    text, field, words = CASES[request.param]
+    path = tmp_path / f"case{request.param}.toml"
+    path.write_text(text)
+    return path, field, words
+
+
+def test_api_raises_scenario_error(bad):
+    path, field, words = bad
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.load(path)
+    e = ei.value
+    assert "\n" not in str(e)
+    assert e.field == field, str(e)
+    for w in words:
+        assert w in e.message, str(e)
+
+
+def test_cli_exits_2_with_one_line(bad):
+    path, field, words = bad
+    for cmd in ("validate", "run"):
+        p = run_cli(cmd, path)
+        assert p.returncode == 2, p.stderr
+        lines = p.stderr.splitlines()
+        assert len(lines) == 1 and f": {field}: " in lines[0], p.stderr
+        assert all(w in lines[0] for w in words), p.stderr
+
+
+def test_seed_from_python_above_2_63():
+    """Case 9 from a dict: tomli_w writes 2**63 as an integer TOML cannot
+    hold; the error names the field. As a string it is accepted."""
+    d = {"simulation": {"duration": "1s", "seed": 2**63}, "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "1ms"}]}
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.load(d)
+    assert ei.value.field == "simulation.seed"
+    d["simulation"]["seed"] = str(2**64 - 1)
+    assert airtcp.load(d).seed == 2**64 - 1
+
+
+def test_case5_per_flow_queue_statistics():
+    """Case 5: a UDP source at twice the rate keeps a 20-packet per-flow
+    (STIS) buffer full: its mean occupancy and queue series are ~20."""
+    text = """\
+[simulation]
+duration = "10s"
+[[link]]
+a = "S"
+b = "R"
+rate = "100Mbps"
+delay = "1ms"
+[[link]]
+a = "R"
+b = "D"
+rate = "1Mbps"
+delay = "10ms"
+queue = { kind = "per_flow", limit = "20pkt" }
+[[flow]]
+from = "S"
+to = "D"
+app = { kind = "onoff", rate = "2Mbps", mean_on = "1000000s", mean_off = "1us" }
+[output]
+timeseries = { interval = "100ms", flows = false }
+"""
+    r = airtcp.run(airtcp.Scenario(text, "stis.toml"))
+    row = r.links.set_index("name").loc["R->D"]
+    assert 19.0 < row.mean_queue_pkts <= 20.0
+    assert row.max_queue_pkts == 20
+    link_id = list(r.links.name).index("R->D")
+    q = r.series[(r.series.metric == "queue") & (r.series.id == link_id) & (r.series.time_s >= 0.2)]
+    assert len(q) > 90 and (q.value >= 19).all()
+
+
+def test_case8_seeds_on_a_deterministic_scenario_warn(tmp_path):
+    """Case 8: 100 seeds of a scenario with no random element would be
+    100 identical runs: Python warns with DeterministicScenarioWarning,
+    the CLI prints one warning line on stderr; a random scenario is silent."""
+    det = one_link().replace('"10s"', '"1s"')
+    with pytest.warns(airtcp.DeterministicScenarioWarning, match="all 3 seeds give the same run"):
+        r = airtcp.run_many(airtcp.Scenario(det, "det.toml"), seeds=[1, 2, 3], workers=1, progress=False)
+    assert len(r.seeds) == 3
+    lossy = det.replace('delay = "10ms"\n', 'delay = "10ms"\nerror = { kind = "bernoulli", per = 0.01 }\n', 1)
+    assert airtcp.Scenario(lossy, "lossy.toml").random
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", airtcp.DeterministicScenarioWarning)
+        airtcp.run_many(airtcp.Scenario(lossy, "lossy.toml"), seeds=[1, 2], workers=1, progress=False)
+        airtcp.run_many(airtcp.Scenario(det, "det.toml"), seeds=[5], workers=1, progress=False)
+    path = tmp_path / "det.toml"
+    path.write_text(det)
+    p = run_cli("run", path, "--runs", "2", "--workers", "1", "--quiet")
+    assert p.returncode == 0, p.stderr
+    warning = [line for line in p.stderr.splitlines() if "warning" in line]
+    assert warning == [f"airtcp: warning: {path}: no component draws random numbers (no lossy channel, "
+                       "RED-family queue, stall, repeated or on/off app), so all 2 seeds give the same run"]
