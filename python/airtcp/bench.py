@@ -37,7 +37,8 @@ def dumbbell(
     """A dumbbell as a scenario dict: n senders s<i> -> R1 -> R2 -> n
     receivers d<i>, access links ``access`` with 1 ms delay, the R1-R2
     bottleneck with gentle RED (ECN off), one bulk TCP flow s<i> -> d<i>
-    per pair, starts staggered over the first second.
+    per pair, starts staggered over the first second (the first half of a
+    shorter run).
     """
     if red_limit_pkts is None:
         # about a bandwidth-delay product at a ~25 ms RTT, at least 100 packets
@@ -67,7 +68,9 @@ def dumbbell(
     )
     for i in range(n):
         links.append({"a": "R2", "b": f"d{i}", "rate": access, "delay": "1ms"})
-    step_us = 1_000_000 // max(n, 1)
+    # Every flow starts within the first second, or the first half of a
+    # shorter run (a flow starting after the end is an error).
+    step_us = int(min(1.0, duration_s / 2) * 1_000_000) // max(n, 1)
     flows = [
         {
             "name": f"f{i}",

@@ -134,15 +134,30 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
         .filter(|ts| ts.interval.get_ref().0 >= MIN_PERIOD_NS);
     if let Some(ts) = sampled {
         let interval = ts.interval.get_ref().0;
-        let samples = f.simulation.duration.get_ref().0 / interval + 1;
-        let mut per_sample = 0u64;
+        let duration = f.simulation.duration.get_ref().0;
+        let samples = duration / interval + 1;
+        let mut points = 0u64;
         if ts.flows {
-            let tcp_flows = f
+            // A flow is sampled while its connection is open: a bulk flow
+            // over its whole active interval (cwnd, ssthresh, srtt, rtt);
+            // file and repeated downloads only while a transfer runs,
+            // which is not known in advance, so they are not counted.
+            for fl in f
                 .flow
                 .iter()
-                .filter(|fl| fl.app.get_ref().kind != AppKind::Onoff);
-            per_sample += 4 * tcp_flows.count() as u64; // cwnd, ssthresh, srtt, rtt
+                .filter(|fl| fl.app.get_ref().kind == AppKind::Bulk)
+            {
+                let start = fl.start.as_ref().map_or(0, |s| s.get_ref().0).min(duration);
+                let stop = fl
+                    .stop
+                    .as_ref()
+                    .map_or(duration, |s| s.get_ref().0)
+                    .min(duration);
+                let open = stop.saturating_sub(start) / interval + 1;
+                points = points.saturating_add(4 * open);
+            }
         }
+        let mut per_sample = 0u64;
         if ts.links {
             for l in &f.link {
                 for dir in [&l.a_to_b, &l.b_to_a] {
@@ -160,7 +175,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
                 }
             }
         }
-        let points = samples.saturating_mul(per_sample);
+        let points = points.saturating_add(samples.saturating_mul(per_sample));
         shares.push(Share {
             field: "output.timeseries.interval".into(),
             span: Some(ts.interval.span()),
