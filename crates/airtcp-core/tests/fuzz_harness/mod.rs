@@ -1,0 +1,255 @@
+//! The fuzz harnesses (issue 13), shared by the cargo-fuzz targets in
+//! `fuzz/fuzz_targets/` (which include this file by path) and by
+//! `tests/fuzz_corpus.rs`, which replays the checked-in corpus on stable
+//! Rust in every test run. Each harness panics when an invariant breaks.
+#![allow(dead_code)]
+
+use airtcp_core::net::packet::{flags, Ecn, Packet, PacketKind, SackBlock};
+use airtcp_core::scenario::Scenario;
+use airtcp_core::sim::TimeNs;
+use airtcp_core::tcp::receiver::TcpReceiver;
+use airtcp_core::tcp::sender::TcpSender;
+use airtcp_core::tcp::spec::TcpSpec;
+use airtcp_core::world::FlowKind;
+
+/// The scenario loader on arbitrary bytes: never a panic; an error is one
+/// line naming the file; a scenario it accepts builds for any seed
+/// (validation does not depend on the seed).
+pub fn scenario_loader(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match Scenario::from_toml_str(text, "fuzz.toml") {
+        Err(e) => {
+            let line = e.to_string();
+            assert!(!line.contains('\n'), "error is not one line: {line:?}");
+            assert!(line.starts_with("fuzz.toml"), "{line}");
+        }
+        Ok(sc) => {
+            if let Err(e) = sc.build(Some(0x5eed_0f_f022)) {
+                panic!("accepted, but fails to build for another seed: {e}");
+            }
+        }
+    }
+}
+
+/// Reads the fuzz input as a stream of small choices.
+struct Input<'a> {
+    data: &'a [u8],
+}
+
+impl Input<'_> {
+    fn byte(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((&b, rest)) => {
+                self.data = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+    fn below(&mut self, n: usize) -> usize {
+        self.byte() as usize % n.max(1)
+    }
+    fn flag(&mut self) -> bool {
+        self.byte() & 1 == 1
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
+    }
+}
+
+const MSS: u64 = 100;
+
+/// A sender and a receiver configured from the first bytes of the input,
+/// through the scenario loader (the public way to make a TCP spec), and
+/// the size of the transfer (None: bulk).
+fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
+    let variant = ["tahoe", "reno", "newreno", "sack"][input.below(4)];
+    let sack = variant != "tahoe" && input.flag();
+    let timestamps = input.flag();
+    let response = match input.below(5) {
+        1 if timestamps => "eifel",
+        2 => "frto",
+        3 if sack || variant == "sack" => "frto_sack",
+        4 if sack || variant == "sack" => "dclor",
+        _ => "standard",
+    };
+    let delayed_ack = input.flag();
+    let handshake = input.flag();
+    let ecn = input.flag();
+    let initial_cwnd = 1 + input.below(8);
+    let rwnd = MSS * (1 + input.below(64) as u64);
+    let segments = input.below(200);
+    let app = if segments == 0 {
+        "{ kind = \"bulk\" }".to_string()
+    } else {
+        format!(
+            "{{ kind = \"file\", size = \"{}B\" }}",
+            segments as u64 * MSS
+        )
+    };
+    let text = format!(
+        "[simulation]\nduration = \"100s\"\n[[link]]\na = \"S\"\nb = \"D\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+         [[flow]]\nfrom = \"S\"\nto = \"D\"\napp = {app}\n\
+         tcp = {{ variant = \"{variant}\", sack = {sack}, timestamps = {timestamps}, \
+         timeout_response = \"{response}\", delayed_ack = {delayed_ack}, handshake = {handshake}, \
+         ecn = {ecn}, initial_cwnd = {initial_cwnd}, rwnd = \"{rwnd}B\", mss = \"{MSS}B\", \
+         min_rto = \"200ms\" }}\n"
+    );
+    // Loading a scenario costs more than the exchange: keep each spec.
+    let spec = SPECS.with(|specs| {
+        specs
+            .borrow_mut()
+            .entry(text.clone())
+            .or_insert_with(|| {
+                let sc =
+                    Scenario::from_toml_str(&text, "fuzz.toml").unwrap_or_else(|e| panic!("{e}"));
+                let world = sc.build(None).expect("validated");
+                let FlowKind::Tcp(t) = &world.flows[0].kind else {
+                    unreachable!("a TCP flow")
+                };
+                t.spec.clone()
+            })
+            .clone()
+    });
+    let size = (segments > 0).then_some(segments as u64 * MSS);
+    (
+        spec.build_sender(0, 1, 0, 1),
+        spec.build_receiver(0, 1, 0, 1),
+        size,
+    )
+}
+
+thread_local! {
+    static SPECS: std::cell::RefCell<std::collections::HashMap<String, TcpSpec>> =
+        Default::default();
+}
+
+/// The sans-I/O TCP sender and receiver, joined by an adversarial
+/// network the input drives: it delivers, drops, duplicates and reorders
+/// segments and ACKs, lets time pass, fires timers, marks congestion, and
+/// injects forged ACKs (any acknowledgment number, SACK blocks, ECE).
+/// Invariants: no panic; SND.UNA never moves back and never passes what
+/// was sent; the receiver's in-order point never moves back, never passes
+/// what was sent, and the bytes it delivers are exactly that point (each
+/// byte in order, once); a finished file transfer delivered exactly its
+/// size.
+pub fn tcp_endpoints(data: &[u8]) {
+    let mut input = Input { data };
+    let (mut sender, mut receiver, size) = endpoints(&mut input);
+    let mut now: TimeNs = 0;
+    let mut to_receiver: Vec<Packet> = Vec::new();
+    let mut to_sender: Vec<Packet> = Vec::new();
+    let mut out = Vec::new();
+    sender.start(now, &mut out);
+    sender.app_write(now, size.unwrap_or(u64::MAX), &mut out);
+    to_receiver.append(&mut out);
+    let mut snd_una = sender.core.snd_una;
+    let mut rcv_nxt = receiver.rcv_nxt;
+    for _ in 0..2000 {
+        if input.data.is_empty() {
+            break;
+        }
+        match input.below(9) {
+            0 | 1 if !to_receiver.is_empty() => {
+                let i = input.below(to_receiver.len());
+                let mut p = if input.flag() {
+                    to_receiver[i] // duplicate
+                } else {
+                    to_receiver.remove(i)
+                };
+                if input.below(8) == 0 && p.ecn != Ecn::NotEct {
+                    p.ecn = Ecn::Ce;
+                }
+                receiver.on_packet(now, &p, &mut out);
+                to_sender.append(&mut out);
+            }
+            2 if !to_receiver.is_empty() => {
+                let i = input.below(to_receiver.len());
+                to_receiver.remove(i);
+            }
+            3 | 4 if !to_sender.is_empty() => {
+                let i = input.below(to_sender.len());
+                let p = if input.flag() {
+                    to_sender[i]
+                } else {
+                    to_sender.remove(i)
+                };
+                sender.on_packet(now, &p, &mut out);
+                to_receiver.append(&mut out);
+            }
+            5 if !to_sender.is_empty() => {
+                let i = input.below(to_sender.len());
+                to_sender.remove(i);
+            }
+            6 => {
+                // Let time pass up to the next timer, or a little.
+                let next = [sender.next_deadline(), receiver.next_deadline()]
+                    .into_iter()
+                    .flatten()
+                    .min();
+                now = match next {
+                    Some(t) if input.flag() => now.max(t),
+                    _ => now + input.byte() as TimeNs * 1_000_000,
+                };
+                sender.on_timer(now, &mut out);
+                to_receiver.append(&mut out);
+                receiver.on_timer(now, &mut out);
+                to_sender.append(&mut out);
+            }
+            7 => {
+                // A forged ACK near the window, with an optional SACK block.
+                let base = sender.core.snd_una as i64;
+                let ack = (base + (input.u32() as i32 as i64 % 4096)).max(0) as u64;
+                let mut p = Packet {
+                    kind: PacketKind::TcpAck,
+                    flow: 0,
+                    epoch: 1,
+                    src: 1,
+                    dst: 0,
+                    ack,
+                    wnd: input.u32() as u64,
+                    flags: flags::ACK,
+                    ..Default::default()
+                };
+                if input.flag() {
+                    p.flags |= flags::ECE;
+                }
+                if input.flag() {
+                    let start = ack + input.below(4096) as u64;
+                    p.sack[0] = SackBlock {
+                        start,
+                        end: start + input.below(4096) as u64,
+                    };
+                    p.sack_count = 1;
+                }
+                sender.on_packet(now, &p, &mut out);
+                to_receiver.append(&mut out);
+            }
+            _ => {
+                // Reorder: move the newest segment to the front.
+                if let Some(p) = to_receiver.pop() {
+                    to_receiver.insert(0, p);
+                }
+            }
+        }
+        // Bound the network's memory: a real path holds only so much.
+        to_receiver.truncate(4096);
+        to_sender.truncate(4096);
+        let sent = sender.core.snd_max;
+        assert!(sender.core.snd_una >= snd_una, "SND.UNA moved back");
+        assert!(sender.core.snd_una <= sent, "SND.UNA passed SND.MAX");
+        assert!(receiver.rcv_nxt >= rcv_nxt, "RCV.NXT moved back");
+        assert!(receiver.rcv_nxt <= sent, "received bytes never sent");
+        assert_eq!(
+            receiver.stats.delivered_bytes, receiver.rcv_nxt,
+            "delivered bytes are the in-order point: each byte once"
+        );
+        if let Some(size) = size {
+            assert!(receiver.rcv_nxt <= size, "delivered beyond the file");
+        }
+        snd_una = sender.core.snd_una;
+        rcv_nxt = receiver.rcv_nxt;
+    }
+}

@@ -1,0 +1,8 @@
+//! The scenario loader on arbitrary bytes (harness and invariants in
+//! crates/airtcp-core/tests/fuzz_harness/mod.rs).
+#![no_main]
+
+#[path = "../../crates/airtcp-core/tests/fuzz_harness/mod.rs"]
+mod fuzz_harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_harness::scenario_loader(data));
