@@ -26,7 +26,7 @@ pub fn scenario_loader(data: &[u8]) {
             assert!(line.starts_with("fuzz.toml"), "{line}");
         }
         Ok(sc) => {
-            if let Err(e) = sc.build(Some(0x5eed_0f_f022)) {
+            if let Err(e) = sc.build(Some(0x005e_ed0f_f022)) {
                 panic!("accepted, but fails to build for another seed: {e}");
             }
         }
