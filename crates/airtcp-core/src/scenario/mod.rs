@@ -99,29 +99,24 @@ fn key_on_line(text: &str, line: usize) -> String {
     else {
         return String::new();
     };
-    let header = lines[..line - 1]
-        .iter()
-        .rev()
-        .map(|l| l.trim())
-        .find(|l| l.starts_with('['));
-    let table = match header {
-        Some(h) if h.starts_with("[[") => {
-            let name = h.trim_matches(|c| c == '[' || c == ']').trim();
-            let index = lines[..line - 1]
+    // "[[link]]" -> ("link", true), "[output]" -> ("output", false).
+    let table_of = |l: &str| {
+        let l = l.trim();
+        l.starts_with('[').then(|| {
+            let name = l.trim_start_matches('[').trim_end_matches(']').trim();
+            (name.to_string(), l.starts_with("[["))
+        })
+    };
+    let above = &lines[..line - 1];
+    let table = match above.iter().rev().find_map(|l| table_of(l)) {
+        Some((name, true)) => {
+            let index = above
                 .iter()
-                .filter(|l| {
-                    l.trim()
-                        .trim_start_matches("[[")
-                        .trim_end_matches("]]")
-                        .trim()
-                        == name
-                        && l.trim().starts_with("[[")
-                })
-                .count()
-                - 1;
-            format!("{name}[{index}]")
+                .filter(|l| table_of(l).is_some_and(|(n, array)| array && n == name))
+                .count();
+            format!("{name}[{}]", index.saturating_sub(1))
         }
-        Some(h) => h.trim_matches(|c| c == '[' || c == ']').trim().to_string(),
+        Some((name, false)) => name,
         None => String::new(),
     };
     if table.is_empty() {
