@@ -46,7 +46,7 @@ CASES = {
     "1_series_budget": (
         one_link(tail='[output]\ntimeseries = { interval = "1us" }\n'),
         "output.timeseries.interval",
-        ["about 12.0 GB", "memory budget of 4.0 GB"],
+        ["about 16.0 GB", "memory budget of 4.0 GB"],
     ),
     "1_series_1ns": (
         one_link(tail='[output]\ntimeseries = { interval = "1ns" }\n'),
@@ -151,8 +151,8 @@ timeseries = { interval = "100ms", flows = false }
     row = r.links.set_index("name").loc["R->D"]
     assert 19.0 < row.mean_queue_pkts <= 20.0
     assert row.max_queue_pkts == 20
-    link_id = list(r.links.name).index("R->D")
-    q = r.series[(r.series.metric == "queue") & (r.series.id == link_id) & (r.series.time_s >= 0.2)]
+    s = r.series
+    q = s[(s.metric == "queue_pkts") & (s.name == "R->D") & (s.time_s >= 0.2)]
     assert len(q) > 90 and (q.value >= 19).all()
 
 

@@ -3,6 +3,7 @@
 //! issue; the Python and CLI sides are in tests/python/test_robustness.py.
 
 mod common;
+use airtcp_core::metrics::series::SeriesMetric;
 use airtcp_core::scenario::Scenario;
 use common::{check_scenario_err as check, run_world, scenario, scenario_err as err};
 
@@ -22,8 +23,8 @@ fn line_of(text: &str, needle: &str) -> usize {
     text.lines().position(|l| l.contains(needle)).expect(needle) + 1
 }
 
-/// Case 1: a 1 us time series on a 10 s run is 6e7 points (4 per flow, 1
-/// per link direction; 12 GB with the Python tables); it is refused before anything is allocated, naming the
+/// Case 1: a 1 us time series on a 10 s run is 8e7 points (6 per bulk
+/// flow, 1 per link direction; 16 GB with the Python tables); it is refused before anything is allocated, naming the
 /// interval and the estimate. 1 ns is below the 1 us floor.
 #[test]
 fn case1_fine_time_series_is_refused_before_allocating() {
@@ -40,8 +41,8 @@ fn case1_fine_time_series_is_refused_before_allocating() {
         "output.timeseries.interval",
         "more than the memory budget of 4.0 GB",
     );
-    assert!(e.message.contains("about 12.0 GB"), "{e}");
-    assert!(e.message.contains("60000006 time-series points"), "{e}");
+    assert!(e.message.contains("about 16.0 GB"), "{e}");
+    assert!(e.message.contains("80000008 time-series points"), "{e}");
     let text = text.replace("1us", "1ns");
     check(
         &err(&text),
@@ -225,7 +226,7 @@ fn case5_per_flow_queue_statistics_are_measured() {
     let samples: Vec<f64> = r
         .series
         .iter()
-        .filter(|p| p.metric == "queue" && p.id == link_id)
+        .filter(|p| p.metric == SeriesMetric::QueuePkts && p.index == link_id)
         .map(|p| p.value)
         .collect();
     assert_eq!(samples.len(), 201);

@@ -106,7 +106,7 @@ impl SeriesMetric {
             SeriesMetric::QueuePkts => (
                 "queue_pkts",
                 "packets",
-                "Packets waiting in the link direction's queue (not in transmission).",
+                "Packets waiting in the link direction's queue (not in transmission); for a `per_flow` queue, every packet in its shared buffer until its transmission ends.",
             ),
             SeriesMetric::RedAvgPkts => (
                 "red_avg_pkts",

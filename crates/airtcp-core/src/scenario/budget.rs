@@ -138,15 +138,17 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
         let samples = duration / interval + 1;
         let mut points = 0u64;
         if ts.flows {
-            // A flow is sampled while its connection is open: a bulk flow
-            // over its whole active interval (cwnd, ssthresh, srtt, rtt);
-            // file and repeated downloads only while a transfer runs,
-            // which is not known in advance, so they are not counted.
-            for fl in f
-                .flow
-                .iter()
-                .filter(|fl| fl.app.get_ref().kind == AppKind::Bulk)
-            {
+            // Over its active interval a flow is sampled for goodput and
+            // throughput, and a TCP flow also for cwnd, ssthresh, srtt and
+            // rtt while a connection is open: all along for a bulk flow;
+            // file and repeated downloads only until they finish, which is
+            // not known in advance, so they are not counted.
+            for fl in &f.flow {
+                let per_sample = match fl.app.get_ref().kind {
+                    AppKind::Bulk => 6,
+                    AppKind::Onoff => 2,
+                    AppKind::File | AppKind::Repeated => continue,
+                };
                 let start = fl.start.as_ref().map_or(0, |s| s.get_ref().0).min(duration);
                 let stop = fl
                     .stop
@@ -154,7 +156,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
                     .map_or(duration, |s| s.get_ref().0)
                     .min(duration);
                 let open = stop.saturating_sub(start) / interval + 1;
-                points = points.saturating_add(4 * open);
+                points = points.saturating_add(per_sample * open);
             }
         }
         let mut per_sample = 0u64;

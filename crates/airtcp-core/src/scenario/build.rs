@@ -1116,9 +1116,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         sack,
         mss: mss as u32,
         initial_cwnd_segments: initial_cwnd,
-        initial_ssthresh_bytes: t
-            .initial_ssthresh
-            .map_or(UNBOUNDED_SSTHRESH_BYTES, |s| s.0),
+        initial_ssthresh_bytes: t.initial_ssthresh.map_or(UNBOUNDED_SSTHRESH_BYTES, |s| s.0),
         rwnd_bytes: rwnd,
         timestamps: t.timestamps.unwrap_or(false),
         ecn: t.ecn.unwrap_or(false),
