@@ -4,6 +4,7 @@
 //! (`tests/common/script.rs`).
 
 mod common;
+use airtcp_core::net::mecn::MecnLevel;
 use airtcp_core::net::packet::{flags, Ecn, Packet};
 use common::script::*;
 
@@ -154,4 +155,34 @@ fn s6_1_3_receiver_echoes_ece_until_cwr_and_s6_1_4_acks_are_not_ect() {
     let ece: Vec<bool> = out.iter().map(|p| p.has_flag(flags::ECE)).collect();
     assert_eq!(ece, [false, true, true, false, false]);
     assert!(out.iter().all(|p| p.ecn == Ecn::NotEct));
+}
+
+/// §6.1.5 relaxed by the option `ecn_capable_retransmissions`, as ns-2's
+/// `TcpAgent::output` did (it sets ECT on every data packet when `ecn_`):
+/// the timeout's retransmission leaves ECT(0) like new data; with
+/// multi-level ECN it carries `01` (no congestion), so an MECN/WMECN router
+/// marks it where it would drop a not-ECT packet.
+#[test]
+fn s6_1_5_option_sends_retransmissions_ecn_capable() {
+    for mecn in [false, true] {
+        let mut cfg = config(10);
+        cfg.ecn = !mecn;
+        cfg.mecn = mecn;
+        cfg.ecn_capable_retransmissions = true;
+        let mut sc = Script::new(cfg, Recovery::NewReno);
+        let mut out = Vec::new();
+        sc.s.start(sc.now, &mut out);
+        sc.s.app_write(sc.now, 100 * MSS, &mut out);
+        let ect = if mecn {
+            MecnLevel::NoCongestion.to_ip()
+        } else {
+            Ecn::Ect0
+        };
+        assert!(out.iter().all(|p| p.ecn == ect));
+        sc.now = sc.s.next_deadline().unwrap();
+        out.clear();
+        sc.s.on_timer(sc.now, &mut out);
+        assert_eq!(sent(&out), "r0");
+        assert_eq!(out[0].ecn, ect, "mecn {mecn}");
+    }
 }

@@ -174,6 +174,27 @@ fn tcp_errors() {
         "flow[0].tcp.ecn",
         "replaces RFC 3168 ECN",
     );
+    // Without ECN or MECN there is no ECN-capable transport to extend.
+    check(
+        &err_with(
+            "tcp = { variant = \"reno\", classifier = { kind = \"wmecn\" }, cc = { kind = \"wmecn\", beta1 = 0.2 } }",
+            "tcp = { variant = \"reno\", ecn_capable_retransmissions = true }",
+        ),
+        35,
+        "flow[0].tcp.ecn_capable_retransmissions",
+        "has no effect without ECN",
+    );
+    for ok in [
+        "variant = \"reno\", ecn = true, ecn_capable_retransmissions = true",
+        "variant = \"reno\", cc = { kind = \"mecn\" }, ecn_capable_retransmissions = true",
+        "variant = \"reno\", ecn_capable_retransmissions = false",
+    ] {
+        let t = GOOD.replace(
+            "variant = \"reno\", classifier = { kind = \"wmecn\" }, cc = { kind = \"wmecn\", beta1 = 0.2 }",
+            ok,
+        );
+        Scenario::from_toml_str(&t, "good.toml").unwrap();
+    }
     check(
         &err_with("kind = \"wmecn\", beta1", "kind = \"cubic\", beta1"),
         35,

@@ -1111,6 +1111,13 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "multi-level ECN (an mecn/wmecn cc or the wmecn classifier) replaces RFC 3168 ECN: remove `ecn`",
         ));
     }
+    let ecn_capable_retransmissions = t.ecn_capable_retransmissions.unwrap_or(false);
+    if ecn_capable_retransmissions && !mecn && t.ecn != Some(true) {
+        return Err(err(
+            "ecn_capable_retransmissions",
+            "has no effect without ECN: set `ecn = true` or use multi-level ECN (an mecn/wmecn cc or the wmecn classifier)",
+        ));
+    }
     Ok(TcpSpec {
         variant,
         sack,
@@ -1135,6 +1142,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         // per-packet trace (scenario/observe.rs).
         trace: false,
         limited_transmit: t.limited_transmit.unwrap_or(true),
+        ecn_capable_retransmissions,
         rescue_retransmission: t.rescue_retransmission.unwrap_or(false),
         timeout_in_recovery_ssthresh: match t.timeout_in_recovery_ssthresh {
             None | Some(TimeoutInRecoverySsthreshSpec::Keep) => TimeoutInRecoverySsthresh::Keep,

@@ -428,6 +428,9 @@ pub struct TcpFileSpec {
     pub cc: Option<Spanned<CcSpec>>,
     /// RFC 3042 Limited Transmit (default true).
     pub limited_transmit: Option<bool>,
+    /// Send retransmissions ECN-capable, as ns-2 did (default false: RFC
+    /// 3168 §6.1.5). Needs `ecn` or multi-level ECN.
+    pub ecn_capable_retransmissions: Option<bool>,
     /// RFC 6675 NextSeg rule (4) rescue retransmission (default false).
     pub rescue_retransmission: Option<bool>,
     /// ssthresh when the RTO fires during fast recovery: "keep" (default,

@@ -45,6 +45,11 @@ pub struct SenderConfig {
     /// RFC 3042 Limited Transmit (RFC 5681 §3.2 step 1, RFC 6675 §5 step
     /// (3)): a new segment on each of the first DupThresh - 1 duplicate ACKs.
     pub limited_transmit: bool,
+    /// Send retransmissions ECN-capable (with `ecn` or `mecn`), as ns-2's
+    /// `TcpAgent::output` did (it sets ECT on every data packet when
+    /// `ecn_`). False: RFC 3168 §6.1.5, retransmissions are not
+    /// ECN-capable, so an AQM router drops them where it would mark.
+    pub ecn_capable_retransmissions: bool,
     /// RFC 6675 §4 NextSeg rule (4): one rescue retransmission of the
     /// highest unSACKed segment per entry into loss recovery.
     pub rescue_retransmission: bool,
@@ -92,6 +97,7 @@ impl Default for SenderConfig {
             trace: false,
             mecn: false,
             limited_transmit: true,
+            ecn_capable_retransmissions: false,
             rescue_retransmission: false,
             timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh::Keep,
             peer_rwnd_bytes: u64::MAX,
@@ -667,17 +673,19 @@ impl SenderCore {
             };
             self.cwr_pending = false;
         }
+        // RFC 3168 §6.1.5: retransmissions are not ECN-capable, unless the
+        // `ecn_capable_retransmissions` option (ns-2) says otherwise. MECN
+        // marks ECN-capable data `01` (no congestion) the same way.
+        let ect = !retransmission || self.cfg.ecn_capable_retransmissions;
         let pkt = Packet {
             kind: PacketKind::TcpData,
             flow: self.cfg.flow,
             epoch: self.cfg.epoch,
             src: self.cfg.src,
             dst: self.cfg.dst,
-            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
-            // MECN marks new data `01` (no congestion) the same way.
-            ecn: if self.cfg.ecn && !retransmission {
+            ecn: if self.cfg.ecn && ect {
                 Ecn::Ect0
-            } else if self.cfg.mecn && !retransmission {
+            } else if self.cfg.mecn && ect {
                 MecnLevel::NoCongestion.to_ip()
             } else {
                 Ecn::NotEct

@@ -17,7 +17,8 @@
 //! RFC 3168 ECE. On an ACK, bits 8 9 hold the level code of `net/mecn.rs`'s table
 //! (`01`, `10`, `11`; `00` = nothing to report, e.g. the acknowledged
 //! segments were retransmissions, which are sent not ECN-capable as in
-//! RFC 3168 §6.1.5). The document leaves "the other combination used by the
+//! RFC 3168 §6.1.5 unless the sender's `ecn_capable_retransmissions`
+//! option, ns-2's behaviour, makes them `01`). The document leaves "the other combination used by the
 //! source" to indicate that the window was reduced; since levels travel only
 //! on ACKs and CWR only on data segments, we let the source set both bits
 //! (`11`) on the first new data segment after a reduction.

@@ -108,6 +108,9 @@ pub struct TcpSpec {
     pub cc: CcChoice,
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
+    /// Retransmissions ECN-capable (ns-2) instead of RFC 3168 §6.1.5's
+    /// not-ECT.
+    pub ecn_capable_retransmissions: bool,
     /// RFC 6675 NextSeg rule (4), the rescue retransmission.
     pub rescue_retransmission: bool,
     /// ssthresh when the RTO fires during fast recovery.
@@ -180,6 +183,7 @@ impl TcpSpec {
             trace: self.trace,
             mecn: self.uses_mecn(),
             limited_transmit: self.limited_transmit,
+            ecn_capable_retransmissions: self.ecn_capable_retransmissions,
             rescue_retransmission: self.rescue_retransmission,
             timeout_in_recovery_ssthresh: self.timeout_in_recovery_ssthresh,
             // Without a handshake the sender starts with the receiver's
