@@ -326,3 +326,157 @@ fn mark_response_sets_cwr_and_reduces_once_per_rtt() {
         (1, 2)
     );
 }
+
+/// A WMECN sender driven segment by segment: initial window 10, slow start,
+/// no Limited Transmit, Reno recovery, the standard timeout response, the
+/// WMECN classifier and graded response; RTO 1 s.
+fn scripted_wmecn_sender() -> TcpSender {
+    let cfg = SenderConfig {
+        initial_cwnd_segments: 10,
+        initial_ssthresh_bytes: u64::MAX / 4,
+        rto: RtoConfig {
+            initial_rto_ns: 1_000 * NS_PER_MS,
+            min_rto_ns: 1_000 * NS_PER_MS,
+            ..RtoConfig::default()
+        },
+        limited_transmit: false,
+        trace: true,
+        mecn: true,
+        peer_rwnd_bytes: 1 << 30,
+        ..SenderConfig::default()
+    };
+    TcpSender::new(
+        cfg,
+        Box::new(MecnCc::new(MecnCcConfig::wmecn())),
+        Box::new(RenoRecovery::default()),
+        Box::new(StandardTimeout),
+        Box::new(WmecnClassifier::new(Default::default())),
+        None,
+    )
+}
+
+/// Segment numbers sent, `r` before a retransmission (1000-byte segments).
+fn segs(out: &[Packet]) -> String {
+    out.iter()
+        .map(|p| {
+            let n = p.seq / 1000;
+            if p.is_retransmission {
+                format!("r{n}")
+            } else {
+                n.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Start the scripted sender at t = 0 and acknowledge segments 0..=5, each
+/// ACK echoing `01` (no congestion): slow start opens cwnd to 16 and
+/// segments 10..=21 follow. Returns the sender and the time of the last ACK.
+fn sixteen_in_flight() -> (TcpSender, u64) {
+    let mut s = scripted_wmecn_sender();
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    s.app_write(0, 1_000_000, &mut out);
+    assert_eq!(segs(&out), "0 1 2 3 4 5 6 7 8 9");
+    out.clear();
+    let mut t = 100 * NS_PER_MS;
+    for n in 1..=6 {
+        t += NS_PER_MS;
+        s.on_packet(t, &echo_ack(n * 1000, MecnLevel::NoCongestion), &mut out);
+    }
+    assert_eq!(segs(&out), "10 11 12 13 14 15 16 17 18 19 20 21");
+    assert_eq!(s.core.w.cwnd, 16_000);
+    (s, t)
+}
+
+/// WMECN §1: "If a loss is found out to be a 'wireless loss', the packet is
+/// retransmitted and the congestion window is not reduced"; §3.2: losses
+/// "detected either by dupacks or timeout" are filtered, and "in all the
+/// above four conditions the packet, which was lost is retransmitted". A
+/// timeout judged wireless (SWF 0 <= 10) therefore retransmits the lost
+/// segment alone — no go-back-N over a full window of segments the
+/// receiver holds — keeps cwnd and ssthresh, and backs off the timer (RFC
+/// 6298 (5.5)). The next lost segment of that window is resent alone as
+/// soon as an ACK names it (the ACK of the retransmission stops at it), and
+/// new data follows as the window slides. Past the data sent before the
+/// timeout, duplicate ACKs start a fast retransmit as usual.
+#[test]
+fn s3_2_a_timeout_judged_wireless_retransmits_only_the_lost_segments() {
+    let (mut s, _) = sixteen_in_flight();
+    let rto = s.core.rtt.rto_ns();
+    // Segments 6..=21 are in flight; 6 and 9 are lost, the others arrive,
+    // but their duplicate ACKs are lost too: the timer expires.
+    let t = s.next_deadline().unwrap();
+    let mut out = Vec::new();
+    assert_eq!(s.on_timer(t, &mut out), Some(6_000));
+    assert_eq!(segs(&out), "r6", "the lost segment only");
+    assert_eq!(s.core.w.cwnd, 16_000, "cwnd not reduced");
+    assert_eq!(s.core.w.ssthresh, u64::MAX / 4, "ssthresh untouched");
+    assert_eq!(s.core.snd_nxt, s.core.snd_max, "no go-back-N");
+    assert_eq!(s.core.rtt.rto_ns(), 2 * rto, "RFC 6298 (5.5) backoff");
+    assert_eq!(
+        s.core.loss_decisions.last().unwrap().cause,
+        LossCause::NonCongestion
+    );
+    assert_eq!(s.core.stats.non_congestion_losses, 1);
+    // The retransmission's ACK (echo `00`: it was not ECN-capable) stops at
+    // 9: segment 9 is resent at once; the window slid by three segments and
+    // slow start adds one (RFC 5681 (2)): four new segments.
+    out.clear();
+    let mut t = t + 100 * NS_PER_MS;
+    s.on_packet(t, &echo_ack(9_000, MecnLevel::NotCapable), &mut out);
+    assert_eq!(segs(&out), "r9 22 23 24 25");
+    assert_eq!(s.core.w.cwnd, 17_000);
+    // Duplicate ACKs for 9 (from 22.. arriving before r9) start no second
+    // retransmission of it.
+    out.clear();
+    for _ in 0..3 {
+        t += NS_PER_MS;
+        s.on_packet(t, &echo_ack(9_000, MecnLevel::NoCongestion), &mut out);
+    }
+    assert_eq!(segs(&out), "");
+    // r9's ACK covers everything sent before the timeout: the repair ends.
+    t += 90 * NS_PER_MS;
+    s.on_packet(t, &echo_ack(22_000, MecnLevel::NotCapable), &mut out);
+    assert_eq!(s.core.hole_repair_until, None);
+    assert_eq!(
+        s.core.stats.retransmitted_segments, 2,
+        "r6 and r9, nothing else"
+    );
+    // Segment 24 was lost: three duplicate ACKs retransmit it (judged
+    // wireless again: the context holds only weight-0 entries).
+    t += NS_PER_MS;
+    s.on_packet(t, &echo_ack(24_000, MecnLevel::NoCongestion), &mut out);
+    out.clear();
+    for _ in 0..3 {
+        t += NS_PER_MS;
+        s.on_packet(t, &echo_ack(24_000, MecnLevel::NoCongestion), &mut out);
+    }
+    assert!(segs(&out).starts_with("r24"), "{}", segs(&out));
+    assert_eq!(s.core.stats.fast_retransmits, 1);
+    assert_eq!(s.core.stats.non_congestion_losses, 2);
+}
+
+/// The same rule when the timer expires during a fast recovery that
+/// followed a wireless verdict: recovery ends at the window it was heading
+/// for (the pre-loss cwnd, §3.2 "not reduced"), not at the inflated one,
+/// and only the first unacknowledged segment is resent.
+#[test]
+fn s3_2_a_wireless_timeout_during_fast_recovery_keeps_the_pre_loss_window() {
+    let (mut s, mut t) = sixteen_in_flight();
+    let mut out = Vec::new();
+    for _ in 0..4 {
+        t += NS_PER_MS;
+        s.on_packet(t, &echo_ack(6_000, MecnLevel::NoCongestion), &mut out);
+    }
+    assert!(s.core.in_recovery);
+    assert_eq!(s.core.recovery_cwnd, 16_000);
+    assert_eq!(s.core.w.cwnd, 20_000, "16 + 3 + 1 inflation");
+    out.clear();
+    let t = s.next_deadline().unwrap();
+    s.on_timer(t, &mut out);
+    assert_eq!(segs(&out), "r6");
+    assert!(!s.core.in_recovery);
+    assert_eq!(s.core.w.cwnd, 16_000);
+}

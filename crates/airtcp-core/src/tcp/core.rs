@@ -232,6 +232,11 @@ pub struct SenderCore {
     /// The last loss response was a timeout (so `recover` marks data sent
     /// before it).
     pub recover_from_timeout: bool,
+    /// After a first timeout judged not congestion (`rto/standard.rs`), the
+    /// end of the data in flight at the timeout: each ACK that advances
+    /// snd_una but stays below it names the next lost segment, which is
+    /// retransmitted alone. None otherwise.
+    pub hole_repair_until: Option<u64>,
     /// RFC 6675 HighRxt.
     pub high_rxt: u64,
     /// The window fast recovery deflates to: ssthresh after a congestion
@@ -307,6 +312,7 @@ impl SenderCore {
             in_recovery: false,
             recover: None,
             recover_from_timeout: false,
+            hole_repair_until: None,
             high_rxt: 0,
             recovery_cwnd: 0,
             loss_decisions: Vec::new(),
@@ -635,6 +641,23 @@ impl SenderCore {
         cause
     }
 
+    /// After a timeout judged not congestion, an ACK of new data that stays
+    /// below `hole_repair_until`: every segment it does not cover was sent
+    /// at least an RTO before the retransmission it acknowledges, so the
+    /// segment at the new snd_una was lost (the inference of RFC 6582 §3.2
+    /// step 3's partial ACK); it is retransmitted alone and the window is
+    /// left as it is. The repair ends when the ACK covers the point.
+    pub fn repair_hole_after_timeout(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        let Some(until) = self.hole_repair_until else {
+            return;
+        };
+        if self.snd_una >= until || self.in_recovery {
+            self.hole_repair_until = None;
+            return;
+        }
+        self.retransmit_first(now_ns, out);
+    }
+
     /// Retransmit the segment at snd_una.
     pub fn retransmit_first(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
         if let Some(i) = self.sb.index_of(self.snd_una) {
@@ -851,6 +874,9 @@ impl SenderCore {
     }
 
     pub fn record_timeout(&mut self, now_ns: TimeNs) {
+        // A new timeout ends the repair after the previous one (the
+        // standard response may start another).
+        self.hole_repair_until = None;
         self.stats.timeouts += 1;
         self.stats.expired_rto_sum_ns += self.rtt.rto_ns() as u128;
         if self.rtt.backoff_count() == 0 {
@@ -933,6 +959,7 @@ impl SenderCore {
     /// Undo the loss marks a timeout put on every unSACKed segment and
     /// resume sending from snd_max (a timeout found spurious, RFC 4015).
     pub fn undo_timeout_go_back_n(&mut self) {
+        self.hole_repair_until = None;
         self.sb.clear_loss_marks();
         self.sack_after_timeout = false;
         self.snd_nxt = self.snd_max;

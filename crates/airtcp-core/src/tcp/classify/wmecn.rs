@@ -38,12 +38,15 @@
 //!   are more likely to be called wireless.
 //! * **Timeouts are classified** like duplicate-ACK losses (the document:
 //!   "either by dupacks or timeout"); `on_timeout = "congestion"` makes
-//!   every timeout congestion instead. What a timeout called wireless does
-//!   to the RTO state is the sender's standard rule: the timer is backed off
-//!   (RFC 6298 (5.5)) — the path delivered nothing for an RTO, so the
-//!   backoff protects against a dead link — while cwnd and ssthresh are kept.
+//!   every timeout congestion instead. A timeout called wireless gets the
+//!   sender's "retransmit, do not reduce" (`tcp/rto/standard.rs`): the lost
+//!   segment alone is resent (§3.2: "the packet, which was lost is
+//!   retransmitted"; no go-back-N), cwnd and ssthresh are kept, and the
+//!   timer is backed off (RFC 6298 (5.5)) — the path delivered nothing for
+//!   an RTO, so the backoff protects against a dead link.
 //! * ACKs echoing `00` (nothing to report: they acknowledge retransmissions,
-//!   which are not ECN-capable) add nothing.
+//!   which are not ECN-capable unless the sender's
+//!   `ecn_capable_retransmissions` option says so) add nothing.
 
 use super::{LossCause, LossClassifier, LossDetection, TimeoutPolicy};
 use crate::net::packet::Packet;
