@@ -243,6 +243,10 @@ fn losses_reduce_once_per_rtt_but_every_verdict_is_recorded() {
         .loss_decisions
         .iter()
         .all(|d| d.cause == LossCause::Congestion));
+    // The skipped cut is recorded as such; x 0.8 would not have halved.
+    let d = s.core.loss_decisions[1];
+    assert!(d.cut_blocked && !d.blocked_cut_would_halve && !d.halved_window);
+    assert!(!s.core.loss_decisions[0].cut_blocked);
     // A timeout is never suppressed (the ACK clock stopped).
     assert_eq!(
         s.core.congestion_signal(t1, LossDetection::Timeout),
@@ -253,6 +257,49 @@ fn losses_reduce_once_per_rtt_but_every_verdict_is_recorded() {
     let t2 = t1 + 100 * NS_PER_MS;
     assert_eq!(s.core.congestion_signal(t2, dup), LossCause::Congestion);
     assert_eq!(s.core.w.ssthresh, 8_000);
+}
+
+/// A classifier that always says "severe congestion, keep 50%".
+struct Severe;
+impl LossClassifier for Severe {
+    fn name(&self) -> &'static str {
+        "severe"
+    }
+    fn classify(&mut self, _: u64, _: u64, _: LossDetection, _: &RttEstimator) -> LossCause {
+        LossCause::Congestion
+    }
+    fn graded_keep(&self) -> Option<f64> {
+        Some(0.5)
+    }
+}
+
+/// §3.2: "'cwnd' is decreased only if it had not been decreased once
+/// before in the same RTT, else, the packets are just retransmitted and the
+/// window is not reduced". A severe-grade loss inside that RTT is recorded
+/// as a skipped cut that would have halved cwnd (the result columns
+/// `loss_cuts_blocked_once_per_rtt` and
+/// `wireless_halvings_blocked_once_per_rtt` count these), not as a halving.
+#[test]
+fn a_severe_cut_skipped_by_the_once_per_rtt_rule_is_recorded_as_a_blocked_halving() {
+    let mut s = sans_io_sender(
+        Box::new(MecnCc::new(MecnCcConfig::wmecn())),
+        Box::new(Severe),
+    );
+    let dup = LossDetection::DuplicateAcks;
+    let t0 = 1_000 * NS_PER_MS;
+    s.core.congestion_signal(t0, dup);
+    assert_eq!(s.core.w.ssthresh, 10_000, "0.5 x 20 segments");
+    let first = s.core.loss_decisions[0];
+    assert!(first.halved_window && !first.cut_blocked);
+    s.core.w.cwnd = 20_000;
+    assert_eq!(
+        s.core.congestion_signal(t0 + 50 * NS_PER_MS, dup),
+        LossCause::NonCongestion
+    );
+    assert_eq!(s.core.w.ssthresh, 10_000, "not cut again");
+    let second = s.core.loss_decisions[1];
+    assert_eq!(second.cause, LossCause::Congestion, "the verdict stands");
+    assert!(second.cut_blocked && second.blocked_cut_would_halve && !second.halved_window);
 }
 
 #[test]

@@ -74,6 +74,11 @@ pub struct FlowResult {
     pub wireless_losses_halved: u64,
     /// Of those, the ones detected by duplicate ACKs (not a timeout).
     pub wireless_losses_halved_by_dupacks: u64,
+    /// Congestion verdicts on duplicate-ACK losses whose window cut the
+    /// once-per-RTT rule skipped (MECN / WMECN).
+    pub loss_cuts_blocked_once_per_rtt: u64,
+    /// Of those, channel-error losses whose cut would have halved the window.
+    pub wireless_halvings_blocked_once_per_rtt: u64,
     /// Kick TCP: kick segments sent and kickbacks received by the sender.
     pub kicks_sent: u64,
     pub kickbacks_received: u64,
@@ -546,6 +551,27 @@ impl Row for FlowResult {
                 "Of `wireless_losses_halved`, those detected by duplicate ACKs (not a timeout).",
             ),
             U64(self.wireless_losses_halved_by_dupacks),
+        );
+        f(
+            col(
+                "loss_cuts_blocked_once_per_rtt",
+                "count",
+                "Losses detected by duplicate ACKs that the loss classifier called congestion but whose \
+                 window cut was skipped because the window had been cut less than one SRTT before \
+                 (the once-per-RTT rule of an `mecn`/`wmecn` cc, MECN §2.3 / WMECN §3.2): \
+                 retransmitted, window kept. Their verdicts still count in the `loss_*` columns.",
+            ),
+            U64(self.loss_cuts_blocked_once_per_rtt),
+        );
+        f(
+            col(
+                "wireless_halvings_blocked_once_per_rtt",
+                "count",
+                "Of `loss_cuts_blocked_once_per_rtt`, channel-error losses whose skipped cut would have \
+                 halved the window or more (a new ssthresh at most half the cwnd): type-2 errors that \
+                 `wireless_losses_halved_by_dupacks` does not count because the rule blocked them.",
+            ),
+            U64(self.wireless_halvings_blocked_once_per_rtt),
         );
         f(
             col(

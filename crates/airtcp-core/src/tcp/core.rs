@@ -200,6 +200,12 @@ pub struct LossDecision {
     /// The response cut the window to half or less (a timeout, or a new
     /// ssthresh at most half the cwnd at the loss).
     pub halved_window: bool,
+    /// A congestion verdict whose window cut the once-per-RTT rule skipped
+    /// (MECN §2.3, WMECN §3.2): the loss was retransmitted, the window kept.
+    pub cut_blocked: bool,
+    /// Of a blocked cut: the new ssthresh it would have set is at most half
+    /// the cwnd (it would have halved the window).
+    pub blocked_cut_would_halve: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,42 +488,50 @@ impl SenderCore {
         let cause = self.classifier.classify(now_ns, seq, how, &self.rtt);
         let last_sent_ns = self.sb.get(0).map_or(0, |s| s.last_sent_ns);
         let cwnd_before = self.w.cwnd;
-        self.loss_decisions.push(LossDecision {
+        let mut decision = LossDecision {
             seq,
             last_sent_ns,
             how,
             cause,
             halved_window: false,
-        });
-        match cause {
-            LossCause::Congestion => {
-                if how == LossDetection::DuplicateAcks && !self.reduction_allowed(now_ns) {
-                    // MECN §2.3 / WMECN §3.2: reduce at most once per RTT;
-                    // the loss is still retransmitted, the window kept.
-                    return LossCause::NonCongestion;
-                }
-                let flight = match how {
-                    LossDetection::DuplicateAcks => {
-                        self.flight_size() - self.limited_transmit_bytes.min(self.flight_size())
-                    }
-                    LossDetection::Timeout => self.flight_size(),
-                };
-                self.w.ssthresh = match self.classifier.graded_keep() {
-                    Some(keep) => self
-                        .cc
-                        .ssthresh_after_graded_congestion(&self.w, flight, keep),
-                    None => self.cc.ssthresh_after_congestion(&self.w, flight),
-                };
-                self.note_reduction(now_ns);
-                // A timeout collapses cwnd; otherwise the window recovery
-                // heads for is the new ssthresh.
-                let halved = how == LossDetection::Timeout || 2 * self.w.ssthresh <= cwnd_before;
-                if let Some(d) = self.loss_decisions.last_mut() {
-                    d.halved_window = halved;
-                }
-            }
-            LossCause::NonCongestion => self.stats.non_congestion_losses += 1,
+            cut_blocked: false,
+            blocked_cut_would_halve: false,
+        };
+        if cause == LossCause::NonCongestion {
+            self.stats.non_congestion_losses += 1;
+            self.loss_decisions.push(decision);
+            return cause;
         }
+        let flight = match how {
+            LossDetection::DuplicateAcks => {
+                self.flight_size() - self.limited_transmit_bytes.min(self.flight_size())
+            }
+            LossDetection::Timeout => self.flight_size(),
+        };
+        // The controllers' ssthresh rules are pure functions of the window
+        // and FlightSize, so the cut can be computed before deciding to
+        // apply it.
+        let ssthresh = match self.classifier.graded_keep() {
+            Some(keep) => self
+                .cc
+                .ssthresh_after_graded_congestion(&self.w, flight, keep),
+            None => self.cc.ssthresh_after_congestion(&self.w, flight),
+        };
+        let halves = 2 * ssthresh <= cwnd_before;
+        if how == LossDetection::DuplicateAcks && !self.reduction_allowed(now_ns) {
+            // MECN §2.3 / WMECN §3.2: reduce at most once per RTT; the
+            // loss is still retransmitted, the window kept.
+            decision.cut_blocked = true;
+            decision.blocked_cut_would_halve = halves;
+            self.loss_decisions.push(decision);
+            return LossCause::NonCongestion;
+        }
+        self.w.ssthresh = ssthresh;
+        self.note_reduction(now_ns);
+        // A timeout collapses cwnd; otherwise the window recovery heads
+        // for is the new ssthresh.
+        decision.halved_window = how == LossDetection::Timeout || halves;
+        self.loss_decisions.push(decision);
         cause
     }
 

@@ -47,6 +47,10 @@ pub struct TcpFlow {
     /// Wireless (channel) losses whose response halved the window or more.
     pub(super) wireless_losses_halved: u64,
     pub(super) wireless_losses_halved_by_dupacks: u64,
+    /// Congestion verdicts whose cut the once-per-RTT rule skipped, and of
+    /// those the wireless (channel) losses whose cut would have halved.
+    pub(super) loss_cuts_blocked: u64,
+    pub(super) wireless_halvings_blocked: u64,
     pub(super) rtt_samples: u64,
     pub(super) rtt_sum_ns: u128,
     pub(super) min_rtt_ns: Option<TimeNs>,
@@ -136,6 +140,8 @@ impl Flow {
                 confusion: [[0; 2]; 3],
                 wireless_losses_halved: 0,
                 wireless_losses_halved_by_dupacks: 0,
+                loss_cuts_blocked: 0,
+                wireless_halvings_blocked: 0,
                 rtt_samples: 0,
                 rtt_sum_ns: 0,
                 min_rtt_ns: None,
@@ -269,6 +275,12 @@ impl World {
                     t.wireless_losses_halved += 1;
                     if d.how == LossDetection::DuplicateAcks {
                         t.wireless_losses_halved_by_dupacks += 1;
+                    }
+                }
+                if d.cut_blocked {
+                    t.loss_cuts_blocked += 1;
+                    if truth == 1 && d.blocked_cut_would_halve {
+                        t.wireless_halvings_blocked += 1;
                     }
                 }
             }
