@@ -194,6 +194,13 @@ fn semantic_tcp_errors() {
         "flow[0].tcp.delack_timeout",
         "500",
     );
+    // A tick phase without the tick clock would be accepted and do nothing.
+    check(
+        &err_with("sack = true", "sack = true, rtt_tick_phase = \"random\""),
+        20,
+        "flow[0].tcp.rtt_tick_phase",
+        "has no effect without rtt_tick",
+    );
 }
 
 #[test]

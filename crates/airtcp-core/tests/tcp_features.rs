@@ -345,7 +345,7 @@ fn sender_hook_follows_the_retransmission_timer_sans_io() {
     let airtcp_core::world::FlowKind::Tcp(t) = &w.flows[0].kind else {
         panic!()
     };
-    let mut s = t.spec.build_sender(0, 1, 0, 2);
+    let mut s = t.spec.build_sender(0, 1, 0, 2, 0);
     let rec = Recorder {
         deadline: Some(5_000_000),
         ..Default::default()
@@ -391,4 +391,50 @@ fn mean_cwnd_is_the_time_average_over_open_connections() {
     let f = &r.flows[0];
     assert_eq!(f.transfers_completed, 5);
     assert_eq!(f.mean_cwnd_bytes, 3000.0);
+}
+
+/// ns-2's TcpAgent::reset draws `boot_time_ = Random::uniform(tcp_tick_)`
+/// per connection: with `rtt_tick_phase = "random"` each connection's tick
+/// clock gets a phase in [0, tick) from the flow's own random stream (the
+/// same for the same seed, different across seeds); "zero" and the default
+/// keep ticks at multiples of the tick.
+#[test]
+fn rtt_tick_phase_is_drawn_per_connection_like_ns2_boot_time() {
+    let text = |phase: &str| {
+        path(
+            &format!(r#"variant = "reno", rtt_tick = "10ms"{phase}"#),
+            r#"{ kind = "repeated", size = "5KB", think = "1s", count = 3 }"#,
+            "",
+        )
+    };
+    let phases = |t: &str, seed: u64| {
+        let sc = scenario(t);
+        let mut w = sc.build(Some(seed)).unwrap();
+        let mut seen = Vec::new();
+        // Look at the open connection every 10 ms (a 5 KB download lasts
+        // about 0.2 s, the think time about 1 s).
+        for step in 1..=3000 {
+            w.run_until(step * 10_000_000);
+            if let Some(s) = w.tcp_sender(0) {
+                let p = (s.core.cfg.epoch, s.core.rtt.cfg.rtt_tick_phase_ns);
+                if seen.last() != Some(&p) {
+                    seen.push(p);
+                }
+            }
+        }
+        seen.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+    };
+    let random = text(r#", rtt_tick_phase = "random""#);
+    let a = phases(&random, 1);
+    assert_eq!(a.len(), 3, "one phase per connection: {a:?}");
+    assert!(a.iter().all(|&p| p < 10_000_000), "{a:?}");
+    assert!(
+        a[0] != a[1] && a[1] != a[2],
+        "drawn anew per connection: {a:?}"
+    );
+    assert_eq!(phases(&random, 1), a, "same seed, same phases");
+    assert_ne!(phases(&random, 2), a, "another seed, other phases");
+    for zero in [text(""), text(r#", rtt_tick_phase = "zero""#)] {
+        assert_eq!(phases(&zero, 1), vec![0, 0, 0]);
+    }
 }

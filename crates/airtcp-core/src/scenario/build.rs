@@ -1029,6 +1029,8 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             .map_or(rto_default.clock_granularity_ns, |d| d.0),
         max_backoff: t.max_backoff,
         rtt_tick_ns: t.rtt_tick.map(|d| d.0),
+        // Drawn per connection when `rtt_tick_phase = "random"`.
+        rtt_tick_phase_ns: 0,
     };
     if t.max_backoff == Some(0) {
         return Err(err("max_backoff", "must be at least 1"));
@@ -1044,6 +1046,12 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         if v < MIN_TIMER_NS {
             return Err(err(name, MIN_TIMER_REASON));
         }
+    }
+    if t.rtt_tick_phase.is_some() && t.rtt_tick.is_none() {
+        return Err(err(
+            "rtt_tick_phase",
+            "has no effect without rtt_tick (RTT samples are exact)",
+        ));
     }
     if rto.max_rto_ns < rto.min_rto_ns {
         return Err(err("max_rto", "must not be less than min_rto"));
@@ -1151,6 +1159,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             }
         },
         reno_one_fast_retransmit_per_window: t.reno_one_fast_retransmit_per_window.unwrap_or(false),
+        rtt_tick_random_phase: t.rtt_tick_phase == Some(RttTickPhaseSpec::Random),
         classifier,
         cc,
         timeout_response: timeout_response(sc, t, i)?,

@@ -400,6 +400,10 @@ pub struct TcpFileSpec {
     /// Measure RTT in ticks of this clock, as ns-2 without timestamps
     /// (default: exact).
     pub rtt_tick: Option<Duration>,
+    /// Where the ticks of `rtt_tick` fall: "zero" (at multiples of the tick
+    /// from time 0, the default) or "random" (per connection, uniformly in
+    /// [0, tick), ns-2's `boot_time_`).
+    pub rtt_tick_phase: Option<RttTickPhaseSpec>,
     /// Delayed ACKs at the receiver (default true).
     pub delayed_ack: Option<bool>,
     /// Delayed-ACK timer (default 200ms, RFC 1122's "less than 0.5 s"; BSD).
@@ -439,6 +443,13 @@ pub struct TcpFileSpec {
     /// Reno: at most one fast retransmit per window (ns-2's bug_fix_;
     /// default false).
     pub reno_one_fast_retransmit_per_window: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RttTickPhaseSpec {
+    Zero,
+    Random,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -21,6 +21,11 @@ pub struct RtoConfig {
     /// Measure RTT in whole ticks of a coarse clock, as ns-2 did without
     /// timestamps (`TcpAgent::rtt_update`); None: exact samples.
     pub rtt_tick_ns: Option<TimeNs>,
+    /// Where the tick clock's ticks fall: ns-2's `boot_time_`, added to the
+    /// send time before its offset within the tick is taken (ns-2 draws it
+    /// uniformly in [0, tick) per connection; 0: ticks at multiples of the
+    /// tick from time 0).
+    pub rtt_tick_phase_ns: TimeNs,
 }
 
 impl Default for RtoConfig {
@@ -32,6 +37,7 @@ impl Default for RtoConfig {
             clock_granularity_ns: NS_PER_MS,
             max_backoff: None,
             rtt_tick_ns: None,
+            rtt_tick_phase_ns: 0,
         }
     }
 }
@@ -152,11 +158,12 @@ impl RttEstimator {
 
     /// A sample of `tao_ns` for a segment sent `tao_ns` before `now_ns`,
     /// measured as the configured clock would: with `rtt_tick_ns`, ns-2's
-    /// int((tao + sendtime mod tick) / tick) ticks, at least one.
+    /// int((tao + (sendtime + boot_time) mod tick) / tick) ticks, at least
+    /// one (`TcpAgent::rtt_update`; boot_time is `rtt_tick_phase_ns`).
     pub fn measure(&self, now_ns: TimeNs, tao_ns: TimeNs) -> TimeNs {
         match self.cfg.rtt_tick_ns {
             Some(tick) if tick > 0 => {
-                let sent = now_ns.saturating_sub(tao_ns);
+                let sent = now_ns.saturating_sub(tao_ns) + self.cfg.rtt_tick_phase_ns;
                 let ticks = ((tao_ns + sent % tick) / tick).max(1);
                 ticks * tick
             }
@@ -303,6 +310,32 @@ mod tests {
         assert_eq!(e.measure(520 * NS_PER_MS, 511 * NS_PER_MS), 520 * NS_PER_MS);
         // Never below one tick.
         assert_eq!(e.measure(NS_PER_MS, NS_PER_MS), 10 * NS_PER_MS);
+    }
+
+    /// ns-2 tcp.cc, TcpAgent::rtt_update without timestamps: `sendtime =
+    /// now - tao; sendtime += boot_time_; tickoff = fmod(sendtime,
+    /// tcp_tick_); t_rtt_ = int((tao + tickoff) / tcp_tick_)`.
+    #[test]
+    fn tick_phase_is_ns2_boot_time() {
+        let with_phase = |phase_ms: u64| {
+            RttEstimator::new(RtoConfig {
+                rtt_tick_ns: Some(10 * NS_PER_MS),
+                rtt_tick_phase_ns: phase_ms * NS_PER_MS,
+                ..RtoConfig::default()
+            })
+        };
+        // 511 ms sent at t = 100 ms: boot_time 0 -> tickoff 0, 51 ticks;
+        // boot_time 8 ms -> tickoff 8, (511 + 8) / 10 = 51; 9 ms -> 52.
+        let (now, tao) = (611 * NS_PER_MS, 511 * NS_PER_MS);
+        assert_eq!(with_phase(0).measure(now, tao), 510 * NS_PER_MS);
+        assert_eq!(with_phase(8).measure(now, tao), 510 * NS_PER_MS);
+        assert_eq!(with_phase(9).measure(now, tao), 520 * NS_PER_MS);
+        // The phase shifts the grid: sent at 105 ms with boot_time 4 ms is
+        // tickoff 9, as sent at 109 ms with none.
+        assert_eq!(
+            with_phase(4).measure(616 * NS_PER_MS, tao),
+            with_phase(0).measure(620 * NS_PER_MS, tao)
+        );
     }
 
     #[test]

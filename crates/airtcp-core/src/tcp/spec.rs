@@ -118,6 +118,9 @@ pub struct TcpSpec {
     /// Reno: no second fast retransmit before the window of the first is
     /// acknowledged (ns-2's `bug_fix_`).
     pub reno_one_fast_retransmit_per_window: bool,
+    /// Each connection's RTT tick clock gets a random phase in [0, tick)
+    /// (ns-2's `boot_time_`, `TcpAgent::reset`); otherwise phase 0.
+    pub rtt_tick_random_phase: bool,
 }
 
 impl TcpSpec {
@@ -165,7 +168,16 @@ impl TcpSpec {
         }
     }
 
-    pub fn build_sender(&self, flow: u32, epoch: u32, src: u32, dst: u32) -> TcpSender {
+    /// The sender of a new connection; `rtt_tick_phase_ns` is its tick
+    /// clock's phase (see [`TcpSpec::rtt_tick_random_phase`]).
+    pub fn build_sender(
+        &self,
+        flow: u32,
+        epoch: u32,
+        src: u32,
+        dst: u32,
+        rtt_tick_phase_ns: TimeNs,
+    ) -> TcpSender {
         let cfg = SenderConfig {
             flow,
             epoch,
@@ -174,7 +186,10 @@ impl TcpSpec {
             mss: self.mss,
             initial_cwnd_segments: self.initial_cwnd_segments,
             initial_ssthresh_bytes: self.initial_ssthresh_bytes,
-            rto: self.rto,
+            rto: RtoConfig {
+                rtt_tick_phase_ns,
+                ..self.rto
+            },
             timestamps: self.timestamps,
             ecn: self.ecn,
             handshake: self.handshake,

@@ -32,6 +32,8 @@ pub struct TcpFlow {
     pub(super) sender_wakeup: Option<TimeNs>,
     pub(super) receiver_wakeup: Option<TimeNs>,
     pub(super) app_rng: RandomStream,
+    /// Draws each connection's RTT tick phase (`rtt_tick_phase = "random"`).
+    pub(super) tick_rng: RandomStream,
     /// Totals of connections already closed (repeated downloads).
     pub(super) closed_sender: SenderStats,
     pub(super) closed_receiver: ReceiverStats,
@@ -54,6 +56,19 @@ pub struct TcpFlow {
     pub(super) rtt_samples: u64,
     pub(super) rtt_sum_ns: u128,
     pub(super) min_rtt_ns: Option<TimeNs>,
+}
+
+impl TcpFlow {
+    /// The RTT tick phase of a new connection: uniform in [0, tick) when
+    /// the flow asks for a random one (ns-2's `boot_time_`), else 0.
+    fn next_tick_phase(&mut self) -> TimeNs {
+        match self.spec.rto.rtt_tick_ns {
+            Some(tick) if self.spec.rtt_tick_random_phase => {
+                ((self.tick_rng.uniform() * tick as f64) as TimeNs).min(tick - 1)
+            }
+            _ => 0,
+        }
+    }
 }
 
 pub struct UdpFlow {
@@ -118,6 +133,7 @@ impl Flow {
         seed: u64,
     ) -> Self {
         let app_rng = RandomStream::new(seed, &format!("app:{name}"));
+        let tick_rng = RandomStream::new(seed, &format!("tick:{name}"));
         Self {
             kind: FlowKind::Tcp(Box::new(TcpFlow {
                 spec,
@@ -132,6 +148,7 @@ impl Flow {
                 sender_wakeup: None,
                 receiver_wakeup: None,
                 app_rng,
+                tick_rng,
                 closed_sender: SenderStats::default(),
                 closed_receiver: ReceiverStats::default(),
                 closed_hook_counters: Vec::new(),
@@ -475,7 +492,8 @@ impl World {
                 // A new connection per transfer.
                 t.epoch += 1;
                 t.lost_segments.clear();
-                let mut sender = t.spec.build_sender(flow, t.epoch, src, dst);
+                let phase = t.next_tick_phase();
+                let mut sender = t.spec.build_sender(flow, t.epoch, src, dst, phase);
                 t.receiver = Some(t.spec.build_receiver(flow, t.epoch, src, dst));
                 t.transfer_start_ns = now;
                 let mut out = std::mem::take(&mut self.scratch);

@@ -115,7 +115,8 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
     });
     let size = (segments > 0).then_some(segments as u64 * MSS);
     (
-        spec.build_sender(0, 1, 0, 1),
+        // No rtt_tick in this scenario: the tick phase has no effect.
+        spec.build_sender(0, 1, 0, 1, 0),
         spec.build_receiver(0, 1, 0, 1),
         size,
     )
