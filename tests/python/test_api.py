@@ -115,7 +115,8 @@ def test_timeseries(dumbbell):
     s = r.series
     assert list(s.columns) == SERIES_COLUMNS
     assert set(s.metric) == {
-        "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rtt_s", "goodput_bps", "throughput_bps", "queue_pkts", "red_avg_pkts",
+        "cwnd_bytes", "cwnd_without_inflation_bytes", "ssthresh_bytes", "srtt_s", "rtt_s", "goodput_bps",
+        "throughput_bps", "queue_pkts", "red_avg_pkts",
     }
     assert set(s[s.kind == "flow"].name) == {"ecn", "plain"}
     assert set(s[s.kind == "link"].name) == set(r.links.name)

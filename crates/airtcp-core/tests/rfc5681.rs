@@ -111,6 +111,32 @@ fn s3_2_fast_retransmit_and_fast_recovery_steps_2_to_6() {
     assert_eq!(sc.window(), (5.0, 5.0));
 }
 
+/// §3.2 steps 3-4 inflate cwnd by the duplicate ACKs; ns-2 keeps that
+/// inflation apart (tcp-reno.cc: `window() = cwnd_ + dupwnd_`), so its
+/// traced `cwnd_` stays at ssthresh during fast recovery. The sender's
+/// `cwnd_without_inflation` (the series `cwnd_without_inflation_bytes`) is
+/// that quantity: ssthresh while cwnd is ssthresh + 3, + 4, ... SMSS, and
+/// cwnd itself before and after.
+#[test]
+fn s3_2_window_without_the_fast_recovery_inflation_is_ns2_cwnd() {
+    let mut sc = Script::new(config(10), Recovery::Reno);
+    sc.start(100);
+    let without = |sc: &Script| sc.s.core.cwnd_without_inflation() as f64 / MSS as f64;
+    assert_eq!(without(&sc), 10.0);
+    sc.dupacks(0, 2);
+    assert_eq!(without(&sc), 10.0, "not in fast recovery yet");
+    assert_eq!(sc.ack(0, &[]), "r0");
+    assert_eq!(
+        (sc.cwnd(), without(&sc)),
+        (8.0, 5.0),
+        "step 3: ssthresh + 3"
+    );
+    sc.dupacks(0, 3);
+    assert_eq!((sc.cwnd(), without(&sc)), (11.0, 5.0), "step 4: inflated");
+    sc.ack(10, &[]);
+    assert_eq!((sc.cwnd(), without(&sc)), (5.0, 5.0), "step 6: deflated");
+}
+
 /// §3.2 (Reno): RFC 5681 lets a second fast retransmit follow in the same
 /// window (the first new ACK ended fast recovery). ns-2's Reno (`bug_fix_`)
 /// refuses it until the window of the first is acknowledged: an option.

@@ -37,6 +37,7 @@ impl SeriesKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeriesMetric {
     CwndBytes,
+    CwndWithoutInflationBytes,
     SsthreshBytes,
     SrttS,
     RttS,
@@ -47,8 +48,9 @@ pub enum SeriesMetric {
 }
 
 impl SeriesMetric {
-    pub const ALL: [SeriesMetric; 8] = [
+    pub const ALL: [SeriesMetric; 9] = [
         SeriesMetric::CwndBytes,
+        SeriesMetric::CwndWithoutInflationBytes,
         SeriesMetric::SsthreshBytes,
         SeriesMetric::SrttS,
         SeriesMetric::RttS,
@@ -76,6 +78,14 @@ impl SeriesMetric {
                 "cwnd_bytes",
                 "bytes",
                 "Congestion window of the flow's open TCP connection.",
+            ),
+            SeriesMetric::CwndWithoutInflationBytes => (
+                "cwnd_without_inflation_bytes",
+                "bytes",
+                "The congestion window without fast recovery's temporary inflation by \
+                 duplicate ACKs (RFC 5681 §3.2 steps 3-4, RFC 6582): during fast recovery the \
+                 window recovery deflates to when it ends, otherwise `cwnd_bytes`. It is ns-2's \
+                 traced `cwnd_` (ns-2 keeps the inflation apart, in `dupwnd_`).",
             ),
             SeriesMetric::SsthreshBytes => (
                 "ssthresh_bytes",

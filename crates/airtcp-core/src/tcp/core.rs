@@ -426,6 +426,17 @@ impl SenderCore {
         }
     }
 
+    /// cwnd without fast recovery's inflation (RFC 5681 §3.2 steps 3-4):
+    /// during fast recovery, the window recovery deflates to
+    /// (`recovery_cwnd`); otherwise cwnd. ns-2 traces this as `cwnd_`.
+    pub fn cwnd_without_inflation(&self) -> u64 {
+        if self.in_recovery {
+            self.recovery_cwnd
+        } else {
+            self.w.cwnd
+        }
+    }
+
     /// FlightSize (RFC 5681 §2): sent but not cumulatively acknowledged.
     pub fn flight_size(&self) -> u64 {
         self.snd_max - self.snd_una

@@ -46,6 +46,11 @@ impl World {
                     continue;
                 };
                 push(SeriesMetric::CwndBytes, i, s.core.w.cwnd as f64);
+                push(
+                    SeriesMetric::CwndWithoutInflationBytes,
+                    i,
+                    s.core.cwnd_without_inflation() as f64,
+                );
                 if s.core.w.ssthresh < UNBOUNDED_SSTHRESH_BYTES {
                     push(SeriesMetric::SsthreshBytes, i, s.core.w.ssthresh as f64);
                 }
