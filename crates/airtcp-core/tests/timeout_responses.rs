@@ -183,3 +183,63 @@ fn standard_timeout_goes_back_n_in_slow_start() {
     assert_eq!(pkts(&out), vec![2, 3]);
     assert!(out.iter().all(|p| p.is_retransmission));
 }
+
+/// §4.1 step 4 with no new data, the case behind DCLOR's extra redundant
+/// bytes on short downloads when §6's rule is on: "If the sender does not
+/// have any new data outside its retransmission queue ... the TCP sender
+/// should send the highest sequence numbered MSS sized data chunk from its
+/// retransmission queue (i.e., it should send the last packet from its
+/// retransmission queue)", after step 3 has reset "all the SACK tag bits".
+/// A 4-packet file: P(2) lost, P(3) and P(4) SACKed (two duplicate ACKs, no
+/// fast retransmit). At the RTO DCLOR probes with P(4), which the receiver
+/// already has; step 5 repeats it at the next expiry; the SACK for SS_PTR
+/// (step 7 -> 8) finally marks P(2) lost and step 10 resends it. Standard
+/// TCP with SACK (RFC 6675 §5.1) resends P(2) at the RTO.
+#[test]
+fn dclor_probe_without_new_data_is_the_last_packet_4_1_step_4() {
+    let four_packets_p2_lost = |s: &mut TcpSender| {
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        s.app_write(0, 4 * MSS, &mut out);
+        assert_eq!(pkts(&out), vec![1, 2, 3, 4]);
+        out.clear();
+        s.on_packet(10, &ack(1, &[]), &mut out);
+        s.on_packet(11, &ack(1, &[(3, 3)]), &mut out);
+        s.on_packet(12, &ack(1, &[(3, 4)]), &mut out);
+        assert!(out.is_empty(), "no fast retransmit on two duplicates");
+        assert!(s.core.sack_seen);
+    };
+    let mut s = sender(Box::new(DclorTimeout::default()), true);
+    four_packets_p2_lost(&mut s);
+    let mut out = Vec::new();
+    let first = s.next_deadline().unwrap();
+    s.on_timer(first, &mut out);
+    assert_eq!(pkts(&out), vec![4], "step 4: the last packet, not P(2)");
+    assert!(out[0].is_retransmission);
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (0, 64 * MSS), "step 2");
+    // Step 5: the probe's ACK is late (a stall); the next expiry repeats
+    // steps 2-4.
+    out.clear();
+    let second = s.next_deadline().unwrap();
+    assert!(second > first);
+    s.on_timer(second, &mut out);
+    assert_eq!(pkts(&out), vec![4]);
+    // Steps 7 -> 8 -> 10: A(1)[3,4] contains SS_PTR: P(2) is lost; N (the
+    // pipe at the first timeout) was P(2) alone, so ssthresh = 2 SMSS (RFC
+    // 5681's floor); cwnd = 2 and the lowest lost packet goes first.
+    out.clear();
+    s.on_packet(second + 10, &ack(1, &[(3, 4)]), &mut out);
+    assert_eq!(pkts(&out), vec![2]);
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (2 * MSS, 2 * MSS));
+
+    let mut std = sender(Box::new(StandardTimeout), true);
+    four_packets_p2_lost(&mut std);
+    out.clear();
+    let t = std.next_deadline().unwrap();
+    std.on_timer(t, &mut out);
+    assert_eq!(
+        pkts(&out),
+        vec![2],
+        "standard TCP with SACK resends the hole"
+    );
+}
