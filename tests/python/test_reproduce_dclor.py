@@ -25,7 +25,11 @@ def test_the_scenario_of_each_scheme_validates(scheme):
     # Table 6's header: only Eifel carries timestamps, so its MSS is 1448.
     assert ("timestamps = true" in text) == (scheme == "eifel")
     assert f'mss = "{1448 if scheme == "eifel" else 1460}B"' in text
-    assert ("dclor_requires_sack_block = true" in text) == (scheme == "dclor")
+    # §6's SACK-block rule is off by default (the draft's Table 6 rules it
+    # out, see dclor._choices); `--set dclor_requires_sack_block=true` puts it on.
+    assert ("dclor_requires_sack_block = false" in text) == (scheme == "dclor")
+    on = airtcp.load(dclor.scenario(dclor.CELL, scheme, {**exp.params, "dclor_requires_sack_block": True})).text
+    assert ("dclor_requires_sack_block = true" in on) == (scheme == "dclor")
     # Linux 2.5 measures RTT in 1 ms jiffies; no ns-2 backoff cap; no time series (memory).
     assert 'rtt_tick = "1000us"' in text and "max_backoff" not in text
     assert "timeseries" not in text
@@ -81,14 +85,14 @@ def test_claims_hold_on_the_drafts_own_numbers():
 
 def test_a_tiny_run_prints_the_four_tables_beside_the_drafts_numbers(tmp_path):
     exp = dclor.EXPERIMENT.with_params(scale=0.01)
-    rep = reproduce(exp, runs=1, out=tmp_path, workers=2, progress=False)
+    rep = reproduce(exp, runs=2, out=tmp_path, workers=2, progress=False)
     text = rep.tables_text()
     for title in ("Table 3.", "Table 4.", "Table 5.", "Table 6."):
         assert title in text
     assert text.count("ours") == 3 * 8 + 12 and text.count("draft") == 3 * 8 + 12
     assert "2.3869" in text and "0.624361" in text
     df = rep.runs
-    assert len(df) == 4
+    assert len(df) == 8
     for _, row in df.iterrows():
         # Every download of the shortened mix finished.
         for s in dclor.SIZES_KB:
@@ -102,10 +106,15 @@ def test_a_tiny_run_prints_the_four_tables_beside_the_drafts_numbers(tmp_path):
         # The CDF's percentiles are ordered and span the downloads.
         q = [row[f"q5_{k:03d}"] for k in range(dclor.CDF_POINTS)]
         assert q == sorted(q) and q[0] > 0
-    assert len(rep.files["plots"]) == len(dclor.SIZES_KB)
+    # A CDF per size (with 95% bands) and Table 6 on a log axis.
+    assert len(rep.files["plots"]) == len(dclor.SIZES_KB) + 1
     assert all((tmp_path / f).stat().st_size > 1000 for f in rep.files["plots"])
     report = (tmp_path / "report.md").read_text()
     for s in ("DCLOR §6 rule", "Spectral efficiency", "Claims", "dclor_cdf_5KB.png", "0.004042"):
         assert s in report, s
     for c in rep.experiment.claims:
-        assert c.check(rep.numbers, exp.params).agree in (True, False, None)
+        r = c.check(rep.numbers, exp.params)
+        assert r.agree in (True, False, None)
+        # Two runs: every comparison is a paired difference with its interval.
+        assert "DCLOR - " in r.detail or "STD_TCP - " in r.detail
+        assert r.detail.count("[") >= 3, r.detail
