@@ -173,3 +173,90 @@ def test_summarize_keeps_every_run_for_paired_claims_and_reports_error_bars():
     assert row.ci_low < 4.0 < row.ci_high
     sd_row = summary[(summary.scheme == "a") & (summary.statistic == "sd")].iloc[0]
     assert math.isnan(sd_row.ci_low)  # on demand only (Numbers.interval)
+
+
+def test_contrast_of_means_is_the_paired_t_interval_on_per_run_contrasts():
+    # A repeated-measures contrast (e.g. Maxwell & Delaney, Designing
+    # Experiments and Analyzing Data, ch. 11): with weights w, each run's
+    # contrast is c_i = sum_j w_j x_ij and the interval is
+    # mean(c) +/- t(0.975, n - 1) s_c / sqrt(n).
+    # Here (a2 - b2) - (a1 - b1) per run: c = 2, 4, 3, 7.
+    a2 = np.array([10.0, 12.0, 11.0, 15.0])
+    b2 = np.array([5.0, 5.0, 5.0, 5.0])
+    a1 = np.array([4.0, 5.0, 6.0, 4.0])
+    b1 = np.array([1.0, 2.0, 3.0, 1.0])
+    iv = stats.contrast([a2, b2, a1, b1], [1, -1, -1, 1], mean)
+    # mean(c) = 4, s_c^2 = (4 + 0 + 1 + 9) / 3 = 14/3, t(0.975, 3) = 3.182446.
+    half = 3.182446 * math.sqrt(14 / 3 / 4)
+    assert iv.estimate == pytest.approx(4.0)
+    assert (iv.low, iv.high) == (pytest.approx(4 - half, abs=1e-5), pytest.approx(4 + half, abs=1e-5))
+    assert iv.n == 4 and iv.method == "paired t"
+
+
+def test_a_two_term_contrast_is_the_difference():
+    rng = np.random.default_rng(11)
+    a, b = rng.exponential(1.0, 60), rng.exponential(1.2, 60)
+    assert stats.contrast([a, b], [1, -1], mean) == stats.difference(a, b, mean)
+    # The bootstrap draws its own resamples for each: the same estimate,
+    # intervals equal up to resampling noise.
+    c, d = stats.contrast([a, b], [1, -1], percentile(90)), stats.difference(a, b, percentile(90))
+    assert c.estimate == d.estimate and c.method == d.method
+    assert c.low == pytest.approx(d.low, abs=0.1) and c.high == pytest.approx(d.high, abs=0.1)
+
+
+def test_bootstrap_contrast_keeps_each_runs_values_together():
+    # Cell 1: B is A plus noise shared by the run; cell 2: B is 3 s slower
+    # than A in every run. The growth of the gain, (p90(B2) - p90(A2)) -
+    # (p90(B1) - p90(A1)), is about 3; the paired bootstrap must find it
+    # with a narrow interval, though each sample alone spreads over ~10 s.
+    rng = np.random.default_rng(4)
+    base = rng.exponential(5.0, 100)
+    a1, b1 = base, base + rng.normal(0, 0.01, 100)
+    a2, b2 = base * 1.0, base + 3.0
+    iv = stats.contrast([b2, a2, b1, a1], [1, -1, -1, 1], percentile(90))
+    assert iv.method.startswith("paired bootstrap")
+    assert 2.9 < iv.low <= iv.estimate <= iv.high < 3.1
+    assert iv.above(0) is True
+
+
+def test_contrast_drops_a_run_where_any_sample_is_nan_and_checks_its_arguments():
+    x = np.array([1.0, 2.0, 3.0])
+    y = np.array([np.nan, 1.0, 1.0])
+    iv = stats.contrast([x, y, x], [1, -1, 1], mean)
+    assert iv.n == 2 and iv.estimate == pytest.approx((2 - 1 + 2 + 3 - 1 + 3) / 2)
+    with pytest.raises(ValueError, match="one weight per sample"):
+        stats.contrast([x, y], [1], mean)
+    with pytest.raises(ValueError, match="differ in length"):
+        stats.contrast([x, y[:2]], [1, -1], mean)
+
+
+def test_numbers_contrast_pairs_runs_across_cells_and_falls_back_to_points():
+    c1, c2 = {"size": 1}, {"size": 2}
+    k1, k2 = cell_key(c1), cell_key(c2)
+    runs = {
+        (k1, "a", "t"): np.array([1.0, 2.0, 3.0]),
+        (k1, "b", "t"): np.array([2.0, 3.0, 4.0]),
+        (k2, "a", "t"): np.array([1.0, 2.0, 3.0]),
+        (k2, "b", "t"): np.array([4.0, 5.0, 7.0]),
+    }
+    values = {(k, s, "t", "avg"): float(x.mean()) for (k, s, _), x in runs.items()}
+    ours = Numbers(values, runs, {"avg": mean})
+    terms = [(c2, "b", 1), (c2, "a", -1), (c1, "b", -1), (c1, "a", 1)]
+    iv = ours.contrast(terms, "t", "avg")
+    assert iv.estimate == pytest.approx((3 + 3 + 4) / 3 - 1) and iv.has_ci
+    doc = Numbers(values)
+    p = doc.contrast(terms, "t", "avg")
+    assert not p.has_ci and p.estimate == pytest.approx(iv.estimate)
+
+
+def test_a_percentile_counts_an_unfinished_run_as_beyond_every_finished_one():
+    # Runs 1..95 finish in 1..95 s, five never do (inf). The 95th percentile
+    # by linear interpolation lies between the 95th and 96th values in
+    # order, i.e. between 95 s and an unfinished run: beyond every finished
+    # run (inf, not NaN); the median is untouched.
+    x = np.concatenate([np.arange(1.0, 96.0), np.full(5, np.inf)])
+    assert percentile(95)(x) == math.inf
+    assert percentile(50)(x) == pytest.approx(np.percentile(np.arange(1.0, 101.0), 50))
+    assert percentile(94)(x) == pytest.approx(np.percentile(np.arange(1.0, 101.0), 94))
+    assert percentile(50)(np.full(3, np.inf)) == math.inf
+    assert math.isnan(percentile(50)(np.array([np.nan])))

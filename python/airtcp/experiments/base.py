@@ -64,11 +64,25 @@ mean.is_mean = True  # stats.py: paired t intervals for differences of means
 
 
 def percentile(q: float) -> Callable[[np.ndarray], float]:
-    """The q-th percentile (numpy's default, linear interpolation), ignoring NaN."""
+    """The q-th percentile (numpy's default, linear interpolation), ignoring
+    NaN. ``inf`` (a run that did not finish) counts as larger than every
+    finished run: a percentile that interpolates towards it is ``inf``
+    (numpy alone would give NaN there)."""
 
     def f(x: np.ndarray) -> float:
         x = x[~np.isnan(x)]
-        return float(np.percentile(x, q)) if len(x) else math.nan
+        if not len(x):
+            return math.nan
+        unfinished = np.isposinf(x)
+        if not unfinished.any():
+            return float(np.percentile(x, q))
+        if unfinished.all():
+            return math.inf
+        top = float(np.max(x[~unfinished]))
+        # A finite stand-in far above every finished run: a result above
+        # the largest finished run leans on an unfinished one.
+        v = float(np.percentile(np.where(unfinished, 1e300, x), q))
+        return math.inf if v > top else v
 
     f.__name__ = f"p{q:g}"
     f.percentile_q = q  # stats.py: order-statistic intervals
@@ -180,6 +194,19 @@ class Numbers:
             den = self.get(cb, b, metric, stat)
             return stats.point(self.get(cell, a, metric, stat) / den if den else math.nan)
         return stats.ratio(xa, xb, self._stat(stat))
+
+    def contrast(self, terms: Sequence[tuple[Cell, str, float]], metric: str, stat: str):
+        """sum of weight x stat(scheme in cell) over ``terms`` (cell, scheme,
+        weight), paired by run across all of them, with its 95% CI
+        (:func:`stats.contrast`); a point without per-run values. E.g. the
+        gain of A over B at cell 2 minus that at cell 1:
+        ``[(c2, "b", 1), (c2, "a", -1), (c1, "b", -1), (c1, "a", 1)]``."""
+        from . import stats
+
+        xs = [self.runs(c, sch, metric) for c, sch, _ in terms]
+        if any(x is None for x in xs):
+            return stats.point(sum(w * self.get(c, sch, metric, stat) for c, sch, w in terms))
+        return stats.contrast(xs, [w for *_, w in terms], self._stat(stat))
 
     def __len__(self) -> int:
         return len(self._v)

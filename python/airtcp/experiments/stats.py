@@ -14,7 +14,10 @@ Methods (95% two-sided intervals throughout, ``CONFIDENCE``):
 * a difference (or a ratio) of any other statistic (a percentile, a
   standard deviation, a tail ratio): the paired bootstrap, resampling run
   indices (so each resample keeps the pairs together), BCa where it is
-  defined, else the percentile interval. The resampling generator is seeded
+  defined, else the percentile interval;
+* a linear contrast of a statistic over several samples paired by run (a
+  difference of differences across cells, "the gain grows with size"): the
+  same two methods on the per-run contrasts. The resampling generator is seeded
   from the data's identity, so a report is reproducible to the last digit;
 * one statistic alone (error bars): the t interval for a mean, the
   distribution-free order-statistic interval for a percentile (binomial),
@@ -39,7 +42,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,13 +185,13 @@ def _seed(*parts) -> int:
     return h
 
 
-def _pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"paired samples differ in length: {a.shape} vs {b.shape}")
-    keep = ~(np.isnan(a) | np.isnan(b))
-    return a[keep], b[keep]
+def _paired(*samples: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The samples with every run dropped in which any of them is NaN."""
+    xs = [np.asarray(x, dtype=float) for x in samples]
+    if any(x.shape != xs[0].shape for x in xs):
+        raise ValueError(f"paired samples differ in length: {' vs '.join(str(x.shape) for x in xs)}")
+    keep = ~np.any([np.isnan(x) for x in xs], axis=0)
+    return tuple(x[keep] for x in xs)
 
 
 def t_half_width(std, n):
@@ -252,26 +255,54 @@ def _bootstrap(samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired
 def difference(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     """stat(a) - stat(b) over paired runs (index i of a and b: the same
     seed), with its 95% CI: paired t for means, paired bootstrap otherwise."""
-    a, b = _pairs(a, b)
-    n = len(a)
+    return _contrast((a, b), (1.0, -1.0), stat, "diff")
+
+
+def contrast(
+    samples: Sequence[np.ndarray], weights: Sequence[float], stat: Callable[[np.ndarray], float]
+) -> Interval:
+    """The linear contrast sum_j w_j stat(x_j) over samples paired by run
+    (index i of every sample: the same seed), with its 95% CI.
+
+    For example, whether a gain grows from one cell to another:
+    (stat(A2) - stat(B2)) - (stat(A1) - stat(B1)) is ``contrast((a2, b2, a1,
+    b1), (1, -1, -1, 1), stat)``; the runs of both cells must share seeds.
+    For a mean this is the paired t interval on the per-run contrasts
+    c_i = sum_j w_j x_ij (a repeated-measures contrast); for any other
+    statistic, the paired bootstrap, resampling run indices jointly so that
+    every resample keeps each run's values together. A run in which any
+    sample is NaN is dropped from all of them.
+    """
+    if len(samples) != len(weights) or not samples:
+        raise ValueError(f"contrast needs one weight per sample, got {len(samples)} samples and {len(weights)} weights")
+    return _contrast(tuple(samples), tuple(float(w) for w in weights), stat, "contrast")
+
+
+def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
+    xs = _paired(*samples)
+    n = len(xs[0])
     if n == 0:
         return Interval(math.nan)
     if is_mean(stat):
-        iv = _t_interval(a - b)
+        per_run = sum(w * x for w, x in zip(weights, xs))
+        iv = _t_interval(per_run)
         return Interval(iv.estimate, iv.low, iv.high, n, "paired t")
-    est = float(stat(a) - stat(b))
 
-    def fn(x, y):
-        return stat(x) - stat(y)
+    def fn(*ys):
+        total = 0.0
+        for w, y in zip(weights, ys):
+            total += w * stat(y)
+        return total
 
-    fn.__name__ = f"diff_{getattr(stat, '__name__', 'stat')}"
-    lo, hi, method = _bootstrap((a, b), fn, paired=True)
+    fn.__name__ = f"{name}_{getattr(stat, '__name__', 'stat')}"
+    est = float(fn(*xs))
+    lo, hi, method = _bootstrap(xs, fn, paired=True)
     return Interval(est, lo, hi, n, method)
 
 
 def ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     """stat(a) / stat(b) over paired runs, with a paired-bootstrap 95% CI."""
-    a, b = _pairs(a, b)
+    a, b = _paired(a, b)
     n = len(a)
     if n == 0:
         return Interval(math.nan)
@@ -335,6 +366,7 @@ __all__ = [
     "at_least",
     "summary_counts",
     "difference",
+    "contrast",
     "ratio",
     "interval",
     "t_half_width",
