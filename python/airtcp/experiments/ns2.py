@@ -2,7 +2,9 @@
 
 Each such experiment has the open parameters ``rtt_tick_s`` (RTT measured in
 whole ticks, ``TcpAgent::rtt_update`` without timestamps; None: exact),
-optionally ``max_backoff`` (``TcpAgent::rtt_backoff`` stops doubling at 64;
+optionally ``rtt_tick_phase`` ("random": each connection's tick clock has
+ns-2's random ``boot_time_`` phase; "zero" or absent: none), optionally
+``max_backoff`` (``TcpAgent::rtt_backoff`` stops doubling at 64;
 None: no cap) and ``restart_rto_on_fast_retransmit`` (``RenoTcpAgent::
 dupack_action`` calls ``reset_rtx_timer``). These helpers turn them into
 scenario TCP-table entries and into the sentence the setup text uses.
@@ -24,6 +26,8 @@ def timer_tcp(p: Mapping[str, Any]) -> dict[str, Any]:
     tcp: dict[str, Any] = {"restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"])}
     if p.get("rtt_tick_s"):
         tcp["rtt_tick"] = duration_us(p["rtt_tick_s"])
+        if p.get("rtt_tick_phase"):
+            tcp["rtt_tick_phase"] = p["rtt_tick_phase"]
     if p.get("max_backoff"):
         tcp["max_backoff"] = int(p["max_backoff"])
     return tcp
@@ -31,9 +35,10 @@ def timer_tcp(p: Mapping[str, Any]) -> dict[str, Any]:
 
 def timer_text(p: Mapping[str, Any]) -> str:
     """One clause describing the ns-2 timer parameters in ``p``."""
-    parts = [
-        f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p.get("rtt_tick_s") else "RTT measured exactly",
-    ]
+    tick = f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p.get("rtt_tick_s") else "RTT measured exactly"
+    if p.get("rtt_tick_s") and p.get("rtt_tick_phase") == "random":
+        tick += " (each connection's tick clock with a random phase, ns-2's boot_time_)"
+    parts = [tick]
     if "max_backoff" in p:
         parts.append(
             f"RTO backoff multiplier at most {p['max_backoff']}" if p["max_backoff"] else "no cap on the RTO backoff"
