@@ -19,6 +19,14 @@ const MSS: u64 = 1000;
 const RTO: u64 = 1_000_000_000;
 
 fn sender(timeout: Box<dyn TimeoutResponse>, sack: bool) -> TcpSender {
+    sender_with_handshake(timeout, sack, false)
+}
+
+fn sender_with_handshake(
+    timeout: Box<dyn TimeoutResponse>,
+    sack: bool,
+    handshake: bool,
+) -> TcpSender {
     let cfg = SenderConfig {
         flow: 0,
         epoch: 1,
@@ -35,7 +43,7 @@ fn sender(timeout: Box<dyn TimeoutResponse>, sack: bool) -> TcpSender {
         timestamps: false,
         ecn: false,
         mecn: false,
-        handshake: false,
+        handshake,
         dupthresh: 3,
         restart_rto_on_fast_retransmit: true,
         trace: false,
@@ -242,4 +250,23 @@ fn dclor_probe_without_new_data_is_the_last_packet_4_1_step_4() {
         vec![2],
         "standard TCP with SACK resends the hole"
     );
+}
+
+/// §4.1 step 1: "If the timeout occurs before the 3 way handshake is
+/// complete, the TCP sender's behavior is unchanged": a lost SYN is
+/// retransmitted (RFC 6298 (5.7)), no probe, cwnd untouched.
+#[test]
+fn dclor_leaves_a_syn_timeout_alone_4_1_step_1() {
+    let mut s = sender_with_handshake(Box::new(DclorTimeout::new(false)), true, true);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    s.app_write(0, 10 * MSS, &mut out);
+    assert_eq!(out.len(), 1);
+    assert!(out[0].has_flag(flags::SYN) && out[0].payload_len == 0);
+    out.clear();
+    let t = s.next_deadline().unwrap();
+    s.on_timer(t, &mut out);
+    assert_eq!(out.len(), 1, "one SYN again");
+    assert!(out[0].has_flag(flags::SYN) && out[0].payload_len == 0);
+    assert_eq!(s.core.w.cwnd, 20 * MSS, "the initial window, not DCLOR's 0");
 }
