@@ -680,7 +680,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "RTT measurement",
             (
                 f"in whole ticks of {p['rtt_tick_s'] * 1e3:g} ms, as ns-2: a segment sent at time t and acknowledged "
-                "tao later reads int((tao + t mod tick) / tick) ticks, at least 1 (TCP table `rtt_tick`)"
+                "tao later reads int((tao + (t + phase) mod tick) / tick) ticks, at least 1 (TCP table `rtt_tick`; "
+                "the phase is ns-2's boot_time_, see 'Tick phase')"
                 if p["rtt_tick_s"]
                 else "exact (nanoseconds)"
             ),
