@@ -21,11 +21,14 @@ Public API: :func:`load`, :func:`run`, :func:`run_many`,
 :func:`sweep`, :func:`load_results`, :func:`jain_fairness`, :func:`read_trace`, :mod:`plots`,
 :class:`Scenario`, :class:`Result`, :class:`SweepResult`,
 :class:`ScenarioError` (a ValueError), :class:`DeterministicScenarioWarning`
-(several seeds of a scenario that has no random component), ``__version__``. The sweep
+(several seeds of a scenario that has no random component), ``__version__`` and
+``__build__`` (the version and a digest of the simulator's sources: result
+caches and Dask workers compare it, so runs of other simulator code are never
+reused or mixed). The sweep
 functions are imported on first use (``import airtcp`` stays light).
 """
 
-from ._core import ScenarioError, __version__
+from ._core import ScenarioError, __build__, __version__
 from . import plots
 from ._trace import read_trace
 from .api import DeterministicScenarioWarning, Result, Scenario, jain_fairness, load, run, run_many
@@ -50,6 +53,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "SweepResult",
+    "__build__",
     "__version__",
     "jain_fairness",
     "load",

@@ -29,7 +29,7 @@ import sys
 import time
 import warnings
 
-from . import __version__
+from . import __build__, __version__
 from .api import DeterministicScenarioWarning, Result, ScenarioError, load, run, run_many, seeds_warning
 
 EXIT_USAGE = 2
@@ -249,6 +249,7 @@ def cmd_run(args) -> int:
         files = write_result(res, args.out, args.format)
         meta = {
             "airtcp_version": __version__,
+            "airtcp_build": __build__,
             "scenario": os.path.abspath(args.file),
             "seeds": res.seeds,
             "runs_requested": len(seeds),

@@ -84,6 +84,21 @@ def test_resumed_results_equal_uninterrupted_ones(tmp_path):
     assert a.equals(b)
 
 
+def test_runs_of_other_simulator_code_are_not_reused(tmp_path, monkeypatch):
+    """A cached run is reused only by the simulator build that made it: a
+    change to the Rust core without a version bump must not serve stale
+    results (the key holds airtcp.__build__, a digest of the sources)."""
+    from airtcp.experiments import runner
+
+    exp = tiny(cells=[{"fading": "fast", "size_kb": 10}])
+    total = len(exp.schemes) * 2
+    first = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+    assert (first.outcome.reused, first.outcome.executed) == (0, total)
+    monkeypatch.setattr(runner, "__build__", airtcp.__version__ + "+src.0000000000000000")
+    again = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+    assert (again.outcome.reused, again.outcome.executed) == (0, total)
+
+
 def test_cache_keys_change_with_the_scenario():
     exp = tiny(cells=[{"fading": "fast", "size_kb": 10}])
     cell = exp.cells[0]

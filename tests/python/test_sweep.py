@@ -161,6 +161,23 @@ def test_extending_a_sweep_runs_only_what_is_new(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "choose another output directory" in r.stderr
 
 
+def test_a_sweep_written_by_other_simulator_code_is_refused(tmp_path, monkeypatch):
+    """Rows of two simulator builds never mix in one store: the build
+    identity (version + digest of the Rust sources) is recorded and
+    compared, so a resume after a code change without a version bump is
+    refused rather than silently combining results of different code."""
+    from airtcp.campaign import sweep as sweep_module
+
+    assert re.fullmatch(re.escape(airtcp.__version__) + r"\+src\.[0-9a-f]{16}", airtcp.__build__)
+    path = sweep_file(tmp_path, runs=1)
+    out = tmp_path / "out"
+    airtcp.sweep(path, out=out, progress=False)
+    assert json.loads((out / "sweep.json").read_text())["airtcp_build"] == airtcp.__build__
+    monkeypatch.setattr(sweep_module, "__build__", airtcp.__version__ + "+src.0000000000000000")
+    with pytest.raises(StoreError, match=re.escape(f"it was written by airtcp {airtcp.__build__}, this is")):
+        airtcp.sweep(path, runs=2, out=out, progress=False)
+
+
 def test_two_sweeps_into_one_directory_are_refused(tmp_path):
     path = sweep_file(tmp_path, runs=1)
     out = tmp_path / "out"

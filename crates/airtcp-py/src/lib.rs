@@ -529,6 +529,7 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__build__", env!("AIRTCP_BUILD"))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add_class::<PyScenario>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;

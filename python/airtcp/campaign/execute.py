@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import __version__, _core
+from .. import __build__, _core
 
 
 class DaskMissing(RuntimeError):
@@ -113,12 +113,12 @@ def parallelism(workers: int | None, dask: Any) -> int:
 # Dask
 
 
-def _on_worker(batch: Batch, client_version: str) -> list[tuple[str, Any]]:
+def _on_worker(batch: Batch, client_build: str) -> list[tuple[str, Any]]:
     """A batch on a Dask worker: the same airtcp as the client, or a clear
     error (a different simulator could give different results)."""
-    if __version__ != client_version:
+    if __build__ != client_build:
         raise RuntimeError(
-            f"this Dask worker runs airtcp {__version__}, the client airtcp {client_version}: "
+            f"this Dask worker runs airtcp {__build__}, the client airtcp {client_build}: "
             "install the same airtcp on every worker"
         )
     return run_batch(batch)
@@ -191,7 +191,7 @@ def _run_on_dask(
         done = distributed.as_completed()
 
         def submit(k: int) -> None:
-            fut = client.submit(_on_worker, batches[k], __version__, pure=False)
+            fut = client.submit(_on_worker, batches[k], __build__, pure=False)
             futures[fut] = k
             done.add(fut)
 

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import __version__, _core
+from .. import __build__, __version__, _core
 from ..api import TABLES, Scenario, _arrow_table, _bar, _check_seed, _scenario_error, _seed_list, _table, load
 from . import paths
 from .execute import Batch, batches_of, parallelism, require_dask, run_batches
@@ -525,8 +525,8 @@ def _register(out: str, d: Definition) -> tuple[dict, list[int]]:
         why = None
         if old.get("format") != FORMAT:
             why = f"it was written in format {old.get('format')!r}, this airtcp writes {FORMAT}"
-        elif old.get("airtcp_version") != __version__:
-            why = f"it was written by airtcp {old.get('airtcp_version')}, this is {__version__}"
+        elif old.get("airtcp_build") != __build__:
+            why = f"it was written by airtcp {old.get('airtcp_build', old.get('airtcp_version'))}, this is {__build__}"
         elif old.get("base_sha256") != d.base_sha256:
             why = "its base scenario differs (anything outside [sweep] changed)"
         elif old.get("parameters") != params:
@@ -548,6 +548,7 @@ def _register(out: str, d: Definition) -> tuple[dict, list[int]]:
     data = {
         "format": FORMAT,
         "airtcp_version": __version__,
+        "airtcp_build": __build__,
         "scenario": d.scenario.source_name,
         "base_sha256": d.base_sha256,
         "parameters": params,

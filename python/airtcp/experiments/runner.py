@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .. import __version__
+from .. import __build__
 from ..api import Result, Scenario, _arrow_table, load
 from ..campaign.execute import Batch, batches_of, parallelism, require_dask, run_batches
 from ..campaign.store import Committer, Store, open_store, read_store
@@ -103,7 +103,7 @@ def load_scenario(exp: Experiment, cell, scheme: str, params=None) -> Scenario:
 
 def run_key(exp: Experiment, cell, scheme: str, run: int, seed: int, text: str) -> str:
     text_hash = hashlib.sha256(text.encode()).hexdigest()
-    ident = [exp.name, exp.version, cell_key(cell), scheme, run, seed, text_hash, __version__]
+    ident = [exp.name, exp.version, cell_key(cell), scheme, run, seed, text_hash, __build__]
     return hashlib.sha256(json.dumps(ident, separators=(",", ":")).encode()).hexdigest()[:32]
 
 
