@@ -17,7 +17,7 @@ FLOW_COLUMNS = [
     "loss_other_as_congestion", "loss_other_as_wireless", "wireless_losses_halved",
     "wireless_losses_halved_by_dupacks", "loss_cuts_blocked_once_per_rtt",
     "wireless_halvings_blocked_once_per_rtt",
-    "kicks_sent", "kickbacks_received",
+    "kicks_sent", "kickbacks_received", "stale_kickbacks",
 ]
 LINK_COLUMNS = [
     "link", "name", "from", "to", "rate_bps", "delay_s", "packets_sent", "bytes_sent",

@@ -4,10 +4,12 @@
 //! dropped to force retransmission timeouts.
 
 mod common;
-use airtcp_core::net::packet::{Packet, PacketKind};
+use airtcp_core::net::packet::{flags, Packet, PacketKind};
 use airtcp_core::sim::TimeNs;
-use airtcp_core::tcp::kick::KICK;
+use airtcp_core::tcp::kick::{KickConfig, KickInterval, KickTimer, KICK};
+use airtcp_core::tcp::rto::StandardTimeout;
 use airtcp_core::tcp::sender::TraceEvent;
+use common::script::{self, Recovery, Script, MSS, RTO_NS, STEP_NS};
 use common::*;
 
 /// `kick`: the kick table ("" for plain Reno); `aware`: agent on IN.
@@ -189,5 +191,247 @@ fn kick_scenario_errors() {
     assert!(
         e.to_string().contains("expected \"rtt\" or a duration"),
         "{e}"
+    );
+    let e = scenario_err(&hole("everything"));
+    assert_eq!(e.field, "node[0].agents[0].knowledge", "{e}");
+    assert!(e.to_string().contains("exact"), "{e}");
+    let e = scenario_err(&hole("exact").replace("kind = \"kick\"", "kind = \"snoop\""));
+    assert_eq!(e.field, "node[0].agents[0].knowledge", "{e}");
+    assert!(e.to_string().contains("not used by kind \"snoop\""), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// The kick timer driven segment by segment (sans-I/O): one Reno sender with
+// a 1 s RTO, initial window 1 and a kick timer of 300 ms. `k3` is a kick of
+// segment 3, `r3` a retransmission.
+
+const KICK_NS: TimeNs = 300_000_000;
+
+fn kick_script() -> Script {
+    let cfg = airtcp_core::tcp::sender::SenderConfig {
+        trace: true,
+        ..script::config(1)
+    };
+    let kick = KickTimer::new(KickConfig {
+        interval: KickInterval::Fixed(KICK_NS),
+        ttl: 1,
+    });
+    Script::with_parts(
+        cfg,
+        Recovery::Reno,
+        Box::new(StandardTimeout),
+        Some(Box::new(kick)),
+    )
+}
+
+/// A kickback from the node for the kicked segment ending at segment `n`
+/// (§2: "an ACK for the segment with the K bit set").
+fn kickback(n: u64) -> Packet {
+    let mut p = script::ack(n, &[]);
+    p.flags = flags::ACK | KICK;
+    p
+}
+
+fn kick_counters(k: &Script) -> (u64, u64, u64) {
+    let c = k.s.hook.as_ref().unwrap().counters();
+    let get = |name: &str| c.iter().find(|(n, _)| *n == name).unwrap().1;
+    (
+        get("kicks_sent"),
+        get("kickbacks_received"),
+        get("stale_kickbacks"),
+    )
+}
+
+/// §2: a kick "is simply manifest in the form of an early retransmission",
+/// so Karn's rule (RFC 6298 §3, "RTT samples MUST NOT be made using
+/// segments that were retransmitted") holds for it: the ACK that covers a
+/// kicked segment may answer the kick, gives no RTT sample and, since only
+/// a sample ends a backoff (RFC 6298 (5.7)), leaves the backoff as it was.
+#[test]
+fn the_ack_of_a_kicked_segment_gives_no_rtt_sample() {
+    let mut k = kick_script();
+    let rtt = |k: &Script| (k.s.core.rtt.samples, k.s.core.rtt.backoff_count());
+    // Segment 0 is timed from t = 1 ms; the kick timer fires at 301 ms.
+    assert_eq!(k.start(4), "0");
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(k.now, STEP_NS + KICK_NS);
+    // Its ACK (the original's or the kick's: no telling) gives no sample;
+    // slow start sends two more.
+    assert_eq!(k.ack(1, &[]), "1 2");
+    assert_eq!(rtt(&k), (0, 0));
+    assert_eq!(k.s.core.rtt.srtt_ns(), None);
+    // Segment 1, sent once, was timed: 1 ms.
+    assert_eq!(k.ack(2, &[]), "3");
+    assert_eq!(rtt(&k), (1, 0));
+    assert_eq!(k.s.core.rtt.latest_rtt_ns(), Some(STEP_NS));
+}
+
+/// The same after a timeout: the backoff of the expired timer is kept when
+/// the ACK of a kicked segment arrives, and the timer restarts at the
+/// backed-off RTO; a segment sent once then ends the backoff.
+#[test]
+fn the_ack_of_a_kicked_segment_leaves_the_backoff() {
+    let mut k = kick_script();
+    let rtt = |k: &Script| (k.s.core.rtt.samples, k.s.core.rtt.backoff_count());
+    assert_eq!(k.start(4), "0");
+    // Kicks at 301, 601, 901 ms; the next would come after the RTO.
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(k.timeout(), "r0");
+    assert_eq!(k.now, STEP_NS + RTO_NS);
+    assert_eq!(rtt(&k), (0, 1));
+    // Retransmitted: no sample (Karn). Segments 1 and 2 go out (slow
+    // start), 1 timed, under the backed-off RTO of 2 s.
+    assert_eq!(k.ack(1, &[]), "1 2");
+    assert_eq!(rtt(&k), (0, 1));
+    assert_eq!(k.s.core.rto_deadline, Some(k.now + 2 * RTO_NS));
+    assert_eq!(k.timeout(), "k1");
+    // Segment 1's ACK may answer the kick: no sample, the backoff stays
+    // and the timer restarts at 2 s. Segment 3 goes out, timed.
+    assert_eq!(k.ack(2, &[]), "3");
+    assert_eq!(
+        rtt(&k),
+        (0, 1),
+        "the kicked segment's ACK ended the backoff"
+    );
+    assert_eq!(k.s.core.rto_deadline, Some(k.now + 2 * RTO_NS));
+    assert_eq!(k.ack(3, &[]), "");
+    assert_eq!(rtt(&k), (0, 1));
+    // Segment 3 was sent once and is acknowledged: a sample, no backoff.
+    assert_eq!(k.ack(4, &[]), "");
+    assert_eq!(rtt(&k), (1, 0));
+    assert_eq!(kick_counters(&k), (4, 0, 0));
+}
+
+/// §2: "Upon receiving a kickback, MH stops the kick timer". A kickback
+/// answers a kick: one for a kick sent before the timer was last set (here
+/// segment 0's, after segment 0 was acknowledged and the timer re-armed for
+/// segment 1) says nothing about the segment now guarded and must not stop
+/// the timer; it is discarded (§2: "should NOT be considered a normal ACK").
+#[test]
+fn a_stale_kickback_is_ignored() {
+    let mut k = kick_script();
+    assert_eq!(k.start(4), "0");
+    assert_eq!(k.timeout(), "k0");
+    // The original segment 0 was acknowledged; the timers restart.
+    assert_eq!(k.ack(1, &[]), "1 2");
+    let kick_due = k.now + KICK_NS;
+    assert_eq!(k.s.next_deadline(), Some(kick_due));
+    // The kickback for k0 arrives late: discarded, the kick timer runs on.
+    assert_eq!(k.deliver(&kickback(1)), "");
+    assert_eq!(k.s.next_deadline(), Some(kick_due));
+    assert_eq!(k.s.core.snd_una, MSS);
+    assert_eq!(kick_counters(&k), (1, 0, 1));
+    assert_eq!(k.timeout(), "k1");
+    // The kickback for k1 stops the kick timer: only the RTO is left.
+    assert_eq!(k.deliver(&kickback(2)), "");
+    assert_eq!(k.s.next_deadline(), k.s.core.rto_deadline);
+    assert_eq!(kick_counters(&k), (2, 1, 1));
+    assert_eq!(k.s.core.snd_una, MSS, "a kickback is not an ACK to TCP");
+}
+
+/// The same for a timer restarted by a timeout: segment 0's earlier kicks
+/// are answered only after the RTO fired and the kick timer was set again,
+/// before any new kick; their kickbacks do not stop it.
+#[test]
+fn a_kickback_from_before_a_timeout_is_stale() {
+    let mut k = kick_script();
+    assert_eq!(k.start(4), "0");
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(k.timeout(), "r0");
+    let kick_due = k.now + KICK_NS;
+    assert_eq!(k.deliver(&kickback(1)), "");
+    assert_eq!(k.s.next_deadline(), Some(kick_due));
+    assert_eq!(k.timeout(), "k0");
+    assert_eq!(kick_counters(&k), (4, 0, 1));
+    // A kickback that acknowledges anything else is stale too.
+    assert_eq!(k.deliver(&kickback(2)), "");
+    assert_eq!(kick_counters(&k), (4, 0, 2));
+    assert_eq!(k.deliver(&kickback(1)), "");
+    assert_eq!(kick_counters(&k), (4, 1, 2));
+    assert_eq!(k.s.next_deadline(), k.s.core.rto_deadline);
+}
+
+/// The draft's simulated node (§3): the receiving host FH is kick-aware and
+/// knows exactly which segments it holds. MH sends segments 0-2 at once;
+/// segment 1 is lost on the uplink, leaving a hole that one duplicate ACK
+/// cannot repair. The kick for segment 1 (one kick interval after the ACK of
+/// segment 0 restarted the timers) reaches FH, which has not received it: it
+/// is forwarded to FH's TCP and repairs the hole before the RTO.
+fn hole(knowledge: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "60s"
+[[node]]
+name = "FH"
+agents = [{{ kind = "kick", knowledge = "{knowledge}" }}]
+[[link]]
+a = "MH"
+b = "FH"
+rate = "64kbps"
+delay = "10ms"
+a_to_b = {{ error = {{ kind = "drop_list", packets = [2], applies_to = "data" }} }}
+[[flow]]
+from = "MH"
+to = "FH"
+tcp = {{ variant = "reno", mss = "536B", initial_cwnd = 3, delayed_ack = false, limited_transmit = false, trace = true, kick = {{ interval = "300ms" }} }}
+app = {{ kind = "file", size = "1608B" }}
+"#
+    )
+}
+
+/// Data segment numbers reaching FH's TCP (after the kick-aware agent).
+fn segments_at_fh(text: &str) -> (Vec<u64>, airtcp_core::metrics::RunResult) {
+    let (spy, seen) = Spy::new(|p: &Packet, _| {
+        (p.kind == PacketKind::TcpData && p.payload_len > 0).then_some(p.seq / 536)
+    });
+    let mut w = scenario(text).build(None).unwrap();
+    let fh = w.nodes.iter().position(|n| n.name == "FH").unwrap();
+    w.nodes[fh].add_agent(Box::new(spy));
+    let r = w.finish();
+    let seen = seen.lock().unwrap().clone();
+    (seen, r)
+}
+
+#[test]
+fn a_kick_for_a_hole_is_forwarded_and_repairs_it() {
+    let (seen, r) = segments_at_fh(&hole("exact"));
+    let f = &r.flows[0];
+    assert_eq!(seen, vec![0, 2, 1], "the kick filled the hole");
+    assert_eq!((f.kicks_sent, f.kickbacks_received), (1, 1));
+    assert_eq!(counter(&r, "kicks_forwarded"), 1);
+    assert_eq!(counter(&r, "kicks_answered"), 0);
+    assert_eq!((f.timeouts, f.retransmitted_segments), (0, 0));
+    assert_eq!(f.transfers_completed, 1);
+    // Three 72 ms packets, the ACK of 0 (at ~97 ms), the kick 300 ms
+    // later, and its way to FH and back: well before the 1 s RTO.
+    assert!(
+        r.transfers[0].response_s < 0.6,
+        "{}",
+        r.transfers[0].response_s
+    );
+}
+
+/// §2's reading (the largest sequence number forwarded) takes the hole for
+/// forwarded data: the kick is answered and dropped, its kickback stops the
+/// kick timer, and the loss waits for the RTO.
+#[test]
+fn the_highest_forwarded_node_drops_a_kick_for_a_hole() {
+    let (seen, r) = segments_at_fh(&hole("highest_forwarded"));
+    let f = &r.flows[0];
+    assert_eq!(seen, vec![0, 2, 1], "segment 1 came by the RTO");
+    assert_eq!((f.kicks_sent, f.kickbacks_received), (1, 1));
+    assert_eq!(counter(&r, "kicks_answered"), 1);
+    assert_eq!(counter(&r, "kicks_forwarded"), 0);
+    assert_eq!((f.timeouts, f.retransmitted_segments), (1, 1));
+    assert_eq!(f.transfers_completed, 1);
+    assert!(
+        r.transfers[0].response_s > 1.0,
+        "{}",
+        r.transfers[0].response_s
     );
 }

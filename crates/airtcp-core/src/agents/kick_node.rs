@@ -1,11 +1,19 @@
 //! The kick-aware intermediate node of Kick TCP
 //! (draft-bahk-pilc-tcp-wireless-00 §2).
 //!
-//! It remembers, per connection from the mobile host, the largest sequence
-//! number it has forwarded. A kick segment (K bit set) for data it already
-//! forwarded is answered with a kickback (an ACK with the K bit) and
-//! dropped. A kick for data it has not forwarded yet is forwarded with the K
-//! bit cleared and the TTL restored, and answered with a kickback too.
+//! A kick segment (K bit set) is answered with a kickback (an ACK with the K
+//! bit whose ACK number is the end of the kicked segment). If the node has
+//! already forwarded the segment, the kick is dropped; if not, it is
+//! forwarded with the K bit cleared and the TTL restored.
+//!
+//! What "already forwarded" means is a parameter, [`NodeKnowledge`]. §2 has
+//! the node remember "the largest sequence number for each TCP connection";
+//! a segment lost on the uplink while later ones got through (a hole) then
+//! counts as forwarded, so a kick for it is dropped and its kickback stops
+//! the kick timer: the node can repair only losses at the front of the
+//! data it has seen. In the draft's simulation (§3) the node is the
+//! receiving host itself, which knows exactly which segments it holds; the
+//! exact reading keeps the set of byte ranges forwarded per connection.
 
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use crate::metrics::{col, Column};
@@ -13,21 +21,79 @@ use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::TimeNs;
 use crate::tcp::kick::KICK;
 
+/// How the node decides that it has already forwarded a kicked segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NodeKnowledge {
+    /// Every byte of the segment is in the set of ranges the node has
+    /// forwarded (the draft's simulation, §3: the node is the receiver).
+    Exact,
+    /// The segment ends at or below the largest sequence number forwarded
+    /// (the draft's §2 wording).
+    #[default]
+    HighestForwarded,
+}
+
+/// What the node knows about one connection (one flow and epoch).
+#[derive(Clone, Debug, Default)]
+struct Forwarded {
+    epoch: u32,
+    /// One past the largest sequence number forwarded.
+    highest_end: u64,
+    /// [`NodeKnowledge::Exact`]: disjoint, non-adjacent [start, end) ranges
+    /// forwarded, in order. Ranges merge as holes fill, so there are at most
+    /// as many as there are holes (plus one).
+    ranges: Vec<(u64, u64)>,
+}
+
+impl Forwarded {
+    fn record(&mut self, start: u64, end: u64, exact: bool) {
+        self.highest_end = self.highest_end.max(end);
+        if !exact {
+            return;
+        }
+        // Ranges that overlap or touch [start, end) merge into one.
+        let first = self.ranges.partition_point(|&(_, e)| e < start);
+        let last = self.ranges.partition_point(|&(s, _)| s <= end);
+        if first == last {
+            self.ranges.insert(first, (start, end));
+        } else {
+            let merged = (
+                start.min(self.ranges[first].0),
+                end.max(self.ranges[last - 1].1),
+            );
+            self.ranges[first] = merged;
+            self.ranges.drain(first + 1..last);
+        }
+    }
+
+    fn covers(&self, start: u64, end: u64, knowledge: NodeKnowledge) -> bool {
+        match knowledge {
+            NodeKnowledge::HighestForwarded => end <= self.highest_end,
+            NodeKnowledge::Exact => {
+                let i = self.ranges.partition_point(|&(_, e)| e < end);
+                self.ranges.get(i).is_some_and(|&(s, _)| s <= start)
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct KickAwareNode {
     /// This node's index (source of kickbacks).
     pub node: u32,
-    /// Per flow: (connection epoch, one past the largest sequence forwarded).
-    forwarded: Vec<Option<(u32, u64)>>,
+    pub knowledge: NodeKnowledge,
+    /// Per flow: what has been forwarded in its current connection.
+    forwarded: Vec<Option<Forwarded>>,
     pub kicks_answered: u64,
     pub kicks_forwarded: u64,
     pub kickbacks_sent: u64,
 }
 
 impl KickAwareNode {
-    pub fn new(node: u32) -> Self {
+    pub fn new(node: u32, knowledge: NodeKnowledge) -> Self {
         Self {
             node,
+            knowledge,
             forwarded: Vec::new(),
             kicks_answered: 0,
             kicks_forwarded: 0,
@@ -35,11 +101,17 @@ impl KickAwareNode {
         }
     }
 
-    fn forwarded_end(&self, pkt: &Packet) -> u64 {
-        match self.forwarded.get(pkt.flow as usize) {
-            Some(Some((epoch, end))) if *epoch == pkt.epoch => *end,
-            _ => 0,
-        }
+    /// The connection's record, if the node has seen its data.
+    fn known(&self, pkt: &Packet) -> Option<&Forwarded> {
+        self.forwarded
+            .get(pkt.flow as usize)?
+            .as_ref()
+            .filter(|f| f.epoch == pkt.epoch)
+    }
+
+    fn already_forwarded(&self, pkt: &Packet) -> bool {
+        self.known(pkt)
+            .is_some_and(|f| f.covers(pkt.seq, pkt.end_seq(), self.knowledge))
     }
 
     fn record_forwarded(&mut self, pkt: &Packet) {
@@ -47,8 +119,18 @@ impl KickAwareNode {
         if self.forwarded.len() <= i {
             self.forwarded.resize(i + 1, None);
         }
-        let end = pkt.end_seq().max(self.forwarded_end(pkt));
-        self.forwarded[i] = Some((pkt.epoch, end));
+        let slot = &mut self.forwarded[i];
+        if slot.as_ref().is_none_or(|f| f.epoch != pkt.epoch) {
+            // A new connection of this flow starts afresh.
+            *slot = Some(Forwarded {
+                epoch: pkt.epoch,
+                ..Default::default()
+            });
+        }
+        let exact = self.knowledge == NodeKnowledge::Exact;
+        slot.as_mut()
+            .expect("set above")
+            .record(pkt.seq, pkt.end_seq(), exact);
     }
 
     fn kickback(&mut self, kick: &Packet, out: &mut AgentOutput) {
@@ -88,7 +170,7 @@ impl NodeAgent for KickAwareNode {
             return AgentVerdict::Pass;
         }
         self.kickback(pkt, out);
-        if pkt.end_seq() <= self.forwarded_end(pkt) {
+        if self.already_forwarded(pkt) {
             self.kicks_answered += 1;
             AgentVerdict::Drop
         } else {
@@ -113,15 +195,19 @@ impl NodeAgent for KickAwareNode {
 mod tests {
     use super::*;
 
-    fn data(seq: u64, kick: bool) -> Packet {
+    const MSS: u64 = 536;
+
+    /// Segment `k` ([k * 536, (k + 1) * 536)) of flow 0 from MH (node 0) to
+    /// FH (node 2); a kick has the K bit and TTL 1 (§2).
+    fn data(k: u64, kick: bool) -> Packet {
         let mut p = Packet {
             kind: PacketKind::TcpData,
             flow: 0,
             epoch: 1,
             src: 0,
             dst: 2,
-            seq,
-            payload_len: 536,
+            seq: k * MSS,
+            payload_len: MSS as u32,
             ttl: 64,
             flags: flags::ACK,
             ..Default::default()
@@ -133,49 +219,124 @@ mod tests {
         p
     }
 
-    #[test]
-    fn already_forwarded_kick_gets_kickback_and_is_dropped() {
-        let mut n = KickAwareNode::new(1);
+    /// Offer segment `k` to the node; return the verdict and the kickbacks
+    /// it sent (their ACK numbers in segments).
+    fn offer(n: &mut KickAwareNode, k: u64, kick: bool) -> (AgentVerdict, Vec<u64>, Packet) {
         let mut out = AgentOutput::default();
-        assert_eq!(
-            n.on_packet(0, &mut data(0, false), Ingress::Link(0), &mut out),
-            AgentVerdict::Pass
-        );
-        assert!(out.inject.is_empty());
-        let mut kick = data(0, true);
-        assert_eq!(
-            n.on_packet(1, &mut kick, Ingress::Link(0), &mut out),
-            AgentVerdict::Drop
-        );
-        assert_eq!(out.inject.len(), 1);
-        let kb = out.inject[0];
-        assert!(kb.has_flag(KICK) && kb.has_flag(flags::ACK));
-        assert_eq!(
-            (kb.kind, kb.src, kb.dst, kb.ack),
-            (PacketKind::TcpAck, 1, 0, 536)
-        );
-        assert_eq!((n.kicks_answered, n.kicks_forwarded), (1, 0));
+        let mut p = data(k, kick);
+        let v = n.on_packet(0, &mut p, Ingress::Link(0), &mut out);
+        for kb in &out.inject {
+            // §2: "an ACK for the segment with the K bit set", from the node
+            // back to the kicking host.
+            assert!(kb.has_flag(KICK) && kb.has_flag(flags::ACK), "{kb:?}");
+            assert_eq!((kb.kind, kb.src, kb.dst), (PacketKind::TcpAck, 1, 0));
+        }
+        (v, out.inject.iter().map(|kb| kb.ack / MSS).collect(), p)
+    }
+
+    const BOTH: [NodeKnowledge; 2] = [NodeKnowledge::Exact, NodeKnowledge::HighestForwarded];
+
+    /// §2: "If IN did forward, it sends an ACK for the segment with the K bit
+    /// set (a kick-back)" and the kick goes no further.
+    #[test]
+    fn a_kick_for_a_forwarded_segment_gets_a_kickback_and_is_dropped() {
+        for knowledge in BOTH {
+            let mut n = KickAwareNode::new(1, knowledge);
+            assert_eq!(offer(&mut n, 0, false).0, AgentVerdict::Pass);
+            let (v, kickbacks, _) = offer(&mut n, 0, true);
+            assert_eq!(
+                (v, kickbacks),
+                (AgentVerdict::Drop, vec![1]),
+                "{knowledge:?}"
+            );
+            assert_eq!((n.kicks_answered, n.kicks_forwarded), (1, 0));
+        }
+    }
+
+    /// §2: "If it did not, it forwards the segment after resetting the kick
+    /// flag and TTL (if necessary), and sends a kickback to MH for the
+    /// segment." It then counts as forwarded.
+    #[test]
+    fn a_kick_for_a_new_segment_is_forwarded_with_k_cleared_and_ttl_restored() {
+        for knowledge in BOTH {
+            let mut n = KickAwareNode::new(1, knowledge);
+            offer(&mut n, 0, false);
+            let (v, kickbacks, fwd) = offer(&mut n, 1, true);
+            assert_eq!(
+                (v, kickbacks),
+                (AgentVerdict::Pass, vec![2]),
+                "{knowledge:?}"
+            );
+            assert!(!fwd.has_flag(KICK));
+            assert_eq!(fwd.ttl, DEFAULT_TTL);
+            assert_eq!((n.kicks_answered, n.kicks_forwarded), (0, 1));
+            assert_eq!(offer(&mut n, 1, true).0, AgentVerdict::Drop);
+        }
+    }
+
+    /// A hole: segment 1 was lost before the node, 0 and 2 got through.
+    /// The exact node (§3: the receiving host, which knows what it holds)
+    /// forwards the kick for 1; §2's largest-sequence-number rule thinks 1
+    /// was forwarded and drops the kick (the consequence of that reading).
+    #[test]
+    fn a_kick_for_a_hole_is_forwarded_only_by_the_exact_node() {
+        let mut exact = KickAwareNode::new(1, NodeKnowledge::Exact);
+        let mut highest = KickAwareNode::new(1, NodeKnowledge::HighestForwarded);
+        for n in [&mut exact, &mut highest] {
+            offer(n, 0, false);
+            offer(n, 2, false);
+        }
+        assert_eq!(offer(&mut exact, 1, true).0, AgentVerdict::Pass);
+        assert_eq!(offer(&mut highest, 1, true).0, AgentVerdict::Drop);
+        // Segment 0 and 2 stay forwarded; 1 now is for the exact node.
+        for k in 0..3 {
+            assert_eq!(offer(&mut exact, k, true).0, AgentVerdict::Drop, "{k}");
+        }
+        assert_eq!(offer(&mut exact, 3, true).0, AgentVerdict::Pass);
     }
 
     #[test]
-    fn new_kick_is_forwarded_with_k_cleared_and_ttl_restored_plus_kickback() {
-        let mut n = KickAwareNode::new(1);
+    fn the_exact_node_merges_ranges_as_holes_fill() {
+        let mut n = KickAwareNode::new(1, NodeKnowledge::Exact);
+        for k in [0, 2, 4, 6] {
+            offer(&mut n, k, false);
+        }
+        let ranges = |n: &KickAwareNode| n.forwarded[0].as_ref().unwrap().ranges.clone();
+        let r = |a: u64, b: u64| (a * MSS, b * MSS);
+        assert_eq!(ranges(&n), vec![r(0, 1), r(2, 3), r(4, 5), r(6, 7)]);
+        offer(&mut n, 5, false);
+        assert_eq!(ranges(&n), vec![r(0, 1), r(2, 3), r(4, 7)]);
+        offer(&mut n, 1, false);
+        assert_eq!(ranges(&n), vec![r(0, 3), r(4, 7)]);
+        // A segment spanning a hole and both neighbours (a repacketised
+        // retransmission) closes it.
+        let mut big = data(2, false);
+        big.payload_len = 3 * MSS as u32;
+        n.on_packet(0, &mut big, Ingress::Link(0), &mut AgentOutput::default());
+        assert_eq!(ranges(&n), vec![r(0, 7)]);
+        // Only whole coverage counts: half of segment 7 is not forwarded.
+        let mut half = data(7, true);
+        half.seq -= MSS / 2;
         let mut out = AgentOutput::default();
-        n.on_packet(0, &mut data(0, false), Ingress::Link(0), &mut out);
-        let mut kick = data(536, true);
         assert_eq!(
-            n.on_packet(1, &mut kick, Ingress::Link(0), &mut out),
+            n.on_packet(0, &mut half, Ingress::Link(0), &mut out),
             AgentVerdict::Pass
         );
-        assert!(!kick.has_flag(KICK));
-        assert_eq!(kick.ttl, DEFAULT_TTL);
-        assert_eq!(out.inject.len(), 1);
-        assert_eq!(out.inject[0].ack, 1072);
-        assert_eq!((n.kicks_answered, n.kicks_forwarded), (0, 1));
-        // It now counts as forwarded: a second kick of it is answered.
-        assert_eq!(
-            n.on_packet(2, &mut data(536, true), Ingress::Link(0), &mut out),
-            AgentVerdict::Drop
-        );
+    }
+
+    #[test]
+    fn a_new_connection_of_the_flow_starts_with_nothing_forwarded() {
+        for knowledge in BOTH {
+            let mut n = KickAwareNode::new(1, knowledge);
+            offer(&mut n, 0, false);
+            let mut kick = data(0, true);
+            kick.epoch = 2;
+            let mut out = AgentOutput::default();
+            assert_eq!(
+                n.on_packet(0, &mut kick, Ingress::Link(0), &mut out),
+                AgentVerdict::Pass,
+                "{knowledge:?}"
+            );
+        }
     }
 }

@@ -79,9 +79,12 @@ pub struct FlowResult {
     pub loss_cuts_blocked_once_per_rtt: u64,
     /// Of those, channel-error losses whose cut would have halved the window.
     pub wireless_halvings_blocked_once_per_rtt: u64,
-    /// Kick TCP: kick segments sent and kickbacks received by the sender.
+    /// Kick TCP: kick segments sent, kickbacks that answered the latest
+    /// kick (and stopped the kick timer), and stale kickbacks (for an
+    /// earlier kick: discarded, the kick timer left running).
     pub kicks_sent: u64,
     pub kickbacks_received: u64,
+    pub stale_kickbacks: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -585,9 +588,17 @@ impl Row for FlowResult {
             col(
                 "kickbacks_received",
                 "segments",
-                "Kick TCP: kickbacks (answers of a kick-aware node) the sender received.",
+                "Kick TCP: kickbacks (answers of a kick-aware node) that answered the sender's latest kick and stopped its kick timer.",
             ),
             U64(self.kickbacks_received),
+        );
+        f(
+            col(
+                "stale_kickbacks",
+                "segments",
+                "Kick TCP: kickbacks for a kick sent before the kick timer was last set (the segment since acknowledged, or the timer restarted): discarded, the kick timer left running.",
+            ),
+            U64(self.stale_kickbacks),
         );
     }
 }

@@ -8,7 +8,7 @@ use super::units::{parse_duration_ns, Duration, QueueCapacity};
 use super::{Scenario, ScenarioError};
 use crate::agents::arq::{ArqConfig, Dda, DdaConfig, LinkArq};
 use crate::agents::gsnoop::{GSnoopA, GSnoopB, GSnoopBConfig};
-use crate::agents::kick_node::KickAwareNode;
+use crate::agents::kick_node::{KickAwareNode, NodeKnowledge};
 use crate::agents::snoop::{Snoop, SnoopConfig};
 use crate::agents::NodeAgent;
 use crate::app::{OnOffConfig, TcpApp};
@@ -410,9 +410,10 @@ fn build_agent(
         ("retries", a.retries.is_some()),
         ("timeout", a.timeout.is_some()),
         ("delay", a.delay.is_some()),
+        ("knowledge", a.knowledge.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match a.kind {
-        AgentKind::Kick => ("kick", &[], &[]),
+        AgentKind::Kick => ("kick", &[], &["knowledge"]),
         AgentKind::Snoop => ("snoop", &[], &["min_timeout"]),
         AgentKind::GsnoopA => ("gsnoop_a", &["peer"], &["cache"]),
         AgentKind::GsnoopB => ("gsnoop_b", &["peer"], &["guard", "wireless_rtt"]),
@@ -455,7 +456,14 @@ fn build_agent(
     };
     let routes = &routes.first_hops_from(id);
     Ok(match a.kind {
-        AgentKind::Kick => Box::new(KickAwareNode::new(id)),
+        AgentKind::Kick => Box::new(KickAwareNode::new(
+            id,
+            match a.knowledge.as_ref().map(|k| *k.get_ref()) {
+                None => NodeKnowledge::default(),
+                Some(KickKnowledgeSpec::Exact) => NodeKnowledge::Exact,
+                Some(KickKnowledgeSpec::HighestForwarded) => NodeKnowledge::HighestForwarded,
+            },
+        )),
         AgentKind::Snoop => {
             let mut cfg = SnoopConfig::default();
             if let Some(t) = &a.min_timeout {

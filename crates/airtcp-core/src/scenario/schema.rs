@@ -98,7 +98,8 @@ pub struct NodeSpec {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentKind {
-    /// Kick TCP's kick-aware intermediate node.
+    /// Kick TCP's kick-aware intermediate node: optional `knowledge`
+    /// (what it knows it has forwarded, default "highest_forwarded").
     Kick,
     /// Snoop (Balakrishnan et al. 1995) on the node before the wireless
     /// hop: optional `min_timeout` (floor of the local timer, "20ms").
@@ -133,6 +134,16 @@ pub struct AgentSpec {
     pub retries: Option<Spanned<u32>>,
     pub timeout: Option<Spanned<Duration>>,
     pub delay: Option<Spanned<Duration>>,
+    pub knowledge: Option<Spanned<KickKnowledgeSpec>>,
+}
+
+/// What a kick-aware node knows it has forwarded
+/// (`crate::agents::kick_node::NodeKnowledge`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum KickKnowledgeSpec {
+    Exact,
+    HighestForwarded,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -701,11 +701,17 @@ impl SenderCore {
 
     /// Send a retransmission of [seq, seq + len).
     fn emit_retransmission(&mut self, now_ns: TimeNs, seq: u64, len: u32, out: &mut Vec<Packet>) {
-        // Karn's rule (RFC 6298 §3): never time a retransmitted segment.
+        self.stop_timing_resent(seq);
+        self.emit(now_ns, seq, len, out);
+    }
+
+    /// Karn's rule (RFC 6298 §3): a segment starting at `seq` is being sent
+    /// again, so the ACK that covers the timed segment, if that ends after
+    /// `seq`, may answer the copy: the timed segment is no longer timed.
+    fn stop_timing_resent(&mut self, seq: u64) {
         if self.timed.is_some_and(|(end, _)| end > seq) {
             self.timed = None;
         }
-        self.emit(now_ns, seq, len, out);
     }
 
     /// Build and queue one data segment; starts the timer if it is not
@@ -770,9 +776,11 @@ impl SenderCore {
     }
 
     /// A kick or probe copy of the first unacknowledged segment, built like
-    /// the retransmission the RTO would send but not recorded as one.
-    pub fn copy_of_first_segment(&self, now_ns: TimeNs) -> Option<Packet> {
-        let rec = self.sb.get(0)?;
+    /// the retransmission the RTO would send but not recorded as one. It is
+    /// a segment sent again all the same, so Karn's rule applies to it.
+    pub fn copy_of_first_segment(&mut self, now_ns: TimeNs) -> Option<Packet> {
+        let rec = *self.sb.get(0)?;
+        self.stop_timing_resent(rec.start);
         Some(Packet {
             kind: PacketKind::TcpData,
             flow: self.cfg.flow,

@@ -9,10 +9,24 @@
 //! network. Kicks repeat at the kick interval until a *kickback* (an ACK
 //! with the K bit from the kick-aware intermediate node) arrives; the
 //! kickback stops the kick timer and is discarded, never seen by TCP.
-//! Kicking changes no congestion-control state: cwnd, ssthresh, RTO,
-//! backoff and RTT estimation are untouched, and kicks are not
-//! retransmissions for the RTO logic (§2: "kicking is done independently of
-//! the retransmission based on RTO values").
+//!
+//! A kickback must answer a kick of the segment the timer now guards: its
+//! ACK number is the end of the kicked segment (§2: the node "sends an ACK
+//! for the segment with the K bit set"), and only a kickback for the latest
+//! kick sent since the retransmission timer last set the kick timer stops
+//! it. A kickback for a kick sent before that (the segment since
+//! acknowledged, or the timer restarted by a timeout or a fast retransmit)
+//! is stale: discarded and counted, the kick timer left running.
+//!
+//! Kicking changes no congestion-control state: cwnd, ssthresh, the RTO and
+//! its backoff are untouched, and kicks are not retransmissions for the RTO
+//! logic (§2: "kicking is done independently of the retransmission based on
+//! RTO values"). RTT estimation is affected in one way only: a kick is "an
+//! early retransmission" (§2), so Karn's rule (RFC 6298 §3) applies to it.
+//! The segment being timed is no longer timed once a copy of it (or of an
+//! earlier segment) has been kicked: the ACK that covers it may answer the
+//! kick, so it gives no RTT sample and, since only a sample ends a backoff,
+//! it does not clear the backoff either.
 
 use crate::net::packet::{flags, Packet, PacketKind};
 use crate::sim::TimeNs;
@@ -46,8 +60,15 @@ pub struct KickTimer {
     deadline: Option<TimeNs>,
     /// When the retransmission timer expires: kicks happen only before it.
     rto_deadline: Option<TimeNs>,
+    /// End sequence number of the latest kick sent since the retransmission
+    /// timer last set this timer: the ACK number its kickback carries.
+    awaited_kickback: Option<u64>,
     pub kicks_sent: u64,
+    /// Kickbacks that answered the latest kick and stopped the kick timer.
     pub kickbacks_received: u64,
+    /// Kickbacks for an earlier kick (or for no kick of this sender's),
+    /// discarded without stopping the kick timer.
+    pub stale_kickbacks: u64,
 }
 
 impl KickTimer {
@@ -56,8 +77,10 @@ impl KickTimer {
             cfg,
             deadline: None,
             rto_deadline: None,
+            awaited_kickback: None,
             kicks_sent: 0,
             kickbacks_received: 0,
+            stale_kickbacks: 0,
         }
     }
 
@@ -90,6 +113,8 @@ impl SenderHook for KickTimer {
         core: &SenderCore,
     ) {
         self.rto_deadline = rto_deadline;
+        // Kicks sent before this point answer for a timer that is gone.
+        self.awaited_kickback = None;
         match rto_deadline {
             Some(_) => self.arm(now_ns, core),
             None => self.deadline = None,
@@ -97,14 +122,19 @@ impl SenderHook for KickTimer {
     }
 
     fn on_packet(&mut self, _now_ns: TimeNs, pkt: &Packet) -> bool {
-        if pkt.kind == PacketKind::TcpAck && pkt.has_flag(KICK) {
-            // Draft §2: a kickback stops the kick timer and is discarded;
-            // it is not an ACK to TCP.
-            self.kickbacks_received += 1;
-            self.deadline = None;
-            return true;
+        if pkt.kind != PacketKind::TcpAck || !pkt.has_flag(KICK) {
+            return false;
         }
-        false
+        // Draft §2: a kickback stops the kick timer and is discarded; it is
+        // not an ACK to TCP. Only one that answers the latest kick counts.
+        if self.awaited_kickback == Some(pkt.ack) {
+            self.kickbacks_received += 1;
+            self.awaited_kickback = None;
+            self.deadline = None;
+        } else {
+            self.stale_kickbacks += 1;
+        }
+        true
     }
 
     fn deadline(&self) -> Option<TimeNs> {
@@ -120,6 +150,7 @@ impl SenderHook for KickTimer {
             kick.set_flag(KICK, true);
             kick.ttl = self.cfg.ttl;
             core.trace(now_ns, TraceEvent::Kick { seq: kick.seq });
+            self.awaited_kickback = Some(kick.end_seq());
             out.push(kick);
             self.kicks_sent += 1;
             // Kicks repeat at the kick interval until a kickback arrives.
@@ -131,6 +162,7 @@ impl SenderHook for KickTimer {
         vec![
             ("kicks_sent", self.kicks_sent),
             ("kickbacks_received", self.kickbacks_received),
+            ("stale_kickbacks", self.stale_kickbacks),
         ]
     }
 }

@@ -162,6 +162,7 @@ impl World {
                     r.wireless_halvings_blocked_once_per_rtt = t.wireless_halvings_blocked;
                     r.kicks_sent = counter("kicks_sent");
                     r.kickbacks_received = counter("kickbacks_received");
+                    r.stale_kickbacks = counter("stale_kickbacks");
                     r.final_cwnd_bytes = open.map_or(0, |(cwnd, _)| cwnd);
                     r.final_ssthresh_bytes = open
                         .map(|(_, ssthresh)| ssthresh)

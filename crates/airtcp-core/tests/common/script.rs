@@ -10,13 +10,14 @@ use airtcp_core::net::packet::{flags, Ecn, Packet, PacketKind, SackBlock};
 use airtcp_core::sim::TimeNs;
 use airtcp_core::tcp::cc::RenoCc;
 use airtcp_core::tcp::classify::AlwaysCongestion;
+use airtcp_core::tcp::kick::KICK;
 use airtcp_core::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use airtcp_core::tcp::recovery::{
     LossRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
 };
 use airtcp_core::tcp::rto::{StandardTimeout, TimeoutResponse};
 use airtcp_core::tcp::rtt::RtoConfig;
-use airtcp_core::tcp::sender::{SenderConfig, TcpSender};
+use airtcp_core::tcp::sender::{SenderConfig, SenderHook, TcpSender};
 
 pub const MSS: u64 = 1000;
 /// The window every scripted ACK advertises (and the sender starts with).
@@ -85,13 +86,23 @@ impl Script {
         recovery: Recovery,
         timeout: Box<dyn TimeoutResponse>,
     ) -> Self {
+        Self::with_parts(cfg, recovery, timeout, None)
+    }
+
+    /// A sender with a hook (Kick TCP's kick timer) beside it.
+    pub fn with_parts(
+        cfg: SenderConfig,
+        recovery: Recovery,
+        timeout: Box<dyn TimeoutResponse>,
+        hook: Option<Box<dyn SenderHook>>,
+    ) -> Self {
         let s = TcpSender::new(
             cfg,
             Box::new(RenoCc),
             recovery.build(),
             timeout,
             Box::new(AlwaysCongestion),
-            None,
+            hook,
         );
         Self { s, now: STEP_NS }
     }
@@ -147,7 +158,8 @@ impl Script {
         all.join(" ")
     }
 
-    /// Let the retransmission timer expire (at its deadline).
+    /// Let the next timer expire at its deadline: the retransmission timer,
+    /// or the hook's if that is due first.
     pub fn timeout(&mut self) -> String {
         let d = self.s.next_deadline().expect("a timer is running");
         assert!(d >= self.now, "deadline {d} in the past ({})", self.now);
@@ -213,12 +225,15 @@ pub fn ack_ece(n: u64, sacks: &[(u64, u64)]) -> Packet {
     p
 }
 
-/// Segment numbers of `out`, `r` before retransmissions.
+/// Segment numbers of `out`, `r` before retransmissions, `k` before kicks
+/// (Kick TCP's copies with the K bit).
 pub fn sent(out: &[Packet]) -> String {
     out.iter()
         .map(|p| {
             let n = p.seq / MSS;
-            if p.is_retransmission {
+            if p.has_flag(KICK) {
+                format!("k{n}")
+            } else if p.is_retransmission {
                 format!("r{n}")
             } else {
                 n.to_string()
