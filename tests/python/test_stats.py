@@ -260,3 +260,24 @@ def test_a_percentile_counts_an_unfinished_run_as_beyond_every_finished_one():
     assert percentile(94)(x) == pytest.approx(np.percentile(np.arange(1.0, 101.0), 94))
     assert percentile(50)(np.full(3, np.inf)) == math.inf
     assert math.isnan(percentile(50)(np.array([np.nan])))
+
+
+def test_the_vectorized_bootstrap_gives_the_interval_of_one_call_per_resample():
+    # A statistic with an along-axis form is bootstrapped in one call per
+    # batch; the resamples are the same, so the interval must be too.
+    rng = np.random.default_rng(8)
+    a, b = rng.exponential(2.0, 80), rng.exponential(1.0, 80)
+    a[3] = np.inf  # an unfinished run
+    fast = percentile(90)
+
+    def slow(x):
+        return fast(x)
+
+    slow.__name__ = fast.__name__
+    for f in (stats.difference, stats.ratio):
+        v, s = f(a, b, fast), f(a, b, slow)
+        assert v.method == s.method
+        assert (v.estimate, v.low, v.high) == pytest.approx((s.estimate, s.low, s.high), rel=1e-12)
+    c = [a, b, b * 2]
+    v, s = stats.contrast(c, [1, -1, 0.5], fast), stats.contrast(c, [1, -1, 0.5], slow)
+    assert (v.estimate, v.low, v.high) == pytest.approx((s.estimate, s.low, s.high), rel=1e-12)

@@ -60,32 +60,38 @@ def mean(x: np.ndarray) -> float:
     return float(np.mean(x)) if len(x) else math.nan
 
 
-mean.is_mean = True  # stats.py: paired t intervals for differences of means
+# stats.py: paired t intervals for differences of means; ``along_axis`` is
+# the same statistic of NaN-free data along an axis (vectorized bootstrap).
+mean.is_mean = True
+mean.along_axis = lambda x, axis=-1: np.mean(x, axis=axis)
+
+
+def _percentile_along(x: np.ndarray, q: float, axis: int = -1) -> np.ndarray:
+    """np.percentile of NaN-free data along ``axis``, ``inf`` counted as
+    larger than every finite value (numpy alone gives NaN where it
+    interpolates towards inf)."""
+    unfinished = np.isposinf(x)
+    if not unfinished.any():
+        return np.percentile(x, q, axis=axis)
+    top = np.max(np.where(unfinished, -np.inf, x), axis=axis)
+    # A finite stand-in far above every finished run: a result above the
+    # largest finished run leans on an unfinished one.
+    v = np.percentile(np.where(unfinished, 1e300, x), q, axis=axis)
+    return np.where(v > top, np.inf, v)
 
 
 def percentile(q: float) -> Callable[[np.ndarray], float]:
     """The q-th percentile (numpy's default, linear interpolation), ignoring
     NaN. ``inf`` (a run that did not finish) counts as larger than every
-    finished run: a percentile that interpolates towards it is ``inf``
-    (numpy alone would give NaN there)."""
+    finished run: a percentile that interpolates towards it is ``inf``."""
 
     def f(x: np.ndarray) -> float:
         x = x[~np.isnan(x)]
-        if not len(x):
-            return math.nan
-        unfinished = np.isposinf(x)
-        if not unfinished.any():
-            return float(np.percentile(x, q))
-        if unfinished.all():
-            return math.inf
-        top = float(np.max(x[~unfinished]))
-        # A finite stand-in far above every finished run: a result above
-        # the largest finished run leans on an unfinished one.
-        v = float(np.percentile(np.where(unfinished, 1e300, x), q))
-        return math.inf if v > top else v
+        return float(_percentile_along(x, q)) if len(x) else math.nan
 
     f.__name__ = f"p{q:g}"
     f.percentile_q = q  # stats.py: order-statistic intervals
+    f.along_axis = lambda x, axis=-1: _percentile_along(x, q, axis)
     return f
 
 
@@ -93,6 +99,9 @@ def std(x: np.ndarray) -> float:
     """Sample standard deviation (ddof=1), ignoring NaN."""
     x = x[~np.isnan(x)]
     return float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
+
+
+std.along_axis = lambda x, axis=-1: np.std(x, axis=axis, ddof=1)
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,14 @@ class Numbers:
         self._v = dict(values)
         self._runs = dict(runs or {})
         self._stats = dict(statistics or {})
+        # Intervals already computed (a report checks each claim more than
+        # once; a bootstrap is not free).
+        self._memo: dict[tuple, Any] = {}
+
+    def _memoized(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def get(self, cell: Cell, scheme: str, metric: str, stat: str) -> float:
         return self._v.get((cell_key(cell), scheme, metric, stat), math.nan)
@@ -171,7 +188,8 @@ class Numbers:
         x = self.runs(cell, scheme, metric)
         if x is None:
             return stats.point(self.get(cell, scheme, metric, stat))
-        return stats.interval(x, self._stat(stat))
+        key = ("interval", cell_key(cell), scheme, metric, stat)
+        return self._memoized(key, lambda: stats.interval(x, self._stat(stat)))
 
     def diff(self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None):
         """stat(a) - stat(b) (scheme ``a`` in ``cell`` against scheme ``b``
@@ -182,7 +200,8 @@ class Numbers:
         xa, xb = self.runs(cell, a, metric), self.runs(cb, b, metric)
         if xa is None or xb is None:
             return stats.point(self.get(cell, a, metric, stat) - self.get(cb, b, metric, stat))
-        return stats.difference(xa, xb, self._stat(stat))
+        key = ("diff", cell_key(cell), a, cell_key(cb), b, metric, stat)
+        return self._memoized(key, lambda: stats.difference(xa, xb, self._stat(stat)))
 
     def ratio(self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None):
         """stat(a) / stat(b), paired by run, with its 95% CI (see :meth:`diff`)."""
@@ -193,7 +212,8 @@ class Numbers:
         if xa is None or xb is None:
             den = self.get(cb, b, metric, stat)
             return stats.point(self.get(cell, a, metric, stat) / den if den else math.nan)
-        return stats.ratio(xa, xb, self._stat(stat))
+        key = ("ratio", cell_key(cell), a, cell_key(cb), b, metric, stat)
+        return self._memoized(key, lambda: stats.ratio(xa, xb, self._stat(stat)))
 
     def contrast(self, terms: Sequence[tuple[Cell, str, float]], metric: str, stat: str):
         """sum of weight x stat(scheme in cell) over ``terms`` (cell, scheme,
@@ -206,7 +226,8 @@ class Numbers:
         xs = [self.runs(c, sch, metric) for c, sch, _ in terms]
         if any(x is None for x in xs):
             return stats.point(sum(w * self.get(c, sch, metric, stat) for c, sch, w in terms))
-        return stats.contrast(xs, [w for *_, w in terms], self._stat(stat))
+        key = ("contrast", tuple((cell_key(c), sch, w) for c, sch, w in terms), metric, stat)
+        return self._memoized(key, lambda: stats.contrast(xs, [w for *_, w in terms], self._stat(stat)))
 
     def __len__(self) -> int:
         return len(self._v)

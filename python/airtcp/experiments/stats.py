@@ -218,14 +218,25 @@ def _t_interval(d: np.ndarray) -> Interval:
     return Interval(est, est - h, est + h, n, "t")
 
 
-def _bootstrap(samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool) -> tuple[float, float, str]:
+def along_axis(stat: Callable[[np.ndarray], float]) -> Callable[..., np.ndarray] | None:
+    """The statistic computed along an axis of NaN-free data, if it has such
+    a form (``stat.along_axis(x, axis)``): the bootstrap then evaluates all
+    resamples at once instead of one call each."""
+    return getattr(stat, "along_axis", None)
+
+
+def _bootstrap(
+    samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool, vectorized: bool = False
+) -> tuple[float, float, str]:
+    """``fn(*samples)``'s interval; with ``vectorized``, ``fn(*samples,
+    axis=-1)`` computes it for a batch of resamples along the last axis."""
     from scipy import stats as st
 
     n = len(samples[0])
     if n < 2:
         return math.nan, math.nan, "bootstrap"
     rng = np.random.default_rng(_seed(*samples, fn.__name__ if hasattr(fn, "__name__") else ""))
-    values = fn(*samples)
+    values = float(fn(*samples))
     # A statistic that does not vary under resampling (every run identical)
     # has a degenerate, exact interval.
     if all(np.all(s == s[0]) for s in samples):
@@ -240,7 +251,7 @@ def _bootstrap(samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired
                     samples,
                     fn,
                     paired=paired,
-                    vectorized=False,
+                    vectorized=vectorized,
                     n_resamples=BOOTSTRAP_RESAMPLES,
                     confidence_level=CONFIDENCE,
                     method=method,
@@ -287,16 +298,17 @@ def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> In
         per_run = sum(w * x for w, x in zip(weights, xs))
         iv = _t_interval(per_run)
         return Interval(iv.estimate, iv.low, iv.high, n, "paired t")
+    vec = along_axis(stat)
 
-    def fn(*ys):
+    def fn(*ys, axis=None):
         total = 0.0
         for w, y in zip(weights, ys):
-            total += w * stat(y)
+            total = total + w * (stat(y) if axis is None else vec(y, axis))
         return total
 
     fn.__name__ = f"{name}_{getattr(stat, '__name__', 'stat')}"
     est = float(fn(*xs))
-    lo, hi, method = _bootstrap(xs, fn, paired=True)
+    lo, hi, method = _bootstrap(xs, fn, paired=True, vectorized=vec is not None)
     return Interval(est, lo, hi, n, method)
 
 
@@ -306,17 +318,19 @@ def ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> 
     n = len(a)
     if n == 0:
         return Interval(math.nan)
-    with np.errstate(all="ignore"):
-        den = stat(b)
-        est = float(stat(a) / den) if den != 0 else math.nan
+    vec = along_axis(stat)
 
-    def fn(x, y):
+    def fn(x, y, axis=None):
         with np.errstate(all="ignore"):
-            d = stat(y)
-            return stat(x) / d if d != 0 else math.nan
+            if axis is None:
+                d = stat(y)
+                return stat(x) / d if d != 0 else math.nan
+            d = vec(y, axis)
+            return np.where(d != 0, vec(x, axis) / np.where(d != 0, d, 1.0), np.nan)
 
     fn.__name__ = f"ratio_{getattr(stat, '__name__', 'stat')}"
-    lo, hi, method = _bootstrap((a, b), fn, paired=True)
+    est = float(fn(a, b))
+    lo, hi, method = _bootstrap((a, b), fn, paired=True, vectorized=vec is not None)
     return Interval(est, lo, hi, n, method)
 
 
@@ -337,7 +351,13 @@ def interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     if q is not None:
         lo, hi = _quantile_interval(np.sort(x), q / 100.0)
         return Interval(est, lo, hi, n, "order statistics")
-    lo, hi, method = _bootstrap((x,), lambda s: stat(s), paired=False)
+    vec = along_axis(stat)
+
+    def fn(s, axis=None):
+        return stat(s) if axis is None else vec(s, axis)
+
+    fn.__name__ = getattr(stat, "__name__", "stat")
+    lo, hi, method = _bootstrap((x,), fn, paired=False, vectorized=vec is not None)
     return Interval(est, lo, hi, n, method)
 
 
@@ -368,6 +388,7 @@ __all__ = [
     "difference",
     "contrast",
     "ratio",
+    "along_axis",
     "interval",
     "t_half_width",
 ]
