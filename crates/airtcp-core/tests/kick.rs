@@ -246,7 +246,8 @@ fn kick_counters(k: &Script) -> (u64, u64, u64) {
 /// so Karn's rule (RFC 6298 §3, "RTT samples MUST NOT be made using
 /// segments that were retransmitted") holds for it: the ACK that covers a
 /// kicked segment may answer the kick, gives no RTT sample and, since only
-/// a sample ends a backoff (RFC 6298 (5.7)), leaves the backoff as it was.
+/// a new sample "collapses" a backed-off RTO (RFC 6298 §5, the note after
+/// (5.7)), leaves the backoff as it was.
 #[test]
 fn the_ack_of_a_kicked_segment_gives_no_rtt_sample() {
     let mut k = kick_script();

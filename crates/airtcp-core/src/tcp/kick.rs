@@ -18,15 +18,21 @@
 //! acknowledged, or the timer restarted by a timeout or a fast retransmit)
 //! is stale: discarded and counted, the kick timer left running.
 //!
-//! Kicking changes no congestion-control state: cwnd, ssthresh, the RTO and
-//! its backoff are untouched, and kicks are not retransmissions for the RTO
-//! logic (§2: "kicking is done independently of the retransmission based on
-//! RTO values"). RTT estimation is affected in one way only: a kick is "an
-//! early retransmission" (§2), so Karn's rule (RFC 6298 §3) applies to it.
-//! The segment being timed is no longer timed once a copy of it (or of an
-//! earlier segment) has been kicked: the ACK that covers it may answer the
-//! kick, so it gives no RTT sample and, since only a sample ends a backoff,
-//! it does not clear the backoff either.
+//! Sending a kick changes no congestion-control state: cwnd, ssthresh, the
+//! RTO and its backoff stay as they are, and kicks are not retransmissions
+//! for the RTO logic (§2: "kicking is done independently of the
+//! retransmission based on RTO values").
+//!
+//! RTT estimation is NOT untouched. A kick is "an early retransmission"
+//! (§2), so Karn's rule (RFC 6298 §3: "RTT samples MUST NOT be made using
+//! segments that were retransmitted") applies to it: once a copy of the
+//! timed segment (or of an earlier one) has been kicked, the ACK covering
+//! the timed segment may answer the kick, so it gives no RTT sample. Since
+//! only a new sample "collapses" a backed-off RTO (RFC 6298 §5, after
+//! (5.7)), that ACK leaves the backoff as it was. Without this rule the ACK
+//! of a kicked segment would time the original send: samples of seconds on
+//! a path of tens of milliseconds, inflating SRTT, hence the kick interval
+//! (the smoothed RTT) and the RTO, an error that feeds on itself.
 
 use crate::net::packet::{flags, Packet, PacketKind};
 use crate::sim::TimeNs;
