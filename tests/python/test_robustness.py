@@ -80,6 +80,8 @@ CASES = {
         ["11s is not before the end of the run (10s)"],
     ),
     "9_seed": (one_link(sim="seed = 9223372036854775808"), "simulation.seed", ["as a string"]),
+    # Found by the loader fuzzer: a key holding a newline stays one line.
+    "key_with_newline": ('"a\\nb" = 0\n' + one_link(), "a\\nb", ["unknown field `a\\nb`"]),
 }
 
 

@@ -433,3 +433,54 @@ fn no_silent_clamps() {
         "sample nothing",
     );
 }
+
+/// A TOML key is any string, escapes included: a key holding a newline or
+/// another control character (`"a\nb" = 0`, found by the loader fuzzer)
+/// is still a one-line error naming the field, the character written as
+/// its escape, never a second line.
+#[test]
+fn keys_with_control_characters_give_one_line_errors() {
+    for (text, field) in [
+        ("\"a\\nb\" = 0\n", "a\\nb"),
+        (
+            "[simulation]\nduration = \"1s\"\n\"dur\\r\\nation\" = \"1s\"\n",
+            "simulation.dur\\r\\nation",
+        ),
+        ("\"x\\u0007\\ty\" = 1\n", "x\\u{7}\\ty"),
+        ("\"p\\u2028q\" = 1\n", "p\\u{2028}q"),
+    ] {
+        let e = err(text);
+        check(&e, text.lines().count(), field, "unknown field");
+        let key = field.rsplit('.').next().unwrap();
+        assert!(
+            e.message.contains(&format!("`{key}`")),
+            "the key as written: {e}"
+        );
+    }
+    // A value or a node name holding one is quoted as written, too.
+    let good = one_link("", "", "", "");
+    for (from, to, field, words) in [
+        (
+            "to = \"B\"",
+            "to = \"B\\nC\"",
+            "flow[0].to",
+            "unknown node \"B\\nC\"",
+        ),
+        (
+            "b = \"B\"",
+            "b = \"B\\tC\"",
+            "flow[0].to",
+            "(nodes: A, B\\tC)",
+        ),
+        (
+            "tcp = {  }",
+            "tcp = { variant = \"re\\nno\" }",
+            "flow[0].tcp.variant",
+            "`re\\nno`",
+        ),
+    ] {
+        let text = good.replacen(from, to, 1);
+        let at = if field == "flow[0].to" { "to =" } else { to };
+        check(&err(&text), line_of(&text, at), field, words);
+    }
+}

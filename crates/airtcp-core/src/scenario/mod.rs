@@ -9,6 +9,7 @@ pub mod observe;
 pub mod schema;
 pub mod units;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
@@ -29,17 +30,39 @@ pub struct ScenarioError {
     pub message: String,
 }
 
+/// The error is one line whatever the file holds: a TOML key, a node name
+/// or a path may contain any character, so control characters are written
+/// as their escapes.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
+        write!(f, "{}", escape_controls(&self.file))?;
         if let Some(l) = self.line {
             write!(f, ":{l}")?;
         }
         if !self.field.is_empty() {
-            write!(f, ": {}", self.field)?;
+            write!(f, ": {}", escape_controls(&self.field))?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", escape_controls(&self.message))
     }
+}
+
+/// `s` with each character that breaks or hides a line (the control
+/// characters, and U+2028/U+2029, line breaks to Python's `splitlines`)
+/// written as its Rust escape: `\n`, `\t`, `\u{7}`.
+fn escape_controls(s: &str) -> Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if !s.contains(breaks) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if breaks(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 impl std::error::Error for ScenarioError {}
@@ -152,10 +175,18 @@ impl Scenario {
     ) -> Result<(Self, World), ScenarioError> {
         let de = toml::Deserializer::new(text);
         let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
-            let mut field = tidy_path(&e.path().to_string());
+            // A key holding a newline (`"a\nb" = 0`) is named as written.
+            let mut field = escape_controls(&tidy_path(&e.path().to_string())).into_owned();
             let inner = e.into_inner();
             let line = inner.span().map(|s| line_of(text, s.start));
-            let mut message = first_line(inner.message());
+            // A syntax error's message spans lines (what was expected
+            // below it): join them. A line break in any other message is
+            // the user's own key or value: escape it.
+            let mut message = if field.is_empty() {
+                first_line(inner.message())
+            } else {
+                escape_controls(inner.message()).into_owned()
+            };
             if field.is_empty() {
                 // A syntax error (e.g. an integer beyond TOML's i64) comes
                 // without a path: name the key written on that line.
