@@ -272,6 +272,35 @@ def test_an_edited_stored_value_is_not_trusted(tmp_path):
     assert again.outcome.executed == in_part and again.runs.equals(first.runs.assign(wall_s=again.runs.wall_s))
 
 
+def test_a_record_missing_a_field_is_run_again(tmp_path):
+    """Issue 13 case 11: a stored record missing a field (a journal line
+    that is valid JSON but lacks its checksums: another tool, an older
+    format) is no KeyError: it is dropped with a warning and its runs are
+    run again. (The CLI prints such a warning on one line: test_sweep.py,
+    the same store.)"""
+    exp = tiny(cells=[{"fading": "fast", "size_kb": 10}])
+    first = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+    journal = tmp_path / STORE_DIR / JOURNAL
+
+    def drop_from_first_record(key):
+        """Remove `key` from the journal's first line; return its run count."""
+        lines = journal.read_text().splitlines()
+        record = json.loads(lines[0])
+        del record[key]
+        journal.write_text("\n".join([json.dumps(record)] + lines[1:]) + "\n")
+        return len(json.loads(lines[0])["tasks"])
+
+    in_part = drop_from_first_record("sha256")
+    with pytest.warns(StoreWarning, match="dropped a malformed journal line; its runs will run again"):
+        again = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+    assert again.outcome.executed == in_part and again.runs.equals(first.runs.assign(wall_s=again.runs.wall_s))
+    # Nor a line missing its task list.
+    in_part = drop_from_first_record("tasks")
+    with pytest.warns(StoreWarning, match="malformed journal line"):
+        third = reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False, write=False)
+    assert third.outcome.executed == in_part
+
+
 def test_every_interruption_prints_the_resume_hint(tmp_path, monkeypatch, capsys):
     """A Ctrl-C outside the runs (planning, writing the report) still says
     how to resume."""
