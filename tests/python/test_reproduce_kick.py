@@ -38,13 +38,18 @@ def test_the_drafts_fast_fading_numbers_exclude_the_during_rule_in_wall_time():
 
 
 def test_table_3_avg_cells_at_10_to_30_kb_are_the_loss_free_time_and_cannot_be_means():
-    # Without loss, Reno from one segment with an ACK per segment: 19 packets
-    # of 67 ms (10 KB) leave in slow-start rounds of 1, 2, 4, 8 (the link is
-    # busy from the fourth round on), so the last reaches FH at 1.308 s; the
-    # draft's Table 3 prints 1.309 for both schemes.
-    for size, avg in ((10, 1.309), (20, 2.582), (30, 3.788)):
+    # Without loss, Reno from one segment with an ACK per segment: the first
+    # packet (67 ms) is acknowledged at 0.067 + 0.010 + 0.005 + 0.010 = 0.092 s;
+    # from then on slow start keeps the 64 kb/s link busy, so packet k >= 1
+    # (counting from 0) reaches FH at 0.092 + k x 0.067 + 0.010 s: 1.308 s
+    # for the 19th (10 KB), 2.581 s for the 38th (20 KB), 3.787 s for the
+    # 56th (30 KB). The draft's Table 3 prints 1.309, 2.582, 3.788 for both
+    # schemes: the loss-free time to within 1 ms.
+    for size, n, avg in ((10, 19, 1.309), (20, 38, 2.582), (30, 56, 3.788)):
         arrival, ack = kick.loss_free_s(size, kick.PARAMS)
-        assert abs(arrival - avg) <= 0.001, size
+        assert kick.packets(size, kick.PARAMS) == n
+        assert arrival == pytest.approx(0.092 + (n - 1) * 0.067 + 0.010, abs=1e-9)
+        assert abs(arrival - avg) <= 0.001 + 1e-9, size
         assert ack == pytest.approx(arrival + 0.005 + 0.010)
     rows = {(f, s, sch): (avg, lb) for f, s, sch, avg, t0, p95, lb in kick.avg_vs_loss_free(kick.PARAMS)}
     # Slow 10 KB TCP: p95 2.859, so a mean of 100 runs is at least
