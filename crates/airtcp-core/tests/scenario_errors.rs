@@ -294,3 +294,62 @@ fn numbers_with_exponents() {
         Scenario::from_toml_str(&GOOD.replacen("\"10Mbps\"", "\"1e7bps\"", 1), "e.toml").unwrap();
     assert_eq!(sc.file.link[0].rate.0, 10_000_000);
 }
+
+/// `cc = "cubic"` is the table `{ kind = "cubic" }`; CUBIC's parameters
+/// are checked against RFC 9438's meaning of them.
+#[test]
+fn cubic_cc_by_name_or_table_with_checked_parameters() {
+    let tcp = "tcp = { variant = \"newreno\", sack = true }";
+    for ok in [
+        "tcp = { variant = \"sack\", cc = \"cubic\" }",
+        "tcp = { variant = \"sack\", cc = { kind = \"cubic\", beta = 0.7, c = 0.4, fast_convergence = true } }",
+    ] {
+        Scenario::from_toml_str(&GOOD.replace(tcp, ok), "good.toml").unwrap();
+    }
+    for (cc, field, words) in [
+        ("\"cubik\"", "flow[0].tcp.cc", "unknown variant `cubik`"),
+        (
+            "{ kind = \"cubic\", beta = 1.0 }",
+            "flow[0].tcp.cc.beta",
+            "below 1",
+        ),
+        (
+            "{ kind = \"cubic\", beta = 0 }",
+            "flow[0].tcp.cc.beta",
+            "above 0",
+        ),
+        (
+            "{ kind = \"cubic\", c = 0 }",
+            "flow[0].tcp.cc.c",
+            "positive",
+        ),
+        (
+            "{ kind = \"cubic\", c = -0.4 }",
+            "flow[0].tcp.cc.c",
+            "positive",
+        ),
+        (
+            "{ kind = \"cubic\", c = nan }",
+            "flow[0].tcp.cc.c",
+            "positive",
+        ),
+        (
+            "{ kind = \"cubic\", tau = \"1s\" }",
+            "flow[0].tcp.cc.tau",
+            "cubic",
+        ),
+        (
+            "{ kind = \"reno\", beta = 0.7 }",
+            "flow[0].tcp.cc.beta",
+            "reno",
+        ),
+        (
+            "{ kind = \"cubic\", fast_convergence = 1 }",
+            "flow[0].tcp.cc.fast_convergence",
+            "bool",
+        ),
+    ] {
+        let bad = format!("tcp = {{ variant = \"sack\", cc = {cc} }}");
+        check(&err_with(tcp, &bad), 20, field, words);
+    }
+}

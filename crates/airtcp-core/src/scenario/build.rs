@@ -26,7 +26,7 @@ use crate::net::stis::{PerFlowService, StallConfig, StallProcess};
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::sim::rng::RandomStream;
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
-use crate::tcp::cc::{MecnCcConfig, WestwoodConfig, WestwoodFilter};
+use crate::tcp::cc::{CubicConfig, MecnCcConfig, WestwoodConfig, WestwoodFilter};
 use crate::tcp::classify::{RttThresholdConfig, Threshold, TimeoutPolicy, WmecnClassifierConfig};
 use crate::tcp::core::TimeoutInRecoverySsthresh;
 use crate::tcp::kick::{KickConfig, KickInterval};
@@ -1293,13 +1293,16 @@ fn cc_config(sc: &Scenario, t: &TcpFileSpec, i: usize) -> Result<CcChoice, Scena
     let Some(spanned) = &t.cc else {
         return Ok(CcChoice::Reno);
     };
-    let c = spanned.get_ref();
+    let c = &spanned.get_ref().0;
     let field = format!("flow[{i}].tcp.cc");
     let present = [
         ("beta1", c.beta1.is_some()),
         ("beta2", c.beta2.is_some()),
         ("beta3", c.beta3.is_some()),
         ("tau", c.tau.is_some()),
+        ("c", c.c.is_some()),
+        ("beta", c.beta.is_some()),
+        ("fast_convergence", c.fast_convergence.is_some()),
     ];
     let betas: &[&str] = &["beta1", "beta2", "beta3"];
     let kind: (&str, &[&str], &[&str]) = match c.kind {
@@ -1308,6 +1311,7 @@ fn cc_config(sc: &Scenario, t: &TcpFileSpec, i: usize) -> Result<CcChoice, Scena
         CcKind::Wmecn => ("wmecn", &[], betas),
         CcKind::Westwood => ("westwood", &[], &["tau"]),
         CcKind::WestwoodPlus => ("westwood_plus", &[], &[]),
+        CcKind::Cubic => ("cubic", &[], &["c", "beta", "fast_convergence"]),
     };
     check_kind_fields(sc, Some(spanned.span()), &field, kind, &present)?;
     Ok(match c.kind {
@@ -1354,6 +1358,35 @@ fn cc_config(sc: &Scenario, t: &TcpFileSpec, i: usize) -> Result<CcChoice, Scena
             })
         }
         CcKind::WestwoodPlus => CcChoice::Westwood(WestwoodConfig::westwood_plus()),
+        CcKind::Cubic => {
+            let mut cubic = CubicConfig::default();
+            if let Some(c) = &c.c {
+                let v = *c.get_ref();
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(sc.error_at(
+                        Some(c.span()),
+                        format!("{field}.c"),
+                        format!("must be a positive number (segments per second cubed), got {v}"),
+                    ));
+                }
+                cubic.c = v;
+            }
+            if let Some(b) = &c.beta {
+                let v = *b.get_ref();
+                if !(v > 0.0 && v < 1.0) {
+                    return Err(sc.error_at(
+                        Some(b.span()),
+                        format!("{field}.beta"),
+                        format!("must be above 0 and below 1 (the fraction of cwnd kept), got {v}"),
+                    ));
+                }
+                cubic.beta = v;
+            }
+            if let Some(f) = &c.fast_convergence {
+                cubic.fast_convergence = *f.get_ref();
+            }
+            CcChoice::Cubic(cubic)
+        }
     })
 }
 

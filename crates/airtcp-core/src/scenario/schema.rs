@@ -439,8 +439,9 @@ pub struct TcpFileSpec {
     pub dclor_requires_sack_block: Option<bool>,
     /// Loss classifier (default: every loss is congestion).
     pub classifier: Option<Spanned<ClassifierSpec>>,
-    /// Congestion controller (default Reno, RFC 5681).
-    pub cc: Option<Spanned<CcSpec>>,
+    /// Congestion controller (default Reno, RFC 5681): a name ("cubic")
+    /// or a table with `kind` and that kind's parameters.
+    pub cc: Option<Spanned<CcField>>,
     /// RFC 3042 Limited Transmit (default true).
     pub limited_transmit: Option<bool>,
     /// Send retransmissions ECN-capable, as ns-2 did (default false: RFC
@@ -483,6 +484,42 @@ pub enum CcKind {
     Westwood,
     /// Westwood+ (Grieco & Mascolo 2004).
     WestwoodPlus,
+    /// CUBIC (RFC 9438): `c` (0.4), `beta` (0.7), `fast_convergence` (true).
+    Cubic,
+}
+
+/// `cc = "cubic"` (a kind with its defaults) or `cc = { kind = "cubic",
+/// ... }`: a name is the table with only `kind`.
+#[derive(Clone, Debug)]
+pub struct CcField(pub CcSpec);
+
+impl<'de> Deserialize<'de> for CcField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NameOrTable;
+        impl<'de> serde::de::Visitor<'de> for NameOrTable {
+            type Value = CcField;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a controller name such as \"cubic\" or a table { kind = ... }")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<CcField, E> {
+                let kind = CcKind::deserialize(serde::de::value::StrDeserializer::<E>::new(name))?;
+                Ok(CcField(CcSpec {
+                    kind,
+                    beta1: None,
+                    beta2: None,
+                    beta3: None,
+                    tau: None,
+                    c: None,
+                    beta: None,
+                    fast_convergence: None,
+                }))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<CcField, A::Error> {
+                CcSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(CcField)
+            }
+        }
+        d.deserialize_any(NameOrTable)
+    }
 }
 
 /// `cc = { kind = ... }`, fields checked per kind in `build.rs`.
@@ -494,6 +531,11 @@ pub struct CcSpec {
     pub beta2: Option<Spanned<Probability>>,
     pub beta3: Option<Spanned<Probability>>,
     pub tau: Option<Spanned<Duration>>,
+    /// CUBIC's C, segments per second cubed.
+    pub c: Option<Spanned<f64>>,
+    /// CUBIC's beta_cubic, the fraction of cwnd kept at a congestion event.
+    pub beta: Option<Spanned<f64>>,
+    pub fast_convergence: Option<Spanned<bool>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

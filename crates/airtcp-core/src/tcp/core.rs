@@ -412,7 +412,7 @@ impl SenderCore {
         {
             let flight = self.flight_size();
             self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
-            self.w.cwnd = self.w.ssthresh;
+            self.w.cwnd = self.cc.cwnd_after_ece(&self.w);
             self.cwr_pending = true;
             self.ecn_recover = self.snd_max;
             self.stats.ecn_reductions += 1;
@@ -902,8 +902,7 @@ impl SenderCore {
 
     /// Let the congestion controller grow the window for `acked` new bytes.
     pub fn grow_window(&mut self, now_ns: TimeNs, acked: u64) {
-        let rtt = self.rtt.latest_rtt_ns();
-        self.cc.on_ack(&mut self.w, acked, now_ns, rtt);
+        self.cc.on_ack(&mut self.w, acked, now_ns, &self.rtt);
     }
 
     pub fn record_timeout(&mut self, now_ns: TimeNs) {

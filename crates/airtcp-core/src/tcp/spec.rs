@@ -2,7 +2,9 @@
 //! endpoints (a new pair per connection).
 
 use crate::sim::TimeNs;
-use crate::tcp::cc::{CongestionControl, MecnCc, MecnCcConfig, RenoCc, Westwood, WestwoodConfig};
+use crate::tcp::cc::{
+    CongestionControl, Cubic, CubicConfig, MecnCc, MecnCcConfig, RenoCc, Westwood, WestwoodConfig,
+};
 use crate::tcp::classify::{
     AlwaysCongestion, LossClassifier, RttThreshold, RttThresholdConfig, WmecnClassifier,
     WmecnClassifierConfig,
@@ -67,6 +69,8 @@ pub enum CcChoice {
     Mecn(MecnCcConfig),
     /// Westwood or Westwood+ bandwidth estimation.
     Westwood(WestwoodConfig),
+    /// CUBIC, RFC 9438.
+    Cubic(CubicConfig),
 }
 
 /// Why a loss happened: a classifier other than "always congestion".
@@ -154,6 +158,7 @@ impl TcpSpec {
             CcChoice::Reno => Box::new(RenoCc),
             CcChoice::Mecn(c) => Box::new(MecnCc::new(c)),
             CcChoice::Westwood(c) => Box::new(Westwood::new(c, self.mss as u64)),
+            CcChoice::Cubic(c) => Box::new(Cubic::new(c)),
         }
     }
 

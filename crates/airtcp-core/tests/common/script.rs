@@ -8,7 +8,7 @@
 
 use airtcp_core::net::packet::{flags, Ecn, Packet, PacketKind, SackBlock};
 use airtcp_core::sim::TimeNs;
-use airtcp_core::tcp::cc::RenoCc;
+use airtcp_core::tcp::cc::{CongestionControl, RenoCc};
 use airtcp_core::tcp::classify::AlwaysCongestion;
 use airtcp_core::tcp::kick::KICK;
 use airtcp_core::tcp::receiver::{ReceiverConfig, TcpReceiver};
@@ -96,9 +96,24 @@ impl Script {
         timeout: Box<dyn TimeoutResponse>,
         hook: Option<Box<dyn SenderHook>>,
     ) -> Self {
+        Self::assemble(cfg, Box::new(RenoCc), recovery, timeout, hook)
+    }
+
+    /// A sender with congestion controller `cc` and the standard timeout.
+    pub fn with_cc(cfg: SenderConfig, cc: Box<dyn CongestionControl>, recovery: Recovery) -> Self {
+        Self::assemble(cfg, cc, recovery, Box::new(StandardTimeout), None)
+    }
+
+    fn assemble(
+        cfg: SenderConfig,
+        cc: Box<dyn CongestionControl>,
+        recovery: Recovery,
+        timeout: Box<dyn TimeoutResponse>,
+        hook: Option<Box<dyn SenderHook>>,
+    ) -> Self {
         let s = TcpSender::new(
             cfg,
-            Box::new(RenoCc),
+            cc,
             recovery.build(),
             timeout,
             Box::new(AlwaysCongestion),

@@ -34,6 +34,7 @@
 use super::{CongestionControl, RenoCc, Window};
 use crate::sim::TimeNs;
 use crate::tcp::mecn::MecnLevel;
+use crate::tcp::rtt::RttEstimator;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MecnCcConfig {
@@ -90,8 +91,8 @@ impl CongestionControl for MecnCc {
         }
     }
 
-    fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt_ns: Option<TimeNs>) {
-        self.reno.on_ack(w, acked, now_ns, rtt_ns);
+    fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt: &RttEstimator) {
+        self.reno.on_ack(w, acked, now_ns, rtt);
     }
 
     fn ssthresh_after_congestion(&mut self, w: &Window, _flight: u64) -> u64 {

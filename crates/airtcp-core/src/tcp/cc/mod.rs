@@ -3,6 +3,7 @@
 //! loss was congestion. Loss recovery, timeout response and loss
 //! classification live in their own folders.
 
+pub mod cubic;
 pub mod mecn;
 pub mod reno;
 pub mod westwood;
@@ -11,6 +12,7 @@ use crate::sim::TimeNs;
 use crate::tcp::mecn::MecnLevel;
 use crate::tcp::rtt::RttEstimator;
 
+pub use cubic::{Cubic, CubicConfig};
 pub use mecn::{MecnCc, MecnCcConfig};
 pub use reno::RenoCc;
 pub use westwood::{Westwood, WestwoodConfig, WestwoodFilter};
@@ -27,8 +29,8 @@ pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
 
     /// `acked` new bytes were cumulatively acknowledged outside loss
-    /// recovery; grow the window.
-    fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt_ns: Option<TimeNs>);
+    /// recovery; grow the window. `rtt` already holds this ACK's sample.
+    fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt: &RttEstimator);
 
     /// The ssthresh to use after a congestion signal with `flight` bytes
     /// outstanding.
@@ -39,6 +41,17 @@ pub trait CongestionControl: Send {
     /// bandwidth estimation (Westwood).
     fn on_ack_arrival(&mut self, _now_ns: TimeNs, _acked: u64, _dupack: bool, _rtt: &RttEstimator) {
     }
+
+    /// cwnd after an ECN-Echo reduction, called right after
+    /// `ssthresh_after_congestion` set `w.ssthresh`: RFC 3168 §6.1.2's
+    /// cwnd = ssthresh unless the controller floors it differently.
+    fn cwnd_after_ece(&self, w: &Window) -> u64 {
+        w.ssthresh
+    }
+
+    /// The retransmission timer expired (after the timeout's congestion
+    /// signal, if any, set ssthresh): CUBIC forgets W_max (RFC 9438 §4.8).
+    fn on_retransmission_timeout(&mut self) {}
 
     /// MECN §2.3: the congestion level echoed on an ACK; return the
     /// fraction of cwnd to keep, or None for no reduction.

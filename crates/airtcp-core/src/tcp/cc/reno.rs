@@ -3,6 +3,7 @@
 
 use super::{CongestionControl, Window};
 use crate::sim::TimeNs;
+use crate::tcp::rtt::RttEstimator;
 
 #[derive(Clone, Debug, Default)]
 pub struct RenoCc;
@@ -12,7 +13,7 @@ impl CongestionControl for RenoCc {
         "reno"
     }
 
-    fn on_ack(&mut self, w: &mut Window, acked: u64, _now_ns: TimeNs, _rtt_ns: Option<TimeNs>) {
+    fn on_ack(&mut self, w: &mut Window, acked: u64, _now_ns: TimeNs, _rtt: &RttEstimator) {
         if w.cwnd < w.ssthresh {
             // RFC 5681 (2): cwnd += min(N, SMSS) per ACK in slow start.
             w.cwnd += acked.min(w.mss);
@@ -35,15 +36,16 @@ mod tests {
     #[test]
     fn slow_start_then_avoidance() {
         let mut cc = RenoCc;
+        let rtt = RttEstimator::new(Default::default());
         let mut w = Window {
             cwnd: 1000,
             ssthresh: 3000,
             mss: 1000,
         };
-        cc.on_ack(&mut w, 1000, 0, None);
-        cc.on_ack(&mut w, 2000, 0, None); // min(N, SMSS)
+        cc.on_ack(&mut w, 1000, 0, &rtt);
+        cc.on_ack(&mut w, 2000, 0, &rtt); // min(N, SMSS)
         assert_eq!(w.cwnd, 3000);
-        cc.on_ack(&mut w, 1000, 0, None);
+        cc.on_ack(&mut w, 1000, 0, &rtt);
         assert_eq!(w.cwnd, 3333);
         assert_eq!(cc.ssthresh_after_congestion(&w, 10_000), 5000);
         assert_eq!(cc.ssthresh_after_congestion(&w, 1000), 2000);

@@ -145,8 +145,8 @@ impl CongestionControl for Westwood {
         }
     }
 
-    fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt_ns: Option<TimeNs>) {
-        self.reno.on_ack(w, acked, now_ns, rtt_ns);
+    fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt: &RttEstimator) {
+        self.reno.on_ack(w, acked, now_ns, rtt);
     }
 
     fn on_ack_arrival(&mut self, now_ns: TimeNs, acked: u64, dupack: bool, rtt: &RttEstimator) {

@@ -137,6 +137,7 @@ impl TimeoutResponse for DclorTimeout {
             return;
         }
         core.record_timeout(now_ns);
+        core.cc.on_retransmission_timeout();
         // RFC 6298 (5.5): the timer still backs off.
         core.rtt.back_off();
         core.forget_timed_segment();

@@ -89,6 +89,8 @@ pub fn standard_timeout_actions(
     }
     core.hole_repair_until = None;
     core.w.cwnd = core.mss;
+    // The loss window: CUBIC's next stage starts with K = 0 (RFC 9438 §4.8).
+    core.cc.on_retransmission_timeout();
     core.in_recovery = false;
     if core.sack_enabled {
         core.sb.mark_all_lost();

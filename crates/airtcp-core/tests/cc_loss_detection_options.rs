@@ -1,0 +1,61 @@
+//! The scenario options of CUBIC (`cc`) and RACK-TLP (`loss_detection`)
+//! reach the sender: each one changes what a lossy run does.
+
+use airtcp_core::metrics::FlowResult;
+use airtcp_core::scenario::Scenario;
+
+/// A 20 Mb/s path of 100 ms RTT (a window of about 250 segments, where
+/// CUBIC leaves the Reno-friendly region) with random data loss; `TCP`
+/// is replaced.
+const LOSSY: &str = r#"[simulation]
+duration = "30s"
+seed = 7
+
+[[link]]
+a = "S"
+b = "R"
+rate = "10Mbps"
+delay = "2ms"
+
+[[link]]
+a = "R"
+b = "D"
+rate = "20Mbps"
+delay = "48ms"
+a_to_b = { error = { kind = "bernoulli", per = 0.0002 } }
+
+[[flow]]
+from = "S"
+to = "D"
+TCP
+app = { kind = "bulk" }
+"#;
+
+fn run(tcp: &str) -> FlowResult {
+    let text = LOSSY.replace("TCP", tcp);
+    let sc = Scenario::from_toml_str(&text, "lossy.toml").unwrap_or_else(|e| panic!("{e}"));
+    sc.run(None).unwrap().flows.remove(0)
+}
+
+#[test]
+fn cubic_and_each_of_its_parameters_change_the_run() {
+    let reno = run("tcp = { variant = \"sack\" }");
+    let cubic = run("tcp = { variant = \"sack\", cc = \"cubic\" }");
+    assert_eq!(cubic.variant, "sack/cubic");
+    assert_ne!(cubic.delivered_bytes, reno.delivered_bytes);
+    let defaults =
+        run("tcp = { variant = \"sack\", cc = { kind = \"cubic\", c = 0.4, beta = 0.7, fast_convergence = true } }");
+    assert_eq!(
+        defaults.delivered_bytes, cubic.delivered_bytes,
+        "RFC 9438 defaults"
+    );
+    for changed in ["c = 4.0", "beta = 0.5", "fast_convergence = false"] {
+        let other = run(&format!(
+            "tcp = {{ variant = \"sack\", cc = {{ kind = \"cubic\", {changed} }} }}"
+        ));
+        assert_ne!(
+            other.delivered_bytes, cubic.delivered_bytes,
+            "{changed} has no effect"
+        );
+    }
+}

@@ -1,0 +1,376 @@
+//! RFC 9438, CUBIC for Fast and Long-Distance Networks: the window
+//! function (§4.2), the Reno-friendly region (§4.3), the concave and convex
+//! regions (§4.4, §4.5), the multiplicative decrease (§4.6), fast
+//! convergence (§4.7), timeouts (§4.8) and the first slow start (§4.10),
+//! scripted sans-I/O.
+//!
+//! Every ACK echoes a timestamp 100 ms old, so each RTT sample is 100 ms
+//! and SRTT is exactly 0.1 s. The expected windows are computed here from
+//! the RFC's equations (`Rfc9438`), step by step over the same ACK times,
+//! independently of `cc/cubic.rs`; hand-computed values anchor each test.
+
+mod common;
+use airtcp_core::sim::{TimeNs, NS_PER_MS, NS_PER_S};
+use airtcp_core::tcp::cc::{Cubic, CubicConfig};
+use common::script::*;
+
+const RTT_NS: TimeNs = 100 * NS_PER_MS;
+const SRTT_S: f64 = 0.1;
+
+/// A CUBIC sender with `iw` segments of initial window, SACK recovery,
+/// timestamps, and ssthresh `ssthresh` segments.
+fn cubic_sender(cubic: CubicConfig, iw: u32, ssthresh: u64) -> Script {
+    let mut cfg = config(iw);
+    cfg.timestamps = true;
+    cfg.initial_ssthresh_bytes = ssthresh * MSS;
+    let mut sc = Script::with_cc(cfg, Box::new(Cubic::new(cubic)), Recovery::Sack);
+    sc.start(1_000_000);
+    sc
+}
+
+/// Deliver ACK `n` with SACK blocks at `t`, echoing a timestamp one RTT old.
+fn ack_at(sc: &mut Script, t: TimeNs, n: u64, sacks: &[(u64, u64)]) -> String {
+    sc.deliver_at(t, &ack_ts(n, sacks, t - RTT_NS))
+}
+
+fn snd_una(sc: &Script) -> u64 {
+    sc.s.core.snd_una / MSS
+}
+
+fn snd_max(sc: &Script) -> u64 {
+    sc.s.core.snd_max / MSS
+}
+
+/// Lose segment snd_una: three SACKs of the segments above it enter
+/// recovery (RFC 6675); then everything outstanding is acknowledged, which
+/// ends it. Returns (cwnd before the loss, FlightSize at the loss), in
+/// segments, and the time of the last ACK.
+fn lose_one(sc: &mut Script, t: TimeNs) -> (f64, f64, TimeNs) {
+    let n = snd_una(sc);
+    let cwnd = sc.cwnd();
+    let flight = (snd_max(sc) - n) as f64;
+    ack_at(sc, t, n, &[(n + 1, n + 1)]);
+    ack_at(sc, t + NS_PER_MS, n, &[(n + 1, n + 2)]);
+    assert_eq!(
+        ack_at(sc, t + 2 * NS_PER_MS, n, &[(n + 1, n + 3)]),
+        format!("r{n}")
+    );
+    let end = snd_max(sc);
+    ack_at(sc, t + RTT_NS, end, &[]);
+    assert!(!sc.s.core.in_recovery);
+    (cwnd, flight, t + RTT_NS)
+}
+
+/// One ACK per segment, in order, spaced SRTT / cwnd apart (the ACK clock
+/// of a window per round trip), from `from` until `until`. Returns the
+/// time, segments acknowledged and cwnd (bytes) after each ACK.
+fn ack_clock(sc: &mut Script, from: TimeNs, until: TimeNs) -> Vec<(TimeNs, f64, u64)> {
+    let mut t = from;
+    let mut log = Vec::new();
+    while t < until {
+        let n = snd_una(sc) + 1;
+        assert!(n <= snd_max(sc), "nothing outstanding at {t}");
+        ack_at(sc, t, n, &[]);
+        log.push((t, 1.0, sc.s.core.w.cwnd));
+        t += (RTT_NS as f64 / sc.cwnd()) as TimeNs;
+    }
+    log
+}
+
+/// RFC 9438's congestion avoidance, written from its text: windows in
+/// segments, times in seconds.
+struct Rfc9438 {
+    c: f64,
+    beta: f64,
+    w_max: f64,
+    k: f64,
+    t_epoch: f64,
+    w_est: f64,
+    cwnd: f64,
+    cwnd_prior: f64,
+}
+
+impl Rfc9438 {
+    /// A congestion avoidance stage starting at `t_epoch` with cwnd_epoch
+    /// = `cwnd`: §4.2 Figure 2, K = cbrt((W_max - cwnd_epoch) / C);
+    /// §4.3 W_est = cwnd_epoch.
+    fn stage(c: f64, beta: f64, w_max: f64, cwnd: f64, cwnd_prior: f64, t_epoch: f64) -> Self {
+        Self {
+            c,
+            beta,
+            w_max,
+            k: ((w_max - cwnd) / c).cbrt(),
+            t_epoch,
+            w_est: cwnd,
+            cwnd,
+            cwnd_prior,
+        }
+    }
+
+    /// §4.2 Figure 1.
+    fn w_cubic(&self, t: f64) -> f64 {
+        self.c * (t - self.k).powi(3) + self.w_max
+    }
+
+    /// A new ACK of `segments_acked` at time `now` (seconds): §4.3 Figure
+    /// 4 and the region choice; §4.2 target; §4.4/§4.5 per-ACK growth.
+    fn ack(&mut self, now: f64, segments_acked: f64) {
+        let alpha = if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+        };
+        self.w_est += alpha * segments_acked / self.cwnd;
+        let t = now - self.t_epoch;
+        if self.w_cubic(t) < self.w_est {
+            self.cwnd = self.cwnd.max(self.w_est);
+        } else {
+            let w = self.w_cubic(t + SRTT_S);
+            let target = if w < self.cwnd {
+                self.cwnd
+            } else if w > 1.5 * self.cwnd {
+                1.5 * self.cwnd
+            } else {
+                w
+            };
+            self.cwnd += (target - self.cwnd) / self.cwnd;
+        }
+    }
+}
+
+fn secs(t: TimeNs) -> f64 {
+    t as f64 / NS_PER_S as f64
+}
+
+/// Run the model over the sender's ACK log (the first entry starts the
+/// stage) and check every window to the byte. Returns the model's windows.
+fn check_against_model(log: &[(TimeNs, f64, u64)], mut m: Rfc9438, what: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    for (i, &(t, acked, cwnd_bytes)) in log.iter().enumerate() {
+        m.ack(secs(t), acked);
+        let expected = m.cwnd * MSS as f64;
+        assert!(
+            (cwnd_bytes as f64 - expected).abs() <= 1.0,
+            "{what}: ACK {i} at {:.4} s: cwnd {cwnd_bytes} B, RFC 9438 gives {expected:.1} B",
+            secs(t)
+        );
+        out.push(m.cwnd);
+    }
+    out
+}
+
+/// §4.6: a congestion event sets ssthresh = flight_size x beta_cubic (0.7)
+/// and cwnd = ssthresh; §4.7: the first event has no earlier W_max, so
+/// W_max = cwnd. Then §4.2: K = cbrt((W_max - cwnd_epoch) / C) =
+/// cbrt((100 - 70) / 0.4) = 4.217 s, and cwnd follows W_cubic(t + RTT):
+/// concave up to the plateau at W_max near t = K, convex after it.
+#[test]
+fn s4_2_s4_6_window_follows_the_cubic_function_after_a_loss() {
+    let mut sc = cubic_sender(CubicConfig::default(), 100, 10_000);
+    let (cwnd, flight, t) = lose_one(&mut sc, RTT_NS);
+    assert_eq!((cwnd, flight), (100.0, 100.0));
+    assert_eq!(sc.window(), (70.0, 70.0), "ssthresh = cwnd = 0.7 x 100");
+    let t0 = t + NS_PER_MS;
+    let log = ack_clock(&mut sc, t0, t0 + 8 * NS_PER_S);
+    let m = Rfc9438::stage(0.4, 0.7, 100.0, 70.0, 100.0, secs(t0));
+    let k = m.k;
+    assert!((k - 75f64.cbrt()).abs() < 1e-12 && (k - 4.2172).abs() < 1e-4);
+    let w = check_against_model(&log, m, "after a loss");
+    // The shape, from the raw log: growth in the first second, around K
+    // and 3 s after K.
+    let cwnd_at = |s: f64| {
+        let i = log
+            .iter()
+            .position(|&(t, _, _)| secs(t - t0) >= s)
+            .expect("logged");
+        log[i].2 as f64 / MSS as f64
+    };
+    let early = cwnd_at(1.0) - cwnd_at(0.0);
+    let plateau = cwnd_at(k + 0.5) - cwnd_at(k - 0.5);
+    let late = cwnd_at(k + 3.5) - cwnd_at(k + 2.5);
+    assert!(
+        early > 10.0 && plateau < 1.0 && late > 5.0,
+        "{early} {plateau} {late}"
+    );
+    let near_k = cwnd_at(k);
+    assert!((99.0..=101.0).contains(&near_k), "cwnd {near_k} at t = K");
+    assert!(w.iter().all(|&c| c >= 70.0));
+}
+
+/// §4.2: target is at most 1.5 cwnd. With C = 1000 segments/s^3 (K =
+/// cbrt(6 / 1000) = 0.18 s), from t = 0.45 s on W_cubic(t + RTT) >=
+/// 1000 x 0.37^3 + 20 = 70.7 segments runs ahead of 1.5 cwnd (cwnd is
+/// below 47 there), so each ACK adds (1.5 cwnd - cwnd) / cwnd = 0.5
+/// segment: 500 bytes.
+#[test]
+fn s4_2_target_is_bounded_by_one_and_a_half_cwnd() {
+    let cubic = CubicConfig {
+        c: 1000.0,
+        ..CubicConfig::default()
+    };
+    let mut sc = cubic_sender(cubic, 20, 10_000);
+    let (_, _, t) = lose_one(&mut sc, RTT_NS);
+    assert_eq!(sc.cwnd(), 14.0);
+    let t0 = t + NS_PER_MS;
+    let log = ack_clock(&mut sc, t0, t0 + 600 * NS_PER_MS);
+    let m = Rfc9438::stage(1000.0, 0.7, 20.0, 14.0, 20.0, secs(t0));
+    check_against_model(&log, m, "C = 1000");
+    let clamped: Vec<i64> = log
+        .windows(2)
+        .filter(|p| p[0].0 >= t0 + 450 * NS_PER_MS)
+        .map(|p| p[1].2 as i64 - p[0].2 as i64)
+        .collect();
+    assert!(clamped.len() > 10, "{}", clamped.len());
+    assert!(log
+        .iter()
+        .all(|l| l.0 >= t0 + 450 * NS_PER_MS || l.2 < 47_000));
+    assert!(clamped.iter().all(|d| (d - 500).abs() <= 1), "{clamped:?}");
+}
+
+/// §4.3: with W_max = 10 after the loss (cwnd_epoch 7, K = cbrt(7.5) =
+/// 1.957 s) the cubic curve starts slower than Reno: W_cubic(t) < W_est,
+/// and cwnd follows W_est, which grows by alpha_cubic = 3 (1 - 0.7) /
+/// (1 + 0.7) = 0.5294 segment per cwnd of ACKs; once W_est reaches
+/// cwnd_prior (10 segments) alpha_cubic is 1.
+#[test]
+fn s4_3_reno_friendly_region_and_alpha_switch_at_cwnd_prior() {
+    let mut sc = cubic_sender(CubicConfig::default(), 10, 10_000);
+    let (_, _, t) = lose_one(&mut sc, RTT_NS);
+    assert_eq!(sc.cwnd(), 7.0);
+    let t0 = t + NS_PER_MS;
+    let log = ack_clock(&mut sc, t0, t0 + 2 * NS_PER_S);
+    // First ACK: W_est = 7 + 0.5294 / 7 = 7.0756; W_cubic(0) = 7.
+    assert_eq!(log[0].2, 7075);
+    let m = Rfc9438::stage(0.4, 0.7, 10.0, 7.0, 10.0, secs(t0));
+    let w = check_against_model(&log, m, "Reno-friendly");
+    // Per-ACK growth below and above cwnd_prior, in segments per ACK x
+    // cwnd: alpha_cubic, then 1.
+    let alpha_at = |i: usize| (w[i] - w[i - 1]) * w[i - 1];
+    let cross = w
+        .iter()
+        .position(|&c| c >= 10.0)
+        .expect("reaches cwnd_prior");
+    assert!(
+        (alpha_at(5) - 3.0 * 0.3 / 1.7).abs() < 1e-9,
+        "{}",
+        alpha_at(5)
+    );
+    assert!(
+        (alpha_at(cross + 2) - 1.0).abs() < 1e-9,
+        "{}",
+        alpha_at(cross + 2)
+    );
+}
+
+/// §4.7 fast convergence: a congestion event below the last W_max sets
+/// W_max = cwnd (1 + beta) / 2 before the reduction; without it W_max =
+/// cwnd. The following stage's window matches the RFC with the reduced
+/// W_max and not with the other.
+#[test]
+fn s4_7_fast_convergence_reduces_w_max() {
+    for fast_convergence in [true, false] {
+        let cubic = CubicConfig {
+            fast_convergence,
+            ..CubicConfig::default()
+        };
+        let mut sc = cubic_sender(cubic, 100, 10_000);
+        let (_, _, t) = lose_one(&mut sc, RTT_NS);
+        let t1 = t + NS_PER_MS;
+        let log = ack_clock(&mut sc, t1, t1 + 2 * NS_PER_S);
+        let (cwnd, flight, t) = lose_one(&mut sc, log.last().unwrap().0 + NS_PER_MS);
+        assert!(cwnd < 100.0, "second loss below W_max = 100 ({cwnd})");
+        let ssthresh = (flight * 0.7 * MSS as f64).floor() / MSS as f64;
+        assert_eq!(
+            sc.window(),
+            (ssthresh, ssthresh),
+            "§4.6 on FlightSize {flight}"
+        );
+        let w_max = if fast_convergence {
+            cwnd * (1.0 + 0.7) / 2.0
+        } else {
+            cwnd
+        };
+        let t2 = t + NS_PER_MS;
+        let log = ack_clock(&mut sc, t2, t2 + 3 * NS_PER_S);
+        let m = Rfc9438::stage(0.4, 0.7, w_max, ssthresh, cwnd, secs(t2));
+        check_against_model(&log, m, &format!("fast convergence {fast_convergence}"));
+        let other = if fast_convergence {
+            cwnd
+        } else {
+            cwnd * 1.7 / 2.0
+        };
+        let mut wrong = Rfc9438::stage(0.4, 0.7, other, ssthresh, cwnd, secs(t2));
+        let differs = log.iter().any(|&(t, a, c)| {
+            wrong.ack(secs(t), a);
+            (wrong.cwnd * MSS as f64 - c as f64).abs() > 100.0
+        });
+        assert!(differs, "the other W_max gives the same windows");
+    }
+}
+
+/// §4.8: a timeout sets ssthresh = flight_size x 0.7 and cwnd = 1 SMSS;
+/// after slow start, the first congestion avoidance stage has K = 0 and
+/// W_max = cwnd at its start, so W_cubic(t) = C t^3 + cwnd_epoch.
+#[test]
+fn s4_8_timeout_sets_ssthresh_by_beta_and_restarts_with_k_zero() {
+    let mut sc = cubic_sender(CubicConfig::default(), 100, 10_000);
+    let (_, _, t) = lose_one(&mut sc, RTT_NS);
+    let t1 = t + NS_PER_MS;
+    let log = ack_clock(&mut sc, t1, t1 + NS_PER_S);
+    let flight = (snd_max(&sc) - snd_una(&sc)) as f64;
+    let cwnd_before = sc.cwnd();
+    assert!(sc.timeout().starts_with('r'));
+    let ssthresh = (flight * 0.7 * MSS as f64).floor() / MSS as f64;
+    assert_eq!(sc.window(), (1.0, ssthresh));
+    // Slow start (every segment was sent before the timeout: they are all
+    // retransmitted, one more per ACK) up to ssthresh.
+    let mut t = sc.now + RTT_NS;
+    while sc.cwnd() < ssthresh {
+        let n = snd_una(&sc) + 1;
+        ack_at(&mut sc, t, n, &[]);
+        t += NS_PER_MS;
+    }
+    let cwnd_epoch = sc.cwnd();
+    let log2 = ack_clock(&mut sc, t, t + 3 * NS_PER_S);
+    // cwnd_prior is the cwnd at the timeout.
+    let m = Rfc9438::stage(0.4, 0.7, cwnd_epoch, cwnd_epoch, cwnd_before, secs(t));
+    assert_eq!(m.k, 0.0);
+    check_against_model(&log2, m, "after a timeout");
+    assert!(log.len() > 100);
+}
+
+/// §4.10: congestion avoidance entered without a congestion event (cwnd =
+/// ssthresh from the start) sets cwnd_prior = cwnd, K = 0 and W_max =
+/// cwnd: W_est = cwnd_prior at once, so alpha_cubic = 1 and the first ACK
+/// adds 1/10 segment (Reno-friendly region: W_cubic(t) = 10 + 0.4 t^3).
+#[test]
+fn s4_10_congestion_avoidance_without_a_loss_starts_with_k_zero() {
+    let mut sc = cubic_sender(CubicConfig::default(), 10, 10);
+    let t0 = RTT_NS + NS_PER_MS;
+    let log = ack_clock(&mut sc, t0, t0 + 3 * NS_PER_S);
+    assert_eq!(log[0].2, 10_100);
+    let m = Rfc9438::stage(0.4, 0.7, 10.0, 10.0, 10.0, secs(t0));
+    check_against_model(&log, m, "first stage");
+}
+
+/// §4.6 Figure 5 on ECN-Echo: ssthresh = flight_size x beta_cubic, then
+/// "cwnd = max(ssthresh, 1)" (reduction on ECE, at least 1 MSS) and
+/// "ssthresh = max(ssthresh, 2)": with FlightSize 2, 0.7 x 2 = 1.4
+/// segments gives cwnd 1.4 and ssthresh 2 segments; with FlightSize 10,
+/// both are 7. cwnd_prior is the cwnd before the reduction.
+#[test]
+fn s4_6_ecn_echo_floors_cwnd_at_one_segment_and_ssthresh_at_two() {
+    for (iw, ece_ack, flight, cwnd, ssthresh) in [(2, 0, 2.0, 1.4, 2.0), (10, 1, 10.0, 7.0, 7.0)] {
+        let mut cfg = config(iw);
+        cfg.ecn = true;
+        let mut sc = Script::with_cc(
+            cfg,
+            Box::new(Cubic::new(CubicConfig::default())),
+            Recovery::Sack,
+        );
+        sc.start(100);
+        assert_eq!((snd_max(&sc) - snd_una(&sc)) as f64, flight);
+        sc.deliver(&ack_ece(ece_ack, &[]));
+        assert_eq!(sc.window(), (cwnd, ssthresh), "FlightSize {flight}");
+    }
+}
