@@ -196,7 +196,7 @@ fn tcp_errors() {
         Scenario::from_toml_str(&t, "good.toml").unwrap();
     }
     check(
-        &err_with("kind = \"wmecn\", beta1", "kind = \"cubic\", beta1"),
+        &err_with("kind = \"wmecn\", beta1", "kind = \"vegas\", beta1"),
         35,
         "flow[0].tcp.cc.kind",
         "unknown variant",
