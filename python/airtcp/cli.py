@@ -518,13 +518,14 @@ def cmd_reproduce(args) -> int:
         return EXIT_INTERRUPTED
     wall = time.perf_counter() - t0
     if not args.quiet:
-        print(rep.tables_text())
-        print()
-        print(rep.claims_text())
-        print()
+        for text in (rep.tables_text(), rep.claims_text()):
+            if text:
+                print(text)
+                print()
+        written = rep.files.get("written", f"report.md, runs.csv, runs.parquet, summary.csv and {len(rep.files['plots'])} plots")
         print(
             f"{len(oc.plan.jobs)} runs ({oc.executed} simulated, {oc.reused} from the cache) in {wall:.1f} s; "
-            f"wrote {out}/report.md, runs.csv, runs.parquet, summary.csv and {len(rep.files['plots'])} plots"
+            f"wrote {out}/{written}"
         )
     return 0
 

@@ -22,6 +22,7 @@ _MODULES = {
     "dclor": "dclor",
     "threshold": "threshold",
     "wmecn": "wmecn",
+    "matrix": "matrix",  # every scheme on every environment above
 }
 
 

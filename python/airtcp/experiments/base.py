@@ -280,6 +280,14 @@ class Experiment:
     may be functions of the parameters, so that the report describes the
     values actually used. ``version`` is part of every
     cache key: bump it when ``metrics`` changes meaning.
+
+    Two hooks serve an experiment that is not one document's evaluation
+    (the cross-scheme matrix, :mod:`airtcp.experiments.matrix`):
+    ``not_applicable(cell, scheme, params)`` returns why a scheme cannot
+    run in a cell (None where it can); such pairs are not run. ``write(exp,
+    outcome, runs, summary, numbers, meta)`` writes the outputs in place of
+    the document-comparison report and returns {what: file name}, with the
+    text shown in the terminal under "text" and the plots under "plots".
     """
 
     name: str
@@ -292,7 +300,7 @@ class Experiment:
     statistics: Mapping[str, Callable[[np.ndarray], float]]
     params: Mapping[str, Any] = field(default_factory=dict)
     runs: int = 100
-    version: int = 1
+    version: int | str = 1
     setup: str | Callable[[Mapping[str, Any]], str] = ""
     published: Mapping[tuple[str, str, str, str], float] = field(default_factory=dict)
     published_note: str = ""
@@ -302,6 +310,14 @@ class Experiment:
     caveats: Sequence[str] = ()
     seeds: Callable[[Cell, int, Mapping[str, Any]], list[int]] | None = None
     plots: Callable[..., list[str]] | None = None
+    not_applicable: Callable[[Cell, str, Mapping[str, Any]], str | None] | None = None
+    write: Callable[..., dict] | None = None
+
+    def applicable(self, cell: Cell, scheme: str, params: Mapping[str, Any] | None = None) -> bool:
+        """Does ``scheme`` run in ``cell``? (See ``not_applicable``.)"""
+        if self.not_applicable is None:
+            return True
+        return self.not_applicable(cell, scheme, self.params if params is None else params) is None
 
     def cell_seeds(self, cell: Cell, n: int, params: Mapping[str, Any] | None = None) -> list[int]:
         p = self.params if params is None else params

@@ -179,16 +179,20 @@ def markdown_report(
     return "\n".join(L)
 
 
+def write_run_tables(out: str, runs_df, summary_df) -> dict:
+    """Write runs.csv, runs.parquet and summary.csv into ``out``; return {what: file name}."""
+    os.makedirs(out, exist_ok=True)
+    runs_df.to_csv(os.path.join(out, "runs.csv"), index=False)
+    runs_df.to_parquet(os.path.join(out, "runs.parquet"), index=False)
+    summary_df.to_csv(os.path.join(out, "summary.csv"), index=False)
+    return {"runs": "runs.csv", "runs_parquet": "runs.parquet", "summary": "summary.csv"}
+
+
 def write_outputs(exp: Experiment, outcome, runs_df, summary_df, ours: Numbers, meta: Mapping[str, Any]) -> dict:
     """Write runs.csv/.parquet, summary.csv, tables.txt, plots and report.md
     into the outcome's directory; return {what: file name}."""
     out = outcome.out
-    os.makedirs(out, exist_ok=True)
-    files = {}
-    runs_df.to_csv(os.path.join(out, "runs.csv"), index=False)
-    runs_df.to_parquet(os.path.join(out, "runs.parquet"), index=False)
-    summary_df.to_csv(os.path.join(out, "summary.csv"), index=False)
-    files.update(runs="runs.csv", runs_parquet="runs.parquet", summary="summary.csv")
+    files = write_run_tables(out, runs_df, summary_df)
     checked = check_claims(exp, ours)
     text = all_text_tables(exp, ours) + "\n\n" + claims_text(checked) + "\n"
     with open(os.path.join(out, "tables.txt"), "w") as f:
@@ -216,5 +220,6 @@ __all__ = [
     "claims_text",
     "markdown_report",
     "write_outputs",
+    "write_run_tables",
     "cell_key",
 ]

@@ -37,9 +37,13 @@ class Reproduction:
         return self.outcome.interrupted
 
     def tables_text(self) -> str:
+        if self.files and "text" in self.files:
+            return self.files["text"]
         return all_text_tables(self.experiment, self.numbers)
 
     def claims_text(self) -> str:
+        if not self.experiment.claims:
+            return ""
         return claims_text(check_claims(self.experiment, self.numbers))
 
 
@@ -98,5 +102,6 @@ def reproduce(
                 "wall_s": outcome.wall_s,
                 "workers": describe(dask, workers),
             }
-            rep.files = write_outputs(exp, outcome, rep.runs, rep.summary, rep.numbers, meta)
+            write = exp.write if exp.write is not None else write_outputs
+            rep.files = write(exp, outcome, rep.runs, rep.summary, rep.numbers, meta)
     return rep

@@ -111,7 +111,8 @@ def plan(exp: Experiment, runs: int | None = None) -> Plan:
     """Every (cell, scheme, run) of ``exp`` with its scenario and cache key.
 
     Scenario texts are built and validated once per (cell, scheme); run *i*
-    of every scheme in a cell uses the same seed.
+    of every scheme in a cell uses the same seed. A (cell, scheme) the
+    experiment declares not applicable is not run.
     """
     n = exp.runs if runs is None else runs
     if n < 1:
@@ -122,6 +123,8 @@ def plan(exp: Experiment, runs: int | None = None) -> Plan:
     for ci, cell in enumerate(exp.cells):
         seeds = exp.cell_seeds(cell, n)
         for sch in exp.schemes:
+            if not exp.applicable(cell, sch.name):
+                continue
             text = scenario_text(exp, cell, sch.name)
             texts.append(text)
             names.append(f"{exp.name}[{cell_key(cell)}]:{sch.name}")

@@ -1,0 +1,194 @@
+"""Issue 16: the cross-scheme matrix (airtcp reproduce matrix): every
+scheme on every environment of the five documents, with applicability and
+its reason, goodput normalised to CUBIC+SACK with paired 95% CIs, the
+outputs, determinism, common random numbers and Dask."""
+
+import math
+
+import pandas as pd
+import pytest
+
+import airtcp
+from airtcp.experiments import dclor, kick, matrix, threshold
+from airtcp.experiments.run import reproduce
+from airtcp.experiments.runner import load_scenario, plan
+from conftest import run_cli
+
+# The issue's list of schemes and environments (issue 16, "What to build").
+ISSUE_SCHEMES = {
+    "Reno", "NewReno", "SACK", "CUBIC+SACK", "CUBIC+RACK-TLP", "Westwood+", "Eifel", "F-RTO", "DCLOR", "Kick",
+    "WMECN", "WMECN+LRT", "RTT threshold", "Snoop", "G-Snoop", "Link-layer ARQ",
+}
+ENVS = ["kick", "wmecn", "dclor", "threshold", "gsnoop"]
+
+# What each mechanism needs, from its document (not from results): the
+# cells where it cannot work. Everything else runs.
+NOT_APPLICABLE = {
+    ("kick", "wmecn"), ("kick", "wmecn_lrt"), ("kick", "snoop"), ("kick", "gsnoop"),
+    ("wmecn", "kick"), ("wmecn", "gsnoop"),
+    ("dclor", "kick"), ("dclor", "wmecn"), ("dclor", "wmecn_lrt"), ("dclor", "gsnoop"),
+    ("threshold", "kick"), ("threshold", "wmecn"), ("threshold", "wmecn_lrt"), ("threshold", "gsnoop"),
+    ("gsnoop", "kick"), ("gsnoop", "wmecn"), ("gsnoop", "wmecn_lrt"),
+}
+
+
+def test_the_matrix_has_every_scheme_of_the_issue_on_every_environment():
+    assert {s.label for s in matrix.SCHEMES} == ISSUE_SCHEMES
+    assert [e.name for e in matrix.ENVIRONMENTS] == ENVS
+    exp = matrix.make_experiment()
+    assert [c["env"] for c in exp.cells] == ENVS
+    # A row whose option this airtcp lacks is left out; every other is there.
+    listed = {s.name for s in exp.schemes}
+    assert listed == {s.name for s in matrix.SCHEMES if matrix.scheme_available(s)}
+    assert {"reno", "newreno", "sack", "kick", "wmecn", "snoop", "gsnoop", "arq", "dclor"} <= listed
+
+
+def test_cubic_rows_are_listed_once_cubic_exists_and_then_they_are_the_baseline():
+    cubic = matrix.option_available('{"cc": {"kind": "cubic"}, "variant": "sack"}')
+    names = {s.name for s in matrix.make_experiment().schemes}
+    assert ("cubic_sack" in names) == cubic
+    assert matrix.baseline() == ("cubic_sack" if cubic else "sack")
+    if not cubic:
+        assert "TEMPORARY" in matrix.baseline_label()
+    rack = matrix.option_available(
+        '{"cc": {"kind": "cubic"}, "loss_detection": "rack_tlp", "variant": "sack"}'
+    )
+    assert ("cubic_rack" in names) == rack
+
+
+def test_applicability_follows_what_each_mechanism_needs_and_says_why():
+    exp = matrix.make_experiment()
+    for env in ENVS:
+        for s in matrix.SCHEMES:
+            reason = matrix.not_applicable({"env": env}, s.name, exp.params)
+            if (env, s.name) in NOT_APPLICABLE:
+                assert reason and len(reason) > 40, (env, s.name)
+            else:
+                assert reason is None, (env, s.name, reason)
+    r = lambda env, s: matrix.not_applicable({"env": env}, s, exp.params)  # noqa: E731
+    assert "fading wireless uplink" in r("threshold", "kick") and "kick-aware" in r("threshold", "kick")
+    assert "multi-level ECN" in r("gsnoop", "wmecn")
+    assert "ends at the TCP receiver" in r("wmecn", "gsnoop")
+    assert "sender itself" in r("kick", "snoop")
+    # A not-applicable pair is never run, and asking for its scenario says why.
+    jobs = {(exp.cells[j.cell_index]["env"], j.scheme) for j in plan(exp, 1).jobs}
+    assert not jobs & NOT_APPLICABLE
+    with pytest.raises(ValueError, match="kick does not apply to gsnoop: Kick needs"):
+        matrix.scenario({"env": "gsnoop"}, "kick", exp.params)
+
+
+def test_environments_are_built_by_their_reproductions():
+    exp = matrix.make_experiment()
+    p = exp.params
+    # The document's plain TCP is its reproduction's scenario unchanged ...
+    kc = {"fading": p["kick_fading"], "size_kb": p["kick_size_kb"]}
+    assert matrix.scenario({"env": "kick"}, "kick", p) == kick.scenario(kc, "kick", kick.EXPERIMENT.params)
+    assert matrix.scenario({"env": "dclor"}, "eifel", p) == dclor.scenario(
+        dclor.CELL, "eifel", {**dclor.EXPERIMENT.params, "scale": p["dclor_scale"]}
+    )
+    # ... and another scheme changes only the fields that make it.
+    tc = {"case": "long", "flows": 1, "ber": p["threshold_ber"]}
+    base = threshold.scenario(tc, "off", threshold.EXPERIMENT.params)
+    sc = matrix.scenario({"env": "threshold"}, "sack", p)
+    tcp, tcp0 = sc["flow"][0]["tcp"], base["flow"][0]["tcp"]
+    assert tcp["variant"] == "sack" and tcp0["variant"] == "reno"
+    assert "reno_one_fast_retransmit_per_window" not in tcp  # an ns-2 Reno rule
+    same = {k: v for k, v in tcp0.items() if k not in ("variant", "reno_one_fast_retransmit_per_window")}
+    assert {k: tcp[k] for k in same} == same
+    assert sc["link"] == base["link"]
+    # Link-layer ARQ: arq before each wireless hop, dda after it.
+    arq = matrix.scenario({"env": "wmecn"}, "arq", p)
+    agents = {n["name"]: [a["kind"] for a in n["agents"]] for n in arq["node"]}
+    assert agents["R2"] == ["arq"] * p["wmecn_n"] and agents["D1"] == ["dda"]
+
+
+def test_same_seed_same_channel_draws_for_every_scheme():
+    # Common random numbers: in WMECN's environment the on/off UDP source
+    # draws from its own stream, so run i sends the same datagrams whatever
+    # the TCP scheme; another seed sends others.
+    exp = matrix.make_experiment()
+    cell = {"env": "wmecn"}
+
+    def udp_sent(scheme, seed):
+        f = airtcp.run(load_scenario(exp, cell, scheme), seed=seed).flows
+        return int(f[f.name == "udp1"].segments_sent.iloc[0])
+
+    schemes = [s.name for s in exp.schemes if exp.applicable(cell, s.name)]
+    assert len({udp_sent(s, 1) for s in schemes}) == 1
+    assert udp_sent("reno", 2) != udp_sent("reno", 1)
+    seeds = {}
+    for j in plan(exp, 3).jobs:
+        seeds.setdefault((j.cell_index, j.run), set()).add(j.seed)
+    assert all(len(s) == 1 for s in seeds.values())
+
+
+def _tiny(out, **kw):
+    # The two cheapest environments, 3 runs: a second or two of simulation.
+    exp = matrix.make_experiment().with_cells([{"env": "kick"}, {"env": "threshold"}])
+    return reproduce(exp, runs=3, out=out, progress=False, **kw)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("matrix") / "a"
+    return _tiny(out, workers=2), out
+
+
+def test_tiny_run_writes_the_matrix_normalised_to_the_baseline(tiny):
+    rep, out = tiny
+    df = pd.read_parquet(out / "matrix.parquet")
+    csv = pd.read_csv(out / "matrix.csv").fillna({"reason": ""})
+    pd.testing.assert_frame_equal(csv, df, check_dtype=False, rtol=1e-12)
+    exp = rep.experiment
+    assert len(df) == 2 * len(exp.schemes)
+    base = df[df.scheme == matrix.baseline()]
+    # The baseline row is itself: exactly 1.
+    assert (base.goodput_norm == 1.0).all() and (base.verdict == "baseline").all()
+    # Not-applicable cells carry their reason and have no runs.
+    na = df[~df.applicable]
+    assert set(zip(na.environment, na.scheme)) == {
+        (e, s) for e, s in NOT_APPLICABLE if e in ("kick", "threshold") and s in set(df.scheme)
+    }
+    assert (na.reason.str.len() > 40).all() and (na.verdict == "not applicable").all() and na.goodput_norm.isna().all()
+    ran = set(zip(rep.runs.env, rep.runs.scheme))
+    assert not ran & set(zip(na.environment, na.scheme))
+    ok = df[df.applicable]
+    assert (ok.runs == 3).all() and ok.goodput_norm.notna().all()
+    assert set(ok.verdict) <= {"better", "worse", "undecided", "baseline"}
+    # A verdict follows its interval.
+    for _, r in ok[ok.verdict == "better"].iterrows():
+        assert r.norm_ci_low > 1
+    for _, r in ok[ok.verdict == "worse"].iterrows():
+        assert r.norm_ci_high < 1
+    # The document's metric is kept: Kick's response time, the threshold paper's goodput.
+    assert set(df.metric) == {"response_s", "goodput_kbps"}
+    assert (out / "matrix_heatmap.png").stat().st_size > 5000
+    report = (out / "report.md").read_text()
+    assert "## Findings per environment" in report and "Not applicable, and why" in report
+    assert "Kick needs a fading wireless uplink" in report
+    assert "| Kick |" in (out / "matrix.md").read_text()
+    assert "goodput /" in rep.tables_text() and "n/a" in rep.tables_text()
+
+
+def test_same_seed_same_table(tiny, tmp_path):
+    a, out = tiny
+    b = _tiny(tmp_path / "b", workers=1)
+    fa = pd.read_csv(out / "matrix.csv")
+    fb = pd.read_csv(tmp_path / "b" / "matrix.csv")
+    pd.testing.assert_frame_equal(fa, fb)
+    assert a.runs.drop(columns="wall_s").equals(b.runs.drop(columns="wall_s"))
+
+
+def test_cli_matrix_on_a_local_dask_cluster(tmp_path):
+    r = run_cli(
+        "reproduce", "matrix", "--runs", "1", "--out", tmp_path, "--dask", "local", "--workers", "2",
+        "--set", "dclor_scale=0.01", timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "goodput / " in r.stdout and "matrix_heatmap.png" in r.stdout
+    df = pd.read_csv(tmp_path / "matrix.csv")
+    exp = matrix.make_experiment()
+    assert len(df) == len(ENVS) * len(exp.schemes)
+    assert df[df.applicable].runs.eq(1).all()
+    assert "on a Dask LocalCluster of 2 workers" in (tmp_path / "report.md").read_text()
+    assert not math.isnan(df[df.scheme == matrix.baseline()].goodput_norm.iloc[0])
