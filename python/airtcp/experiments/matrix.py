@@ -612,7 +612,7 @@ def _num(x: float, digits: int = 3) -> str:
 
 
 def _pct(x: float) -> str:
-    return "-" if math.isnan(x) else f"{(x - 1) * 100:+.0f}%"
+    return "-" if math.isnan(x) else f"{(x - 1) * 100:+.1f}%"
 
 
 def markdown_table(df) -> str:
