@@ -456,7 +456,7 @@ def _set_scheme_tcp(tcp: dict, fields: Mapping[str, Any]) -> None:
         tcp.pop(k, None)
     tcp.update(copy.deepcopy(dict(fields)))
     if tcp.get("variant") != "reno":
-        # ns-2's Reno rule (bug_fix_); the loader takes it for Reno only.
+        # ns-2's Reno rule (bug_fix_): it acts on Reno only, so other variants go without it.
         tcp.pop("reno_one_fast_retransmit_per_window", None)
 
 
