@@ -40,10 +40,11 @@ def test_gsnoop_starts_with_ns2_2_1b7a_initial_window_of_one():
         text = airtcp.load(gsnoop.scenario(gsnoop.CELLS[0], scheme, exp.params)).text
         assert "initial_cwnd = 1" in text, scheme
         assert "reno_one_fast_retransmit_per_window = true" in text, scheme  # Agent/TCP bugFix_ true
+        assert 'rtt_tick_phase = "random"' in text, scheme  # TcpAgent::reset: boot_time_ uniform in [0, tcpTick_)
     off = {**exp.params, "reno_one_fast_retransmit_per_window": False}
     text = airtcp.load(gsnoop.scenario(gsnoop.CELLS[0], "gsnoop25", off)).text
     assert "reno_one_fast_retransmit_per_window = false" in text
-    assert exp.version >= 4
+    assert exp.version >= 5
 
 
 def test_wmecn_metrics_report_udp_and_every_flow():
