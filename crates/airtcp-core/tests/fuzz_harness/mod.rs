@@ -97,10 +97,15 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
          ecn = {ecn}, initial_cwnd = {initial_cwnd}, rwnd = \"{rwnd}B\", mss = \"{MSS}B\", \
          min_rto = \"200ms\" }}\n"
     );
-    // Loading a scenario costs more than the exchange: keep each spec.
+    // Loading a scenario costs more than the exchange: keep each spec,
+    // up to a bound (the inputs can name tens of millions of distinct
+    // specs, so an unbounded cache grows as long as a campaign runs).
     let spec = SPECS.with(|specs| {
+        let mut specs = specs.borrow_mut();
+        if specs.len() >= MAX_CACHED_SPECS {
+            specs.clear();
+        }
         specs
-            .borrow_mut()
             .entry(text.clone())
             .or_insert_with(|| {
                 let sc =
@@ -121,6 +126,9 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
         size,
     )
 }
+
+/// How many loaded TCP specs the harness keeps (a few MB).
+const MAX_CACHED_SPECS: usize = 4096;
 
 thread_local! {
     static SPECS: std::cell::RefCell<std::collections::HashMap<String, TcpSpec>> =
