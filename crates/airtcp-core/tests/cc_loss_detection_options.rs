@@ -59,3 +59,35 @@ fn cubic_and_each_of_its_parameters_change_the_run() {
         );
     }
 }
+
+/// The same path with 3% loss: retransmissions are lost too, which RACK
+/// detects without a timeout (RFC 8985 §6.2) where RFC 6675's DupThresh
+/// waits for the RTO.
+fn run_lossier(tcp: &str) -> FlowResult {
+    let text = LOSSY
+        .replace("TCP", tcp)
+        .replace("per = 0.0002", "per = 0.03");
+    let sc = Scenario::from_toml_str(&text, "lossier.toml").unwrap_or_else(|e| panic!("{e}"));
+    sc.run(None).unwrap().flows.remove(0)
+}
+
+#[test]
+fn rack_tlp_is_selected_by_name_and_changes_the_run() {
+    let dupack = run_lossier("tcp = { variant = \"sack\", cc = \"cubic\" }");
+    let explicit =
+        run_lossier("tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"dupack\" }");
+    assert_eq!(
+        explicit.delivered_bytes, dupack.delivered_bytes,
+        "dupack is the default"
+    );
+    let rack =
+        run_lossier("tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }");
+    assert_eq!(rack.variant, "sack+rack_tlp/cubic");
+    assert_eq!(dupack.variant, "sack/cubic");
+    assert!(
+        rack.timeouts < dupack.timeouts,
+        "RACK-TLP {} timeouts, DupThresh {}",
+        rack.timeouts,
+        dupack.timeouts
+    );
+}

@@ -353,3 +353,34 @@ fn cubic_cc_by_name_or_table_with_checked_parameters() {
         check(&err_with(tcp, &bad), 20, field, words);
     }
 }
+
+/// `loss_detection = "rack_tlp"` needs SACK (RFC 8985 §4): a SACK variant
+/// or `sack = true`; anything else is one line naming the field.
+#[test]
+fn rack_tlp_needs_sack() {
+    let tcp = "tcp = { variant = \"newreno\", sack = true }";
+    for ok in [
+        "tcp = { variant = \"sack\", loss_detection = \"rack_tlp\" }",
+        "tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }",
+        "tcp = { variant = \"newreno\", sack = true, loss_detection = \"rack_tlp\" }",
+        "tcp = { variant = \"newreno\", loss_detection = \"dupack\" }",
+    ] {
+        Scenario::from_toml_str(&GOOD.replace(tcp, ok), "good.toml").unwrap();
+    }
+    for (bad, words) in [
+        (
+            "tcp = { variant = \"newreno\", loss_detection = \"rack_tlp\" }",
+            "needs SACK",
+        ),
+        (
+            "tcp = { variant = \"reno\", loss_detection = \"rack_tlp\" }",
+            "needs SACK",
+        ),
+        (
+            "tcp = { variant = \"sack\", loss_detection = \"rack\" }",
+            "unknown variant `rack`",
+        ),
+    ] {
+        check(&err_with(tcp, bad), 20, "flow[0].tcp.loss_detection", words);
+    }
+}

@@ -33,7 +33,8 @@ use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
 use crate::tcp::spec::{
-    CcChoice, ClassifierChoice, TcpSpec, TimeoutKind, Variant, UNBOUNDED_SSTHRESH_BYTES,
+    CcChoice, ClassifierChoice, LossDetector, TcpSpec, TimeoutKind, Variant,
+    UNBOUNDED_SSTHRESH_BYTES,
 };
 use crate::world::{Flow, Node, SeriesConfig, World};
 
@@ -1117,6 +1118,20 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "must be at most 500ms (RFC 5681 §4.2)",
         ));
     }
+    let loss_detection = match &t.loss_detection {
+        None => LossDetector::DupAck,
+        Some(s) => match s.get_ref() {
+            LossDetectionSpec::Dupack => LossDetector::DupAck,
+            LossDetectionSpec::RackTlp if sack || variant == Variant::Sack => LossDetector::RackTlp,
+            LossDetectionSpec::RackTlp => {
+                return Err(sc.error_at(
+                    Some(s.span()),
+                    format!("flow[{i}].tcp.loss_detection"),
+                    "\"rack_tlp\" needs SACK (RFC 8985 §4): set variant = \"sack\"",
+                ))
+            }
+        },
+    };
     let classifier = classifier_config(sc, t, i)?;
     let cc = cc_config(sc, t, i)?;
     let mecn =
@@ -1135,6 +1150,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         ));
     }
     Ok(TcpSpec {
+        loss_detection,
         variant,
         sack,
         mss: mss as u32,

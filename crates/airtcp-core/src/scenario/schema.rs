@@ -455,6 +455,16 @@ pub struct TcpFileSpec {
     /// Reno: at most one fast retransmit per window (ns-2's bug_fix_;
     /// default false).
     pub reno_one_fast_retransmit_per_window: Option<bool>,
+    /// How losses are detected: "dupack" (default: DupThresh, RFC 5681 /
+    /// RFC 6675) or "rack_tlp" (RFC 8985; needs SACK).
+    pub loss_detection: Option<Spanned<LossDetectionSpec>>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LossDetectionSpec {
+    Dupack,
+    RackTlp,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

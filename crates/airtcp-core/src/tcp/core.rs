@@ -643,6 +643,14 @@ impl SenderCore {
     /// and the current cwnd after a non-congestion loss (retransmit, do not
     /// reduce; ssthresh is left alone).
     pub fn begin_fast_retransmit(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> LossCause {
+        let cause = self.enter_loss_recovery(now_ns);
+        self.retransmit_first(now_ns, out);
+        cause
+    }
+
+    /// [`Self::begin_fast_retransmit`] without its retransmission (RACK,
+    /// RFC 8985: the segments RACK marked lost go out by NextSeg).
+    pub fn enter_loss_recovery(&mut self, now_ns: TimeNs) -> LossCause {
         let cwnd_before = self.w.cwnd;
         let cause = self.congestion_signal(now_ns, LossDetection::DuplicateAcks);
         self.recovery_cwnd = match cause {
@@ -662,7 +670,6 @@ impl SenderCore {
         if self.cfg.restart_rto_on_fast_retransmit {
             self.restart_rto_timer(now_ns);
         }
-        self.retransmit_first(now_ns, out);
         cause
     }
 
@@ -681,6 +688,24 @@ impl SenderCore {
             return;
         }
         self.retransmit_first(now_ns, out);
+    }
+
+    /// A loss repaired outside loss recovery (RFC 8985 §7.4.2: only the
+    /// tail loss probe's retransmission arrived): the window reduction of
+    /// a fast recovery, at once.
+    pub fn reduce_window_for_repaired_loss(&mut self, now_ns: TimeNs, flight: u64) {
+        self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
+        self.w.cwnd = self.w.ssthresh;
+        self.note_reduction(now_ns);
+        self.trace_window(now_ns);
+    }
+
+    /// Retransmit the scoreboard segment at index `i` without moving
+    /// HighRxt (a probe, outside the NextSeg order: RFC 8985 §7.3's tail
+    /// loss probe, RFC 6675's rescue retransmission).
+    pub fn retransmit_out_of_order(&mut self, i: usize, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        let rec = self.sb.mark_retransmitted(i, now_ns);
+        self.emit_retransmission(now_ns, rec.start, rec.len() as u32, out);
     }
 
     /// Retransmit the segment at snd_una.
@@ -891,8 +916,7 @@ impl SenderCore {
             {
                 if let Some(i) = self.sb.last_unsacked_segment() {
                     self.rescue_rxt = self.recover;
-                    let rec = self.sb.mark_retransmitted(i, now_ns);
-                    self.emit_retransmission(now_ns, rec.start, rec.len() as u32, out);
+                    self.retransmit_out_of_order(i, now_ns, out);
                     continue;
                 }
             }
@@ -926,6 +950,7 @@ impl SenderCore {
     /// and the cumulative ACK itself. Returns the newly acknowledged bytes.
     pub fn apply_ack(&mut self, now_ns: TimeNs, ack: &Packet, sample_rtt: bool) -> u64 {
         let ackno = ack.ack;
+        self.sb.begin_ack();
         if ackno > self.snd_max || ackno < self.snd_una {
             return 0;
         }

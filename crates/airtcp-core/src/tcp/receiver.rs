@@ -1,6 +1,7 @@
 //! The TCP data receiver, sans-I/O: cumulative ACKs, delayed ACKs (RFC 5681
 //! §4.2, RFC 1122 §4.2.3.2), immediate ACKs for out-of-order and
-//! gap-filling segments, SACK blocks (RFC 2018), timestamp echo (RFC 7323
+//! gap-filling segments, SACK blocks (RFC 2018) with optional D-SACK
+//! (RFC 2883), timestamp echo (RFC 7323
 //! §4.3), ECN echo (RFC 3168 §6.1.3) and multi-level ECN echo (WMECN
 //! paper §2.2, `crate::tcp::mecn`).
 
@@ -19,6 +20,9 @@ pub struct ReceiverConfig {
     /// so it stays constant).
     pub rwnd_bytes: u64,
     pub sack: bool,
+    /// RFC 2883 D-SACK: the first SACK block of the ACK a wholly duplicate
+    /// segment triggers reports that segment (with `sack`).
+    pub dsack: bool,
     pub timestamps: bool,
     pub ecn: bool,
     /// Multi-level ECN: each ACK echoes, in bits 8 and 9, the highest level
@@ -59,6 +63,8 @@ pub struct TcpReceiver {
     /// first (RFC 2018 §4 block order).
     recent: [u64; MAX_SACK_BLOCKS],
     recent_len: usize,
+    /// A duplicate segment to report in the next ACK's first block.
+    dsack_block: Option<SackBlock>,
     unacked_segments: u32,
     pub delack_deadline: Option<TimeNs>,
     /// RFC 7323 TS.Recent and Last.ACK.sent.
@@ -79,6 +85,7 @@ impl TcpReceiver {
             ooo: Vec::new(),
             recent: [0; MAX_SACK_BLOCKS],
             recent_len: 0,
+            dsack_block: None,
             unacked_segments: 0,
             delack_deadline: None,
             ts_recent: 0,
@@ -132,6 +139,7 @@ impl TcpReceiver {
         if end <= self.rcv_nxt {
             // Entirely old: a duplicate. ACK at once (RFC 9293 §3.10.7.4).
             self.stats.duplicate_bytes += pkt.payload_len as u64;
+            self.note_duplicate(start, end);
             self.send_ack(now_ns, out);
             return;
         }
@@ -146,6 +154,9 @@ impl TcpReceiver {
                 self.ack_in_order(now_ns, pkt, out);
             }
         } else {
+            if self.ooo.iter().any(|&(s, e)| s <= start && end <= e) {
+                self.note_duplicate(start, end);
+            }
             self.insert_out_of_order(start, end);
             // RFC 5681 §4.2: an out-of-order segment is ACKed at once.
             self.send_ack(now_ns, out);
@@ -228,7 +239,16 @@ impl TcpReceiver {
         self.recent_len = n;
     }
 
-    /// SACK blocks for the next ACK, most recent first (RFC 2018 §4).
+    /// RFC 2883 §4: report [start, end), which arrived before, in the next
+    /// ACK's first block.
+    fn note_duplicate(&mut self, start: u64, end: u64) {
+        if self.cfg.dsack && self.cfg.sack {
+            self.dsack_block = Some(SackBlock { start, end });
+        }
+    }
+
+    /// SACK blocks for the next ACK: a D-SACK block first (RFC 2883 §4),
+    /// then most recent first (RFC 2018 §4).
     fn sack_blocks(&self, blocks: &mut [SackBlock; MAX_SACK_BLOCKS]) -> u8 {
         let max = if self.cfg.timestamps {
             3
@@ -236,12 +256,19 @@ impl TcpReceiver {
             MAX_SACK_BLOCKS
         };
         let mut n = 0;
+        if let Some(d) = self.dsack_block {
+            blocks[0] = d;
+            n = 1;
+        }
         for &r in &self.recent[..self.recent_len] {
             if n == max {
                 break;
             }
             if let Some(&(s, e)) = self.ooo.iter().find(|&&(s, e)| r >= s && r < e) {
-                if !blocks[..n].iter().any(|b| b.start == s) {
+                if !blocks[self.dsack_block.is_some() as usize..n]
+                    .iter()
+                    .any(|b| b.start == s)
+                {
                     blocks[n] = SackBlock { start: s, end: e };
                     n += 1;
                 }
@@ -285,6 +312,7 @@ impl TcpReceiver {
             self.stats.duplicate_acks += 1;
         }
         self.last_ack_sent = self.rcv_nxt;
+        self.dsack_block = None;
         self.mecn_level = MecnLevel::NotCapable;
         self.unacked_segments = 0;
         self.delack_deadline = None;
@@ -318,6 +346,7 @@ mod tests {
             dst: 0,
             rwnd_bytes: 1 << 20,
             sack,
+            dsack: false,
             timestamps: false,
             ecn: true,
             mecn: false,

@@ -17,6 +17,10 @@ pub struct SegmentRecord {
     pub lost: bool,
     /// Retransmitted at least once.
     pub retransmitted: bool,
+    /// RACK (RFC 8985 §6.2 step 5) deemed the latest transmission lost:
+    /// retransmit it whatever HighRxt (a lost retransmission included), and
+    /// count no retransmission of it in pipe until it is sent again.
+    pub rack_lost: bool,
     pub transmissions: u32,
     pub last_sent_ns: TimeNs,
 }
@@ -37,6 +41,14 @@ pub struct Scoreboard {
     /// Highest sequence number covered by any SACK block seen (end, exclusive).
     pub highest_sacked_end: u64,
     sacked_bytes: u64,
+    /// RACK.segs_sacked (RFC 8985 §5.2): segments SACKed and not yet
+    /// cumulatively acknowledged.
+    sacked_segments: u32,
+    /// Keep `delivered` (RACK, RFC 8985 §6.2 steps 2-3); off otherwise.
+    pub track_delivered: bool,
+    /// The segments the ACK being processed SACKed or cumulatively
+    /// acknowledged for the first time (cleared by `begin_ack`).
+    delivered: Vec<SegmentRecord>,
 }
 
 /// What a cumulative ACK removed from the scoreboard.
@@ -60,6 +72,25 @@ impl Scoreboard {
         self.segs.clear();
         self.highest_sacked_end = 0;
         self.sacked_bytes = 0;
+        self.sacked_segments = 0;
+        self.delivered.clear();
+    }
+
+    /// An ACK is about to be applied: forget the last one's deliveries.
+    pub fn begin_ack(&mut self) {
+        self.delivered.clear();
+    }
+
+    /// Whole segments the current ACK delivered (SACKed or cumulatively
+    /// acknowledged for the first time), as they were before it; only
+    /// kept when `track_delivered` is set.
+    pub fn delivered(&self) -> &[SegmentRecord] {
+        &self.delivered
+    }
+
+    /// RACK.segs_sacked.
+    pub fn sacked_segments(&self) -> u32 {
+        self.sacked_segments
     }
 
     pub fn len(&self) -> usize {
@@ -87,6 +118,7 @@ impl Scoreboard {
             sacked: false,
             lost: false,
             retransmitted: false,
+            rack_lost: false,
             transmissions: 1,
             last_sent_ns: now_ns,
         });
@@ -107,6 +139,7 @@ impl Scoreboard {
     pub fn mark_retransmitted(&mut self, i: usize, now_ns: TimeNs) -> SegmentRecord {
         let s = &mut self.segs[i];
         s.retransmitted = true;
+        s.rack_lost = false;
         s.transmissions += 1;
         s.last_sent_ns = now_ns;
         *s
@@ -122,6 +155,9 @@ impl Scoreboard {
                 sum.any_retransmitted |= front.retransmitted;
                 if front.sacked {
                     self.sacked_bytes -= front.len();
+                    self.sacked_segments -= 1;
+                } else if self.track_delivered {
+                    self.delivered.push(*front);
                 }
                 self.segs.pop_front();
             } else {
@@ -155,8 +191,12 @@ impl Scoreboard {
                     break;
                 }
                 if !s.sacked && s.start >= b.start && s.end <= b.end {
+                    if self.track_delivered {
+                        self.delivered.push(*s);
+                    }
                     s.sacked = true;
                     newly += s.len();
+                    self.sacked_segments += 1;
                 }
             }
             if b.end > self.highest_sacked_end {
@@ -204,7 +244,15 @@ impl Scoreboard {
     pub fn clear_loss_marks(&mut self) {
         for s in self.segs.iter_mut() {
             s.lost = false;
+            s.rack_lost = false;
         }
+    }
+
+    /// RACK marks the segment at index `i` lost (RFC 8985 §6.2 step 5).
+    pub fn mark_rack_lost(&mut self, i: usize) {
+        let s = &mut self.segs[i];
+        s.lost = true;
+        s.rack_lost = true;
     }
 
     /// RFC 2018 §8 allows the receiver to renege: forget all SACK state.
@@ -213,12 +261,14 @@ impl Scoreboard {
             s.sacked = false;
         }
         self.sacked_bytes = 0;
+        self.sacked_segments = 0;
         self.highest_sacked_end = 0;
     }
 
     /// RFC 6675 §4 SetPipe: bytes believed in flight. An unSACKed segment
     /// counts once unless it is deemed lost, and once more if it was
-    /// retransmitted at or below HighRxt.
+    /// retransmitted at or below HighRxt (unless RACK found that
+    /// retransmission lost).
     pub fn pipe(&self, high_rxt: u64) -> u64 {
         let mut pipe = 0;
         for s in &self.segs {
@@ -228,7 +278,7 @@ impl Scoreboard {
             if !s.lost {
                 pipe += s.len();
             }
-            if s.retransmitted && s.start < high_rxt {
+            if s.retransmitted && s.start < high_rxt && !s.rack_lost {
                 pipe += s.len();
             }
         }
@@ -236,10 +286,14 @@ impl Scoreboard {
     }
 
     /// RFC 6675 §4 NextSeg rule (1): the first unSACKed segment at or above
-    /// HighRxt that is lost and lies below the highest SACKed sequence.
+    /// HighRxt that is lost and lies below the highest SACKed sequence; or
+    /// one RACK deemed lost (RFC 8985: its time-based marks need no SACK
+    /// above the segment, and a lost retransmission is sent again).
     pub fn next_lost_segment(&self, high_rxt: u64) -> Option<usize> {
         self.segs.iter().position(|s| {
-            s.start >= high_rxt && !s.sacked && s.lost && s.start < self.highest_sacked_end
+            !s.sacked
+                && (s.rack_lost
+                    || (s.start >= high_rxt && s.lost && s.start < self.highest_sacked_end))
         })
     }
 
@@ -249,7 +303,7 @@ impl Scoreboard {
     pub fn next_lost_segment_any(&self, high_rxt: u64) -> Option<usize> {
         self.segs
             .iter()
-            .position(|s| s.start >= high_rxt && !s.sacked && s.lost)
+            .position(|s| !s.sacked && (s.rack_lost || (s.start >= high_rxt && s.lost)))
     }
 
     /// RFC 6675 §4 NextSeg rule (4): the segment holding the highest

@@ -40,7 +40,9 @@ impl TcpSender {
         hook: Option<Box<dyn SenderHook>>,
     ) -> Self {
         let sack_enabled = recovery.uses_sack_scoreboard();
-        let core = SenderCore::new(cfg, cc, classifier, sack_enabled);
+        let mut core = SenderCore::new(cfg, cc, classifier, sack_enabled);
+        let mut recovery = recovery;
+        recovery.attach(&mut core);
         Self {
             core,
             recovery,
@@ -72,11 +74,14 @@ impl TcpSender {
 
     /// Earliest time the sender needs [`Self::on_timer`].
     pub fn next_deadline(&self) -> Option<TimeNs> {
-        let hook = self.hook.as_ref().and_then(|h| h.deadline());
-        match (self.core.rto_deadline, hook) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [
+            self.core.rto_deadline,
+            self.hook.as_ref().and_then(|h| h.deadline()),
+            self.recovery.deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Fire whatever timers are due. Returns the sequence number the RTO
@@ -84,6 +89,12 @@ impl TcpSender {
     pub fn on_timer(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> Option<u64> {
         let mut expired = None;
         self.with_hook_notification(now_ns, |s| {
+            // The recovery strategy's timer first: a tail loss probe due
+            // with the RTO goes out instead of it (RFC 8985 §7.2 caps the
+            // PTO at the RTO's expiry; the probe restarts the RTO).
+            if s.recovery.deadline().is_some_and(|d| d <= now_ns) {
+                s.recovery.on_timer(&mut s.core, now_ns, out);
+            }
             if s.core.rto_deadline.is_some_and(|d| d <= now_ns) {
                 s.core.rto_deadline = None;
                 if s.core.state == ConnState::SynSent {
@@ -119,6 +130,7 @@ impl TcpSender {
         self.core.account_cwnd(now_ns);
         let before = self.core.rto_generation;
         f(self);
+        self.recovery.after_event(&mut self.core, now_ns);
         if self.core.rto_generation != before {
             let deadline = self.core.rto_deadline;
             if let Some(h) = self.hook.as_mut() {
@@ -195,6 +207,8 @@ impl TcpSender {
             self.recovery.on_duplicate_ack(&mut self.core, now_ns, out);
             self.core.limited_transmit(now_ns, out);
         }
+        self.recovery
+            .after_ack(&mut self.core, ack, acked, now_ns, out);
         self.timeout.after_ack(&mut self.core, ack, acked, now_ns);
         self.core.send_pending(now_ns, out);
     }

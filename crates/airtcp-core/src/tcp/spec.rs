@@ -12,7 +12,8 @@ use crate::tcp::classify::{
 use crate::tcp::kick::{KickConfig, KickTimer};
 use crate::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use crate::tcp::recovery::{
-    LossRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
+    LossRecovery, NewRenoRecovery, RackTlpConfig, RackTlpRecovery, RenoRecovery, SackRecovery,
+    TahoeRecovery,
 };
 use crate::tcp::rto::{DclorTimeout, EifelTimeout, FrtoTimeout, StandardTimeout, TimeoutResponse};
 
@@ -73,6 +74,16 @@ pub enum CcChoice {
     Cubic(CubicConfig),
 }
 
+/// How a SACK sender detects losses (`tcp.loss_detection`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LossDetector {
+    /// DupThresh: RFC 5681 §3.2, RFC 6675 IsLost (`recovery/sack.rs`).
+    #[default]
+    DupAck,
+    /// RACK-TLP, RFC 8985 (`recovery/rack.rs`); SACK only.
+    RackTlp,
+}
+
 /// Why a loss happened: a classifier other than "always congestion".
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ClassifierChoice {
@@ -125,6 +136,8 @@ pub struct TcpSpec {
     /// Each connection's RTT tick clock gets a random phase in [0, tick)
     /// (ns-2's `boot_time_`, `TcpAgent::reset`); otherwise phase 0.
     pub rtt_tick_random_phase: bool,
+    /// How losses are detected (RACK-TLP with SACK only).
+    pub loss_detection: LossDetector,
 }
 
 impl TcpSpec {
@@ -146,6 +159,9 @@ impl TcpSpec {
         } else {
             self.variant.name().to_string()
         };
+        if self.loss_detection == LossDetector::RackTlp {
+            l.push_str("+rack_tlp");
+        }
         if self.cc != CcChoice::Reno {
             l.push('/');
             l.push_str(self.congestion_control().name());
@@ -165,6 +181,12 @@ impl TcpSpec {
     fn recovery(&self) -> Box<dyn LossRecovery> {
         match (self.variant, self.uses_sack()) {
             (Variant::Tahoe, _) => Box::new(TahoeRecovery),
+            (_, true) if self.loss_detection == LossDetector::RackTlp => {
+                Box::new(RackTlpRecovery::new(RackTlpConfig {
+                    // TLP.max_ack_delay: the receiver's delayed-ACK timer.
+                    max_ack_delay_ns: self.delack_timeout_ns.unwrap_or(0),
+                }))
+            }
             (_, true) => Box::new(SackRecovery),
             (Variant::Reno, false) => Box::new(RenoRecovery {
                 one_fast_retransmit_per_window: self.reno_one_fast_retransmit_per_window,
@@ -241,6 +263,10 @@ impl TcpSpec {
             dst: src,
             rwnd_bytes: self.rwnd_bytes,
             sack: self.uses_sack(),
+            // RFC 2883 D-SACK feeds RACK's reordering window (RFC 8985 §6.2
+            // step 4) and TLP (§7.4.1); other senders do not read it, and
+            // their receivers never sent it.
+            dsack: self.loss_detection == LossDetector::RackTlp,
             timestamps: self.timestamps,
             ecn: self.ecn,
             mecn: self.uses_mecn(),

@@ -13,7 +13,8 @@ use airtcp_core::tcp::classify::AlwaysCongestion;
 use airtcp_core::tcp::kick::KICK;
 use airtcp_core::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use airtcp_core::tcp::recovery::{
-    LossRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery,
+    LossRecovery, NewRenoRecovery, RackTlpConfig, RackTlpRecovery, RenoRecovery, SackRecovery,
+    TahoeRecovery,
 };
 use airtcp_core::tcp::rto::{StandardTimeout, TimeoutResponse};
 use airtcp_core::tcp::rtt::RtoConfig;
@@ -36,6 +37,8 @@ pub enum Recovery {
     RenoOncePerWindow,
     NewReno,
     Sack,
+    /// SACK recovery with RACK-TLP loss detection, TLP.max_ack_delay 200 ms.
+    RackTlp,
 }
 
 impl Recovery {
@@ -48,6 +51,9 @@ impl Recovery {
             }),
             Recovery::NewReno => Box::new(NewRenoRecovery::default()),
             Recovery::Sack => Box::new(SackRecovery),
+            Recovery::RackTlp => Box::new(RackTlpRecovery::new(RackTlpConfig {
+                max_ack_delay_ns: 200_000_000,
+            })),
         }
     }
 }
@@ -274,6 +280,7 @@ pub fn receiver(delack_ns: Option<TimeNs>, ecn: bool) -> TcpReceiver {
         dst: 0,
         rwnd_bytes: WND,
         sack: false,
+        dsack: false,
         timestamps: false,
         ecn,
         mecn: false,

@@ -1,8 +1,11 @@
 //! Loss recovery: *what* to send after duplicate ACKs signal a loss.
 //! One strategy per file: Tahoe (go-back-N), Reno (RFC 5681 §3.2), NewReno
-//! (RFC 6582) and SACK-based recovery (RFC 6675).
+//! (RFC 6582) and SACK-based recovery (RFC 6675), with the DupThresh loss
+//! detection each RFC has; `rack.rs` is SACK recovery with RACK-TLP's
+//! time-based loss detection and tail loss probe (RFC 8985) instead.
 
 pub mod newreno;
+pub mod rack;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
@@ -12,6 +15,7 @@ use crate::sim::TimeNs;
 use crate::tcp::core::SenderCore;
 
 pub use newreno::NewRenoRecovery;
+pub use rack::{RackState, RackTlpConfig, RackTlpRecovery};
 pub use reno::RenoRecovery;
 pub use sack::SackRecovery;
 pub use tahoe::TahoeRecovery;
@@ -55,6 +59,39 @@ pub trait LossRecovery: Send {
         out: &mut Vec<Packet>,
     ) -> NewAckOutcome;
 
-    /// The retransmission timer expired: drop any recovery state.
-    fn on_timeout(&mut self) {}
+    /// The retransmission timer expired: drop any recovery state. Called
+    /// after the timeout response marked what it deems lost.
+    fn on_timeout(&mut self, _core: &mut SenderCore, _now_ns: TimeNs, _out: &mut Vec<Packet>) {}
+
+    /// Called once when the sender is built.
+    fn attach(&mut self, _core: &mut SenderCore) {}
+
+    /// Called after `on_new_ack` / `on_duplicate_ack` for every acceptable
+    /// ACK of the standard path (`acked` new bytes), before sending.
+    fn after_ack(
+        &mut self,
+        _core: &mut SenderCore,
+        _ack: &Packet,
+        _acked: u64,
+        _now_ns: TimeNs,
+        _out: &mut Vec<Packet>,
+    ) {
+    }
+
+    /// Called at the end of every sender entry point (start, write, ACK,
+    /// timer), after sending.
+    fn after_event(&mut self, _core: &mut SenderCore, _now_ns: TimeNs) {}
+
+    /// A timer of the strategy's own (RACK's reordering timer, TLP's PTO).
+    fn deadline(&self) -> Option<TimeNs> {
+        None
+    }
+
+    /// RACK's state, for tests and diagnostics (None: no RACK).
+    fn rack_state(&self, _core: &SenderCore) -> Option<RackState> {
+        None
+    }
+
+    /// Its timer expired (`deadline() <= now_ns`).
+    fn on_timer(&mut self, _core: &mut SenderCore, _now_ns: TimeNs, _out: &mut Vec<Packet>) {}
 }

@@ -69,7 +69,7 @@ impl LossRecovery for NewRenoRecovery {
         }
     }
 
-    fn on_timeout(&mut self) {
+    fn on_timeout(&mut self, _core: &mut SenderCore, _now_ns: TimeNs, _out: &mut Vec<Packet>) {
         self.partial_acks = 0;
     }
 }

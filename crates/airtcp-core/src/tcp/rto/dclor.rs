@@ -152,9 +152,9 @@ impl TimeoutResponse for DclorTimeout {
         core.dupacks = 0;
         core.recover = Some(core.snd_max);
         core.recover_from_timeout = true;
-        recovery.on_timeout();
         core.sb.clear_sacks();
         core.sb.clear_loss_marks();
+        recovery.on_timeout(core, now_ns, out);
         core.snd_nxt = core.snd_max;
         core.trace_window(now_ns);
         core.restart_rto_timer(now_ns);

@@ -138,10 +138,17 @@ impl TimeoutResponse for FrtoTimeout {
         }
         self.response.save(core);
         self.recover = core.snd_max;
-        standard_timeout_actions(core, recovery, now_ns);
+        standard_timeout_actions(core, recovery, now_ns, out);
         core.restart_rto_timer(now_ns);
-        // Retransmit the first unacknowledged segment only.
-        core.retransmit_first(now_ns, out);
+        // Retransmit the first unacknowledged segment only (unless the
+        // recovery strategy's timeout step just did: RACK, RFC 8985 §6.3).
+        if !core
+            .sb
+            .get(0)
+            .is_some_and(|s| s.retransmitted && s.last_sent_ns == now_ns)
+        {
+            core.retransmit_first(now_ns, out);
+        }
         let retransmitted_end = core.sb.get(0).map_or(core.snd_una, |s| s.end);
         core.snd_nxt = retransmitted_end;
         self.step = Step::First { retransmitted_end };

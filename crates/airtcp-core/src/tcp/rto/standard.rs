@@ -43,7 +43,7 @@ pub fn standard_timeout(
     now_ns: TimeNs,
     out: &mut Vec<Packet>,
 ) {
-    let cause = standard_timeout_actions(core, recovery, now_ns);
+    let cause = standard_timeout_actions(core, recovery, now_ns, out);
     core.restart_rto_timer(now_ns);
     if cause == LossCause::NonCongestion {
         core.retransmit_first(now_ns, out);
@@ -63,6 +63,7 @@ pub fn standard_timeout_actions(
     core: &mut SenderCore,
     recovery: &mut dyn LossRecovery,
     now_ns: TimeNs,
+    out: &mut Vec<Packet>,
 ) -> LossCause {
     core.record_timeout(now_ns);
     let first_expiry = core.rtt.backoff_count() == 0;
@@ -74,7 +75,6 @@ pub fn standard_timeout_actions(
     core.rtt.back_off();
     core.forget_timed_segment();
     core.dupacks = 0;
-    recovery.on_timeout();
     core.recover = Some(core.snd_max);
     core.recover_from_timeout = true;
     if cause == LossCause::NonCongestion {
@@ -84,6 +84,7 @@ pub fn standard_timeout_actions(
             core.in_recovery = false;
         }
         core.hole_repair_until = Some(core.snd_max);
+        recovery.on_timeout(core, now_ns, out);
         core.trace_window(now_ns);
         return cause;
     }
@@ -97,6 +98,7 @@ pub fn standard_timeout_actions(
         core.high_rxt = core.snd_una;
         core.sack_after_timeout = true;
     }
+    recovery.on_timeout(core, now_ns, out);
     core.snd_nxt = core.snd_una;
     core.trace_window(now_ns);
     cause
