@@ -76,6 +76,7 @@ PARAMS: dict[str, Any] = {
     "min_rto_s": 1.0,
     "clock_granularity_s": 0.01,
     "rtt_tick_s": 0.01,  # RTT measured in whole tcpTick_ ticks (None: exact)
+    "rtt_tick_phase": "zero",  # "random": ns-2's boot_time_ per connection (not yet adopted, see the docs)
     "max_backoff": None,  # rfc2988_ true: the multiplier doubles past 64 while the RTO is below maxrto_
     "restart_rto_on_fast_retransmit": True,  # RenoTcpAgent::dupack_action: reset_rtx_timer(1,0)
     "ecn_capable_retransmissions": True,  # TcpAgent::output sets ECT on every data packet when ecn_ is on
@@ -624,7 +625,9 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "2004/10/14); tcpTick_ 0.01 ('default changed on 2002/03/07'), which is also the tick RTT samples are "
             "counted in (TcpAgent::rtt_update without timestamps); rfc2988_ true (2002/03/07), under which "
             "TcpAgent::rtt_backoff keeps doubling past 64 while the RTO is below maxrto_ (100000 s), so no cap; Reno "
-            "restarts the timer at a fast retransmit (RenoTcpAgent::dupack_action, reset_rtx_timer). Versions 1-4 of "
+            "restarts the timer at a fast retransmit (RenoTcpAgent::dupack_action, reset_rtx_timer). ns-2 also gave "
+            "each connection's tick clock a random phase (boot_time_, TcpAgent::reset); version 5 keeps phase zero "
+            "(`--set rtt_tick_phase=random` for ns-2's; docs/reproductions/wmecn.md). Versions 1-4 of "
             "this reproduction used 0.2 s / 0.1 s (the 2001 values of the other reproductions), exact RTTs and a "
             "running timer while saying they followed ns-2: issue 11 W4.",
         ),
