@@ -160,6 +160,14 @@ def test_tiny_run_writes_the_matrix_normalised_to_the_baseline(tiny):
         assert r.norm_ci_low > 1
     for _, r in ok[ok.verdict == "worse"].iterrows():
         assert r.norm_ci_high < 1
+    # The document's metric, judged by its paired difference from the
+    # baseline, in its own direction (a response time is better lower).
+    assert (base.metric_diff == 0).all() and (base.metric_verdict == "baseline").all()
+    for _, r in ok[ok.metric_verdict.isin(["better", "worse"])].iterrows():
+        lower = r.metric == "response_s"
+        below = r.metric_diff_ci_high < 0
+        assert below or r.metric_diff_ci_low > 0
+        assert (r.metric_verdict == "better") == (below == lower)
     # The document's metric is kept: Kick's response time, the threshold paper's goodput.
     assert set(df.metric) == {"response_s", "goodput_kbps"}
     assert (out / "matrix_heatmap.png").stat().st_size > 5000
