@@ -31,10 +31,13 @@ fn example(name: &str) -> Scenario {
     Scenario::from_path(format!("{path}{name}")).unwrap()
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("airtcp-observe-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory for a test's capture files, removed when dropped (a
+/// run of every capture point writes ~130 MB).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("airtcp-observe-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Every link direction and node captured, every packet traced.
@@ -52,8 +55,9 @@ fn observe_everything(sc: &Scenario, name: &str) -> (airtcp_core::metrics::RunRe
     }
     let plan = sc.observe_plan(&w, &req).unwrap();
     let sink = Shared::default();
+    let dir = temp_dir(name);
     let obs = plan
-        .open(&temp_dir(name), "", Some(Box::new(sink.clone())))
+        .open(dir.path(), "", Some(Box::new(sink.clone())))
         .unwrap();
     w.set_observers(obs);
     let r = w.run(|_| true);
@@ -94,8 +98,9 @@ fn trace_follows_every_packet() {
     };
     let sink = Shared::default();
     let plan = sc.observe_plan(&w, &req).unwrap();
+    let dir = temp_dir("trace");
     w.set_observers(
-        plan.open(&temp_dir("trace"), "", Some(Box::new(sink.clone())))
+        plan.open(dir.path(), "", Some(Box::new(sink.clone())))
             .unwrap(),
     );
     let r = w.run(|_| true);
