@@ -1,0 +1,106 @@
+//! The `airtcp bench` dumbbells without Python, for counting what an event
+//! costs under valgrind (load-independent): instructions, and misses of a
+//! simulated cache shaped like the project machine's (48 KiB L1d, 32 MiB
+//! last level):
+//!
+//! ```sh
+//! cargo build --release --example event_cost
+//! valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 \
+//!     --D1=49152,12,64 --LL=33554432,16,64 --collect-atstart=no \
+//!     --toggle-collect='event_cost::simulate' \
+//!     target/release/examples/event_cost 10000 10
+//! ```
+//!
+//! Divide the totals (`callgrind_annotate`) by the events printed. Run
+//! natively, it also prints wall and on-CPU ns per event.
+//!
+//! Arguments: flows (default 10), simulated seconds (default 10). The
+//! scenario is `python/airtcp/bench.py`'s `compact_dumbbell`: n senders ->
+//! R1 -> R2 (100 Mb/s, gentle RED) -> n receivers, 100 Mb/s access links
+//! with 1 ms delay, one bulk NewReno flow per pair, starts staggered over the
+//! first second. Only `simulate` (the event loop and the collection of
+//! results) is the part `airtcp bench` times as "wall s".
+use airtcp_core::metrics::RunResult;
+use airtcp_core::scenario::Scenario;
+use airtcp_core::world::World;
+
+fn compact_dumbbell(n: usize, seconds: f64) -> String {
+    let step_us = 1_000_000 / n.max(1);
+    format!(
+        r#"[simulation]
+duration = "{seconds}s"
+seed = 1
+
+[[link]]
+count = {n}
+a = "s{{i}}"
+b = "R1"
+rate = "100Mbps"
+delay = "1ms"
+
+[[link]]
+a = "R1"
+b = "R2"
+rate = "100Mbps"
+delay = "10ms"
+queue = {{ kind = "red", limit = "312pkt", min_th = 31, max_th = 104, max_p = 0.1, gentle = true, ecn = false }}
+
+[[link]]
+count = {n}
+a = "R2"
+b = "d{{i}}"
+rate = "100Mbps"
+delay = "1ms"
+
+[[flow]]
+count = {n}
+name = "f{{i}}"
+from = "s{{i}}"
+to = "d{{i}}"
+stagger = "{step_us}us"
+tcp = {{ variant = "newreno" }}
+app = {{ kind = "bulk" }}
+"#
+    )
+}
+
+/// Time this thread has spent on a CPU (Linux `/proc/self/schedstat`;
+/// 0 elsewhere): on a loaded machine, less inflated than wall time by
+/// waiting for a CPU, though still by other processes evicting caches.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[inline(never)]
+fn simulate(world: &mut World) -> RunResult {
+    world.run(|_| true)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flows: usize = args.get(1).map_or(10, |s| s.parse().expect("flows"));
+    let seconds: f64 = args.get(2).map_or(10.0, |s| s.parse().expect("seconds"));
+    let sc =
+        Scenario::from_toml_str(&compact_dumbbell(flows, seconds), "event_cost").expect("scenario");
+    let mut world = sc.build(None).expect("world");
+    let (t, cpu0) = (std::time::Instant::now(), cpu_ns());
+    let r = simulate(&mut world);
+    let (wall_s, cpu_s) = (t.elapsed().as_secs_f64(), (cpu_ns() - cpu0) as f64 / 1e9);
+    // A digest of the whole result (Debug prints floats exactly), to check
+    // that a change to the engine leaves results bit for bit the same.
+    let digest = format!("{r:?}")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    println!(
+        "{flows} flows, {seconds} s: {} events, {} packet-hops, {:.0} ns/event (wall), {:.0} ns/event (on CPU), result digest {digest:016x}",
+        r.events,
+        r.packet_hops,
+        wall_s * 1e9 / r.events as f64,
+        cpu_s * 1e9 / r.events as f64
+    );
+}
