@@ -126,7 +126,8 @@ pub struct World {
     /// origin gets this value instead. Other TTLs (a kick segment's 1)
     /// are the sender's choice and kept.
     pub initial_ttl: u8,
-    /// Per link (not direction): STIS per-connection stalling, if any.
+    /// Per link (not direction): STIS per-connection stalling, if any
+    /// (empty if no link stalls).
     pub stalls: Vec<Option<StallProcess>>,
     events: EventQueue,
     primed: bool,
