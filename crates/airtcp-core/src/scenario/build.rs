@@ -157,7 +157,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             let qrng = RandomStream::new(seed, &format!("queue:{name}"));
             let mut link = LinkDir::new(name, from, to, rate, delay, queue, channel, qrng);
             if qspec.is_some_and(|q| q.get_ref().kind == QueueKind::PerFlow) {
-                link.per_flow = Some(PerFlowService::new(link.queue.limit()));
+                link.per_flow = Some(Box::new(PerFlowService::new(link.queue.limit())));
             }
             links.push(link);
         }

@@ -67,8 +67,10 @@ pub enum ChannelModel {
 }
 
 /// A link direction's channel: a model, the packets it applies to, and its
-/// own random stream.
+/// own random stream. `repr(C)`: the model (a perfect channel is decided
+/// by its tag alone) comes first.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Channel {
     pub model: ChannelModel,
     pub applies_to: PacketFilter,
