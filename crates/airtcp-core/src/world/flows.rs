@@ -21,11 +21,14 @@ use crate::tcp::spec::TcpSpec;
 pub struct TcpFlow {
     pub spec: TcpSpec,
     pub app: TcpApp,
-    pub sender: Option<TcpSender>,
-    pub receiver: Option<TcpReceiver>,
+    /// The current connection's endpoints, boxed: closing a connection
+    /// (at the end of every run, for every flow) moves a pointer rather
+    /// than copying a kilobyte, and the flow's own record stays small.
+    pub sender: Option<Box<TcpSender>>,
+    pub receiver: Option<Box<TcpReceiver>>,
     /// The last closed connection, kept for inspection after the run.
-    pub finished_sender: Option<TcpSender>,
-    pub finished_receiver: Option<TcpReceiver>,
+    pub finished_sender: Option<Box<TcpSender>>,
+    pub finished_receiver: Option<Box<TcpReceiver>>,
     pub epoch: u32,
     pub(super) transfer_start_ns: TimeNs,
     pub(super) transfers_done: u64,
@@ -493,8 +496,8 @@ impl World {
                 t.epoch += 1;
                 t.lost_segments.clear();
                 let phase = t.next_tick_phase();
-                let mut sender = t.spec.build_sender(flow, t.epoch, src, dst, phase);
-                t.receiver = Some(t.spec.build_receiver(flow, t.epoch, src, dst));
+                let mut sender = Box::new(t.spec.build_sender(flow, t.epoch, src, dst, phase));
+                t.receiver = Some(Box::new(t.spec.build_receiver(flow, t.epoch, src, dst)));
                 t.transfer_start_ns = now;
                 let mut out = std::mem::take(&mut self.scratch);
                 sender.start(now, &mut out);

@@ -433,14 +433,14 @@ impl World {
     /// The sender of flow `fi`'s current connection (tests, diagnostics).
     pub fn tcp_sender(&self, fi: usize) -> Option<&TcpSender> {
         match &self.flows.get(fi)?.kind {
-            FlowKind::Tcp(t) => t.sender.as_ref().or(t.finished_sender.as_ref()),
+            FlowKind::Tcp(t) => t.sender.as_deref().or(t.finished_sender.as_deref()),
             _ => None,
         }
     }
 
     pub fn tcp_receiver(&self, fi: usize) -> Option<&TcpReceiver> {
         match &self.flows.get(fi)?.kind {
-            FlowKind::Tcp(t) => t.receiver.as_ref().or(t.finished_receiver.as_ref()),
+            FlowKind::Tcp(t) => t.receiver.as_deref().or(t.finished_receiver.as_deref()),
             _ => None,
         }
     }
