@@ -3,7 +3,7 @@
 //! transfers, loss ground truth for scoring classifiers) and UDP on/off
 //! sources.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::World;
 use crate::app::{OnOffConfig, TcpApp, TransferRecord};
@@ -45,7 +45,9 @@ pub struct TcpFlow {
     pub spurious_timeouts: u64,
     /// Latest death of each data segment of the current connection, by
     /// sequence number: (send time of the packet that died, cause).
-    pub(super) lost_segments: HashMap<u64, (TimeNs, DeathCause)>,
+    /// (FxHash: the keys are our own sequence numbers, and SipHash cost
+    /// more than the rest of recording a drop.)
+    pub(super) lost_segments: FxHashMap<u64, (TimeNs, DeathCause)>,
     /// Classifier confusion counts: [truth][verdict], truth = congestion,
     /// wireless, other; verdict = congestion, non-congestion.
     pub(super) confusion: [[u64; 2]; 3],
@@ -156,7 +158,7 @@ impl Flow {
                 closed_receiver: ReceiverStats::default(),
                 closed_hook_counters: Vec::new(),
                 spurious_timeouts: 0,
-                lost_segments: HashMap::new(),
+                lost_segments: FxHashMap::default(),
                 confusion: [[0; 2]; 3],
                 wireless_losses_halved: 0,
                 wireless_losses_halved_by_dupacks: 0,
