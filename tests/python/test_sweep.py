@@ -212,9 +212,11 @@ def test_dask_is_not_imported_by_airtcp_run_nor_by_a_sweep_on_threads(tmp_path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_then_kill_9_then_resume_stores_each_point_and_seed_once(tmp_path):
-    # 4 points x 8 seeds of 8 flows on a 50 Mb/s path, about 0.1 s a run:
-    # a few seconds on one thread, with a commit about every second.
-    fast = BASE.format(duration="30s").replace('"2Mbps"', '"50Mbps"').replace('"10Mbps"', '"100Mbps"')
+    # 4 points x 8 seeds of 8 flows on a 50 Mb/s path, about 0.3 s a run on
+    # a quiet machine: about 10 s on one thread, with a commit about every
+    # second, so each interruption below lands mid-sweep (with 30 s runs,
+    # 0.04 s each, the resumed sweep finished before its kill arrived).
+    fast = BASE.format(duration="200s").replace('"2Mbps"', '"50Mbps"').replace('"10Mbps"', '"100Mbps"')
     sweep_table = SWEEP.format(runs=8).replace("[0.01, 0.05]", "[0.0001, 0.001]")
     path = write(tmp_path, fast.replace("[[flow]]\n", "[[flow]]\ncount = 8\n") + sweep_table)
     out = tmp_path / "out"
