@@ -337,8 +337,7 @@ def write_result(res: Result, out: str, fmt: str) -> dict[str, str]:
 
 
 def cmd_sweep(args) -> int:
-    from .campaign.execute import DaskMissing, describe
-    from .campaign.store import StoreBusy, StoreError
+    from .campaign.execute import describe
     from .campaign.sweep import SUMMARY, default_out, status, sweep
 
     if args.status:
@@ -366,28 +365,21 @@ def cmd_sweep(args) -> int:
     command = " ".join(["airtcp sweep", args.file, *_command_line(args)])
     out = args.out or default_out(args.file)
     show = not args.quiet and sys.stderr.isatty()
-    try:
-        with _campaign_warnings():
-            res = sweep(
-                args.file,
-                runs=args.runs if seeds is None else None,
-                seeds=seeds,
-                out=out,
-                workers=args.workers,
-                dask=args.dask,
-                progress=show,
-            )
-    except StoreBusy as e:
-        print(f"airtcp: {e}", file=sys.stderr)
-        return EXIT_BUSY
-    except (StoreError, DaskMissing, OSError) as e:
-        print(f"airtcp: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        # Outside the runs (checking the points, writing the summary):
-        # whatever finished is stored all the same.
-        print(f"airtcp: interrupted; finished runs are stored in {out}.\n{_resume(command)}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    res, code = _campaign(
+        lambda: sweep(
+            args.file,
+            runs=args.runs if seeds is None else None,
+            seeds=seeds,
+            out=out,
+            workers=args.workers,
+            dask=args.dask,
+            progress=show,
+        ),
+        stored_in=out,
+        command=command,
+    )
+    if code is not None:
+        return code
     if res.interrupted:
         print(
             f"airtcp: interrupted; {res.finished} of {res.planned} runs are stored in {res.out}.\n{_resume(command)}",
@@ -407,6 +399,30 @@ def cmd_sweep(args) -> int:
 
 def _resume(command: str) -> str:
     return f"Run the same command again to resume: {command}"
+
+
+def _campaign(call, stored_in: str, command: str, usage_errors: tuple = ()):
+    """Run a sweep or a reproduction, ``call()``, with the campaign
+    warnings on one line; return ``(result, None)``, or ``(None, exit
+    code)`` once its error is printed: a directory another process writes
+    exits 1, a bad store, missing Dask or ``usage_errors`` exit 2, a Ctrl-C
+    outside the runs (planning, writing the summary) keeps what finished
+    and prints the resume hint."""
+    from .campaign.execute import DaskMissing
+    from .campaign.store import StoreBusy, StoreError
+
+    try:
+        with _campaign_warnings():
+            return call(), None
+    except StoreBusy as e:
+        print(f"airtcp: {e}", file=sys.stderr)
+        return None, EXIT_BUSY
+    except (StoreError, DaskMissing, OSError, *usage_errors) as e:
+        print(f"airtcp: {e}", file=sys.stderr)
+        return None, EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"airtcp: interrupted; finished runs are stored in {stored_in}.\n{_resume(command)}", file=sys.stderr)
+        return None, EXIT_INTERRUPTED
 
 
 @contextlib.contextmanager
@@ -485,29 +501,18 @@ def cmd_reproduce(args) -> int:
     command = " ".join(["airtcp reproduce", exp.name, *_command_line(args)])
     show = not args.quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
-    from .campaign.execute import DaskMissing
-    from .campaign.store import StoreBusy, StoreError
     from .experiments.runner import store_path
 
-    try:
-        with _campaign_warnings():
-            rep = reproduce(
-                exp, runs=args.runs, out=out, workers=args.workers, progress=show, command=command, dask=args.dask
-            )
-    except ValueError as e:  # a parameter the experiment rejects
-        print(f"airtcp: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except StoreBusy as e:
-        print(f"airtcp: {e}", file=sys.stderr)
-        return EXIT_BUSY
-    except (StoreError, DaskMissing, OSError) as e:
-        print(f"airtcp: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        # Outside the runs (planning, writing the report): whatever
-        # finished is stored all the same.
-        print(f"airtcp: interrupted; finished runs are stored in {store_path(out)}.\n{_resume(command)}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    rep, code = _campaign(
+        lambda: reproduce(
+            exp, runs=args.runs, out=out, workers=args.workers, progress=show, command=command, dask=args.dask
+        ),
+        stored_in=store_path(out),
+        command=command,
+        usage_errors=(ValueError,),  # a parameter the experiment rejects
+    )
+    if code is not None:
+        return code
     oc = rep.outcome
     if rep.interrupted:
         print(

@@ -483,26 +483,36 @@ def _claim_type2(n: Numbers, p) -> ClaimResult:
 HALVING_SCHEMES = (("wmecn", "WMECN"), ("wmecn_lrt", "WMECN+LRT"))
 
 
-def _claim_never_halved(n: Numbers, p) -> ClaimResult:
+def _never_halved(n: Numbers, metric: str, what: str, detail_metric: str, detail: str) -> ClaimResult:
+    """Claim 7 for each halving scheme: ``metric`` (wireless losses whose
+    cut halved cwnd) is never positive; ``detail_metric`` is reported beside."""
     vs, parts = [], []
     for s, lab in HALVING_SCHEMES:
-        v, text = _never(n, s, "wl_halved")
+        v, text = _never(n, s, metric)
         vs.append(v)
-        _, by_timeout = _never(n, s, "wl_halved_timeout")
-        parts.append(f"{lab}: wireless losses called congestion that halved cwnd, summed over cells: {text}; "
-                     f"of which detected by a timeout: {by_timeout}")
+        _, extra = _never(n, s, detail_metric)
+        parts.append(f"{lab}: {what}: {text}; {detail}: {extra}")
     return ClaimResult(_every(vs), "; ".join(parts))
+
+
+def _claim_never_halved(n: Numbers, p) -> ClaimResult:
+    return _never_halved(
+        n,
+        "wl_halved",
+        "wireless losses called congestion that halved cwnd, summed over cells",
+        "wl_halved_timeout",
+        "of which detected by a timeout",
+    )
 
 
 def _claim_never_halved_dupack(n: Numbers, p) -> ClaimResult:
-    vs, parts = [], []
-    for s, lab in HALVING_SCHEMES:
-        v, text = _never(n, s, "wl_halved_dupack")
-        vs.append(v)
-        _, blocked = _never(n, s, "wl_halvings_blocked")
-        parts.append(f"{lab}: duplicate-ACK wireless losses whose cut halved cwnd: {text}; halving cuts the "
-                     f"once-per-RTT rule skipped: {blocked}")
-    return ClaimResult(_every(vs), "; ".join(parts))
+    return _never_halved(
+        n,
+        "wl_halved_dupack",
+        "duplicate-ACK wireless losses whose cut halved cwnd",
+        "wl_halvings_blocked",
+        "halving cuts the once-per-RTT rule skipped",
+    )
 
 
 CLAIMS = [
