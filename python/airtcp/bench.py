@@ -2,9 +2,11 @@
 user feels: the whole ``airtcp run`` process, large topologies, many runs.
 
 Each scenario runs in a fresh process (multiprocessing "spawn") so that its
-peak resident memory is its own; "wall s" covers the simulation only,
-"setup s" loading and building the world (validation included), "total s"
-both and the conversion of results to Python. ``airtcp run FILE`` is timed
+peak resident memory is its own; "wall s" covers the event loop only (and
+"ns/event" divides it by the events), "collect s" the collection of the
+results at the end (a cost per flow, not per event), "setup s" loading and
+building the world (validation included), "total s" all of these and the
+conversion of results to Python. ``airtcp run FILE`` is timed
 as a whole process (start-up, imports, summary), and ``run_many`` on one
 and two threads.
 
@@ -159,6 +161,7 @@ class BenchRow:
     name: str
     sim_s: float
     wall_s: float
+    collect_s: float
     setup_s: float
     total_s: float
     events: int
@@ -196,6 +199,7 @@ def _child(text: str, name: str, conn) -> None:
         {
             "sim_s": d["duration_s"],
             "wall_s": d["run_wall_s"],
+            "collect_s": d["collect_wall_s"],
             "setup_s": load_s + d["setup_wall_s"],
             "total_s": total_s,
             "events": d["events"],
@@ -238,7 +242,7 @@ def format_table(rows: list[BenchRow]) -> str:
     from .api import _table
 
     return _table(
-        ["scenario", "simulated s", "wall s", "events/s", "ns/event", "packet-hops/s", "peak MiB", "setup s", "total s"],
+        ["scenario", "simulated s", "wall s", "events/s", "ns/event", "packet-hops/s", "peak MiB", "setup s", "collect s", "total s"],
         [
             [
                 r.name,
@@ -249,6 +253,7 @@ def format_table(rows: list[BenchRow]) -> str:
                 f"{r.hops_per_s:,.0f}",
                 f"{r.peak_mib:.1f}",
                 f"{r.setup_s:.2f}",
+                f"{r.collect_s:.2f}",
                 f"{r.total_s:.2f}",
             ]
             for r in rows

@@ -378,8 +378,9 @@ fn observed_into(
 /// given) and pending signals are handled, so Ctrl-C stops the run and
 /// raises KeyboardInterrupt (on the main thread), as does an exception
 /// raised by `progress` (on any thread). Besides the tables, the dict holds
-/// the wall-clock seconds spent building ("setup_wall_s") and simulating
-/// ("run_wall_s"), for benchmarks, and what was observed: "captures"
+/// the wall-clock seconds spent building ("setup_wall_s"), in the event
+/// loop ("run_wall_s") and collecting the results ("collect_wall_s"), for
+/// benchmarks, and what was observed: "captures"
 /// [(path, packets)] and "trace" (path, records) or None. `observe` adds
 /// captures and a trace to the scenario's (see `observe_request`); outputs
 /// go to its "out_dir" (default ".").
@@ -401,6 +402,7 @@ fn run<'py>(
         let mut pending: Option<PyErr> = None;
         let mut setup_s = 0.0;
         let mut run_s = 0.0;
+        let mut collect_s = 0.0;
         let outcome = py.allow_threads(|| {
             catch_unwind(AssertUnwindSafe(|| {
                 let t0 = Instant::now();
@@ -408,7 +410,7 @@ fn run<'py>(
                 let trace_path = attach_observers(&sc.inner, &mut world, &out_dir, &suffix, &req)?;
                 setup_s = t0.elapsed().as_secs_f64();
                 let t1 = Instant::now();
-                let r = world.run(|now_ns| {
+                world.simulate(|now_ns| {
                     Python::with_gil(|py| {
                         if let Some(cb) = &progress {
                             let secs = now_ns as f64 / NS_PER_S as f64;
@@ -425,6 +427,9 @@ fn run<'py>(
                     })
                 });
                 run_s = t1.elapsed().as_secs_f64();
+                let t2 = Instant::now();
+                let r = world.results();
+                collect_s = t2.elapsed().as_secs_f64();
                 // Close the captures and the trace even if the run stopped early.
                 let observed = world.finish_observers();
                 // Free the world without the GIL (large topologies).
@@ -442,6 +447,7 @@ fn run<'py>(
         let d = result_dict(py, &result)?;
         d.set_item("setup_wall_s", setup_s)?;
         d.set_item("run_wall_s", run_s)?;
+        d.set_item("collect_wall_s", collect_s)?;
         observed_into(py, &d, &observed, trace_path)?;
         Ok(d)
     })

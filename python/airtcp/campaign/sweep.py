@@ -67,6 +67,7 @@ RUN_COLUMNS = {
     "packet_hops": "uint64",
     "setup_wall_s": "double",
     "run_wall_s": "double",
+    "collect_wall_s": "double",
 }
 # Keys of the table a sweep is defined in.
 SWEEP_KEYS = ("parameters", "runs", "seeds", "combine")

@@ -140,10 +140,10 @@ def plan(exp: Experiment, runs: int | None = None) -> Plan:
 
 def _run_metrics(d: Mapping[str, Any], metrics_fn, params, cell, scheme) -> tuple[dict, float]:
     """A run's metrics (computed where it ran: a thread or a Dask worker)
-    and its wall time (building and simulating)."""
+    and its wall time (building, simulating and collecting the results)."""
     m = metrics_fn(Result._from_core(d), cell, scheme, params)
     metrics = {k: (float(v) if v is not None else math.nan) for k, v in m.items()}
-    return metrics, d["setup_wall_s"] + d["run_wall_s"]
+    return metrics, d["setup_wall_s"] + d["run_wall_s"] + d["collect_wall_s"]
 
 
 @dataclasses.dataclass

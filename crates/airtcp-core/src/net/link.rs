@@ -101,7 +101,10 @@ impl LinkDir {
             channel,
             queue_rng,
             busy_until_ns: 0,
-            waiting: VecDeque::with_capacity(64),
+            // Grown on first use: most link directions of a large topology
+            // (access links) never hold more than a few packets, and 64
+            // entries per direction were 400 MB at 100,000 flows.
+            waiting: VecDeque::new(),
             waiting_bytes: 0,
             per_flow: None,
             per_flow_pkt_ns: 0,

@@ -63,7 +63,10 @@ pub struct AckedSummary {
 impl Scoreboard {
     pub fn new() -> Self {
         Self {
-            segs: VecDeque::with_capacity(128),
+            // Grown with the window (amortised, per connection): 128
+            // records up front were 4 KiB per connection, touched cold at
+            // every connection's start.
+            segs: VecDeque::new(),
             ..Default::default()
         }
     }

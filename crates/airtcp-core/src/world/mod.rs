@@ -201,9 +201,22 @@ impl World {
     /// If `progress` stops the run early, the results cover the simulated
     /// time reached so far.
     pub fn run(&mut self, progress: impl FnMut(TimeNs) -> bool) -> RunResult {
+        self.simulate(progress);
+        self.results()
+    }
+
+    /// The event loop of [`Self::run`] alone (benchmarks time it apart
+    /// from the collection of results, which costs per flow, not per
+    /// event).
+    pub fn simulate(&mut self, progress: impl FnMut(TimeNs) -> bool) {
         if self.advance(self.duration_ns, progress) {
             self.now_ns = self.duration_ns;
         }
+    }
+
+    /// The results at the current time: closes every connection, so call
+    /// it once, after [`Self::simulate`].
+    pub fn results(&mut self) -> RunResult {
         self.collect()
     }
 
