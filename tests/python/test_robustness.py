@@ -80,6 +80,10 @@ CASES = {
         ["11s is not before the end of the run (10s)"],
     ),
     "9_seed": (one_link(sim="seed = 9223372036854775808"), "simulation.seed", ["as a string"]),
+    # docs/scenario.md, "Units": a number, optionally one space, then the unit.
+    "units_newline": (one_link().replace('rate = "10Mbps"', 'rate = "10\\nMbps"'), "link[0].rate", ["one space"]),
+    "units_tab": (one_link().replace('delay = "10ms"', 'delay = "10\\tms"'), "link[0].delay", ["one space"]),
+    "units_two_spaces": (one_link().replace('rate = "10Mbps"', 'rate = "10  Mbps"'), "link[0].rate", ["one space"]),
     # Found by the loader fuzzer: a key holding a newline stays one line.
     "key_with_newline": ('"a\\nb" = 0\n' + one_link(), "a\\nb", ["unknown field `a\\nb`"]),
 }

@@ -199,6 +199,40 @@ fn case3_unit_conversions_are_checked() {
     assert_eq!(a.file.link[0].rate.0, 10_000_000);
 }
 
+/// docs/scenario.md, "Units": a number, optionally one space, then the
+/// unit. A newline, a tab or a second space between them (TOML allows
+/// `"10\nMbps"`) is a one-line error naming the field, never read as 10
+/// Mb/s; one space is accepted.
+#[test]
+fn whitespace_in_a_quantity_is_at_most_one_space() {
+    let good = one_link("", "", "", "");
+    for (from, to, field) in [
+        ("rate = \"10Mbps\"", "rate = \"10\\nMbps\"", "link[0].rate"),
+        ("rate = \"10Mbps\"", "rate = \"10\\tMbps\"", "link[0].rate"),
+        ("rate = \"10Mbps\"", "rate = \"10  Mbps\"", "link[0].rate"),
+        ("delay = \"10ms\"", "delay = \"10ms\\n\"", "link[0].delay"),
+        (
+            "duration = \"10s\"",
+            "duration = \"\\n10s\"",
+            "simulation.duration",
+        ),
+    ] {
+        let text = good.replacen(from, to, 1);
+        let e = err(&text);
+        check(&e, line_of(&text, to), field, "one space");
+    }
+    // Kick's interval ("rtt" or a duration) follows the same rule.
+    let text = one_link("", "", "kick = { interval = \"100ms\\n\" }", "");
+    check(
+        &err(&text),
+        line_of(&text, "kick"),
+        "flow[0].tcp.kick.interval",
+        "one space",
+    );
+    let a = scenario(&good.replacen("10Mbps", "10 Mbps", 1));
+    assert_eq!(a.file.link[0].rate.0, 10_000_000);
+}
+
 /// Case 5: the per-flow (STIS) queue reports its occupancy: a UDP source
 /// sending at twice the 1 Mb/s bottleneck keeps its 20-packet shared
 /// buffer full and dropping, so the mean and the sampled series are 20

@@ -1190,7 +1190,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         kick: match &t.kick {
             None => None,
             Some(k) => {
-                let spec = k.interval.get_ref().trim();
+                let spec = k.interval.get_ref().as_str();
                 let interval = if spec == "rtt" || spec == "srtt" {
                     let before_sample_ns = k.before_sample.map_or(rto.initial_rto_ns, |d| d.0);
                     if before_sample_ns < MIN_TIMER_NS {

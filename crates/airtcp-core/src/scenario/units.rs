@@ -3,10 +3,11 @@
 //!
 //! The one rule for spelling (docs/scenario.md, "Units"): a quantity is a
 //! decimal number (an exponent is allowed: "1e-3s") followed by its unit,
-//! and units are **case-sensitive**, spelled as SI writes them: a prefix
-//! `k` (also `K`), `M`, `G`, `T` (powers of 1000) or, for sizes only, `Ki`,
-//! `Mi`, `Gi`, `Ti` (powers of 1024), then the base unit: `bps` or `b/s`
-//! for rates, `B` for sizes. Durations are `ns`, `us`, `ms`, `s`, `min`;
+//! with at most one space between them and no other whitespace, and units
+//! are **case-sensitive**, spelled as SI writes them: a prefix `k` (also
+//! `K`), `M`, `G`, `T` (powers of 1000) or, for sizes only, `Ki`, `Mi`,
+//! `Gi`, `Ti` (powers of 1024), then the base unit: `bps` or `b/s` for
+//! rates, `B` for sizes. Durations are `ns`, `us`, `ms`, `s`, `min`;
 //! queue lengths in packets are `pkt`. "10mbps" (millibits) and "10Mb"
 //! (a size in bits) are errors that suggest the right spelling. A bare
 //! number is an error (the unit is required), so a file never silently
@@ -34,24 +35,38 @@ pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
 /// run can finish, and small enough that byte counters never overflow.
 pub const MAX_SIZE_BYTES: u64 = 1_000_000_000_000_000;
 
-/// Split "12.5ms" into ("12.5", "ms"). The number may use an exponent
-/// ("1e-5s", "2.5E6bps"): the unit is the trailing run of letters (and
-/// '/') that does not belong to the number.
-fn split_number(s: &str) -> Option<(f64, &str)> {
-    let s = s.trim();
+/// Split "12.5ms" (or "12.5 ms") into (12.5, "ms"). The number may use an
+/// exponent ("1e-5s", "2.5E6bps"): the unit is the trailing run of letters
+/// (and '/') that does not belong to the number. `Ok(None)` when `s` is
+/// not a number and a unit.
+///
+/// The one rule for spacing (docs/scenario.md, "Units"): at most one space
+/// (U+0020) between the number and the unit, and nothing around them. Any
+/// other whitespace is an error rather than skipped, so a value such as
+/// "10\nMbps" (TOML allows the escape) is reported, not read as 10 Mb/s.
+fn split_number(s: &str) -> Result<Option<(f64, &str)>, String> {
     let unit_start = s
         .char_indices()
         .rev()
         .take_while(|(_, c)| c.is_ascii_alphabetic() || *c == '/')
         .last()
         .map_or(s.len(), |(i, _)| i);
+    let (num, unit) = s.split_at(unit_start);
+    let num = num.strip_suffix(' ').unwrap_or(num);
+    if s.starts_with(char::is_whitespace)
+        || num.ends_with(char::is_whitespace)
+        || s.ends_with(char::is_whitespace)
+    {
+        return Err(format!(
+            "\"{s}\": write the number and its unit with at most one space between them and no \
+             other whitespace (\"10Mbps\" or \"10 Mbps\")"
+        ));
+    }
     // A bare number (including "1e5", whose "e5" looks like a unit) has no unit.
     if let Some(v) = parse_finite_number(s) {
-        return Some((v, ""));
+        return Ok(Some((v, "")));
     }
-    let (num, unit) = s.split_at(unit_start);
-    let v = parse_finite_number(num.trim())?;
-    Some((v, unit.trim()))
+    Ok(parse_finite_number(num).map(|v| (v, unit)))
 }
 
 /// A decimal number as Rust's f64 parser reads it, but not "inf" or "nan"
@@ -88,8 +103,8 @@ fn to_whole(v: f64, scale: f64, max: u64, what: &str, max_text: &str) -> Result<
 const DURATION_UNITS: &str = "ns, us, ms, s or min";
 
 pub fn parse_duration_ns(s: &str) -> Result<TimeNs, String> {
-    let (v, unit) =
-        split_number(s).ok_or_else(|| format!("expected a duration like \"30ms\", got \"{s}\""))?;
+    let (v, unit) = split_number(s)?
+        .ok_or_else(|| format!("expected a duration like \"30ms\", got \"{s}\""))?;
     let scale = match unit {
         "ns" => 1.0,
         "us" => 1e3,
@@ -162,7 +177,7 @@ const RATE_SPELLINGS: &[&str] = &[
 
 pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
     let (v, unit) =
-        split_number(s).ok_or_else(|| format!("expected a rate like \"10Mbps\", got \"{s}\""))?;
+        split_number(s)?.ok_or_else(|| format!("expected a rate like \"10Mbps\", got \"{s}\""))?;
     if unit.is_empty() {
         return Err(format!("rate \"{s}\" has no unit (use {RATE_UNITS})"));
     }
@@ -194,7 +209,7 @@ const SIZE_SPELLINGS: &[&str] = &[
 
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (v, unit) =
-        split_number(s).ok_or_else(|| format!("expected a size like \"1500B\", got \"{s}\""))?;
+        split_number(s)?.ok_or_else(|| format!("expected a size like \"1500B\", got \"{s}\""))?;
     if unit.is_empty() {
         return Err(format!("size \"{s}\" has no unit (use {SIZE_UNITS})"));
     }
@@ -282,7 +297,7 @@ pub enum QueueCapacity {
 }
 
 pub fn parse_queue_capacity(s: &str) -> Result<QueueCapacity, String> {
-    if let Some((v, unit)) = split_number(s) {
+    if let Some((v, unit)) = split_number(s)? {
         if matches!(unit, "pkt" | "pkts") {
             if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
                 return Err(format!(
@@ -413,6 +428,48 @@ mod tests {
             .unwrap_err()
             .contains("did you mean \"ms\""));
         assert_eq!(parse_bytes("1TiB"), Ok(1 << 40));
+    }
+
+    /// docs/scenario.md, "Units": the number, optionally one space, then
+    /// the unit. Any other whitespace (a tab, a newline, two spaces, a
+    /// space before or after the quantity) is an error, never skipped:
+    /// `"10\nMbps"` is a mistake, not 10 Mb/s.
+    #[test]
+    fn at_most_one_space_between_number_and_unit() {
+        assert_eq!(parse_rate_bps("10 Mbps"), Ok(10_000_000));
+        assert_eq!(parse_duration_ns("30 ms"), Ok(30_000_000));
+        assert_eq!(parse_bytes("1.5 KB"), Ok(1500));
+        assert_eq!(
+            parse_queue_capacity("50 pkt"),
+            Ok(QueueCapacity::Packets(50))
+        );
+        for s in [
+            "10\nMbps",
+            "10\tMbps",
+            "10  Mbps",
+            "10\r\nMbps",
+            " 10Mbps",
+            "10Mbps ",
+            "10Mbps\n",
+            "\t10Mbps",
+            "10\u{a0}Mbps",
+            "10 \nMbps",
+        ] {
+            let e = parse_rate_bps(s).unwrap_err();
+            assert!(e.contains("one space"), "{s:?}: {e}");
+        }
+        for s in ["30\nms", "30\tms", " 30ms"] {
+            let e = parse_duration_ns(s).unwrap_err();
+            assert!(e.contains("one space"), "{s:?}: {e}");
+        }
+        for s in ["1500\nB", "1500B\n"] {
+            let e = parse_bytes(s).unwrap_err();
+            assert!(e.contains("one space"), "{s:?}: {e}");
+        }
+        for s in ["50\npkt", "50pkt "] {
+            let e = parse_queue_capacity(s).unwrap_err();
+            assert!(e.contains("one space"), "{s:?}: {e}");
+        }
     }
 
     #[test]
