@@ -6,14 +6,28 @@
 //! Two agents, one at each end of the wireless link:
 //!
 //! * [`LinkArq`] on the node before the wireless hop (the base station):
-//!   local ARQ. It keeps a copy of every TCP data segment it forwards over
-//!   the wireless link to `peer` and waits for a link-layer ACK. If none
-//!   arrives within `timeout`, it retransmits the copy (the retransmission
-//!   joins the link's FIFO queue behind what is already there, so later
-//!   segments can overtake it, as with DDA's TCP-unaware link layer), at
-//!   most `retries` times; then it gives up and the loss is left to TCP.
-//!   Copies keep the segment's send time, so the ground truth still matches
-//!   a death of any copy to the sender's transmission.
+//!   local ARQ. It keeps a copy of every TCP data segment the wireless link
+//!   to `peer` transmits and waits for a link-layer ACK. If none arrives
+//!   within `timeout` of the END of the frame's transmission, it
+//!   retransmits the copy, at most `retries` times; then it gives up and
+//!   the loss is left to TCP. The timer is armed when the link sends the
+//!   frame, not when the frame joins the link's queue: the link ACK can
+//!   only leave the receiver once the frame's last bit is there, so the
+//!   wait is measured from there (802.11's ACK timeout, and ns-2's
+//!   `Mac802_11`, which starts its timer at transmission for the frame's
+//!   transmission time plus the ACK timeout; ns-2's link `ARQTx` only
+//!   decides on an ACK or NACK returned for a frame it has transmitted).
+//!   Measured from the queue, a frame waiting longer than the timeout
+//!   behind other traffic would be copied while it, or an earlier copy,
+//!   still waits: needless copies that lengthen the queue. So a copy is
+//!   never made while an earlier copy of the frame is queued or being sent.
+//!   The link tells the agent when it sends each frame
+//!   ([`NodeAgent::on_link_tx`]). A retransmission joins the link's FIFO
+//!   queue behind what is already there, so later segments can overtake it,
+//!   as with DDA's TCP-unaware link layer; if the queue refuses it (buffer
+//!   full), the frame is dropped and the loss left to TCP. Copies keep the
+//!   segment's send time, so the ground truth still matches a death of any
+//!   copy to the sender's transmission.
 //! * [`Dda`] on the mobile host (the far end): sends a link-layer ACK for
 //!   every data segment that arrives over the wireless link, and delays
 //!   duplicate TCP ACKs as DDA does: the first two duplicate ACKs for a
@@ -35,7 +49,7 @@
 
 use std::collections::VecDeque;
 
-use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use super::{AgentOutput, AgentVerdict, Ingress, LinkTx, NodeAgent};
 use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::TimeNs;
@@ -51,15 +65,29 @@ pub const MAX_CACHED: usize = 4096;
 pub struct ArqConfig {
     /// Local retransmissions per segment before giving up.
     pub retries: u8,
-    /// Wait for the link-layer ACK before retransmitting.
+    /// Wait for the link-layer ACK, from the end of the frame's
+    /// transmission, before retransmitting.
     pub timeout_ns: TimeNs,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     pkt: Packet,
+    /// When its latest copy's link-ACK wait ends.
     deadline_ns: TimeNs,
+    /// Copies sent by the agent so far.
     attempts: u8,
+}
+
+/// A retransmission handed to routing whose transmission the link has not
+/// reported yet (it may wait at a stalled link's entrance).
+#[derive(Clone, Copy, Debug)]
+struct Resend {
+    pkt: Packet,
+    attempts: u8,
+    /// A link ACK for an earlier copy arrived meanwhile: forget it once
+    /// sent.
+    acked: bool,
 }
 
 /// Local ARQ at the sending end of the wireless link.
@@ -70,34 +98,54 @@ pub struct LinkArq {
     peer: u32,
     /// The wireless link direction node -> peer.
     out_link: u32,
-    /// Next-hop link direction per destination, from this node.
-    routes: Vec<u32>,
-    /// Frames awaiting a link ACK, in deadline order.
+    /// Frames sent and awaiting a link ACK, in deadline order.
     cache: VecDeque<Frame>,
+    /// Retransmissions not yet sent by the link.
+    resends: Vec<Resend>,
     pub frames_protected: u64,
     pub local_retransmissions: u64,
     pub link_acks: u64,
     pub gave_up: u64,
+    pub copies_refused: u64,
 }
 
 impl LinkArq {
-    pub fn new(node: u32, peer: u32, out_link: u32, routes: &[u32], cfg: ArqConfig) -> Self {
+    pub fn new(node: u32, peer: u32, out_link: u32, cfg: ArqConfig) -> Self {
         Self {
             cfg,
             node,
             peer,
             out_link,
-            routes: routes.to_vec(),
             cache: VecDeque::with_capacity(64),
+            resends: Vec::new(),
             frames_protected: 0,
             local_retransmissions: 0,
             link_acks: 0,
             gave_up: 0,
+            copies_refused: 0,
         }
     }
 
     fn same_segment(a: &Packet, b: &Packet) -> bool {
         a.flow == b.flow && a.epoch == b.epoch && a.seq == b.seq
+    }
+
+    fn forget(&mut self, pkt: &Packet) {
+        if let Some(i) = self
+            .cache
+            .iter()
+            .position(|f| Self::same_segment(&f.pkt, pkt))
+        {
+            self.cache.remove(i);
+        }
+    }
+
+    /// Keep `frame` in deadline order (after frames with the same deadline).
+    fn hold(&mut self, frame: Frame) {
+        let i = self
+            .cache
+            .partition_point(|f| f.deadline_ns <= frame.deadline_ns);
+        self.cache.insert(i, frame);
     }
 }
 
@@ -108,49 +156,71 @@ impl NodeAgent for LinkArq {
 
     fn on_packet(
         &mut self,
-        now_ns: TimeNs,
+        _now_ns: TimeNs,
         pkt: &mut Packet,
         _ingress: Ingress,
         _out: &mut AgentOutput,
     ) -> AgentVerdict {
-        match pkt.kind {
-            PacketKind::Control
-                if pkt.has_flag(LINK_ACK) && pkt.dst == self.node && pkt.src == self.peer =>
-            {
-                self.link_acks += 1;
-                if let Some(i) = self
-                    .cache
-                    .iter()
-                    .position(|f| Self::same_segment(&f.pkt, pkt))
-                {
-                    self.cache.remove(i);
+        if pkt.kind == PacketKind::Control
+            && pkt.has_flag(LINK_ACK)
+            && pkt.dst == self.node
+            && pkt.src == self.peer
+        {
+            self.link_acks += 1;
+            self.forget(pkt);
+            for r in self.resends.iter_mut() {
+                if Self::same_segment(&r.pkt, pkt) {
+                    r.acked = true;
                 }
-                AgentVerdict::Take
             }
-            PacketKind::TcpData
-                if pkt.payload_len > 0
-                    && pkt.dst != self.node
-                    && self.routes.get(pkt.dst as usize) == Some(&self.out_link) =>
-            {
-                // A newer copy of a segment already held replaces it.
-                if let Some(i) = self
-                    .cache
-                    .iter()
-                    .position(|f| Self::same_segment(&f.pkt, pkt))
-                {
-                    self.cache.remove(i);
+            return AgentVerdict::Take;
+        }
+        AgentVerdict::Pass
+    }
+
+    fn watched_link(&self) -> Option<u32> {
+        Some(self.out_link)
+    }
+
+    fn on_link_tx(&mut self, _now_ns: TimeNs, pkt: &Packet, tx: LinkTx) {
+        if pkt.kind != PacketKind::TcpData || pkt.payload_len == 0 {
+            return;
+        }
+        // One of our retransmissions, or a segment from TCP?
+        let resend = self
+            .resends
+            .iter()
+            .position(|r| Self::same_segment(&r.pkt, pkt))
+            .map(|i| self.resends.swap_remove(i));
+        match (tx, resend) {
+            (LinkTx::Sent { end_ns, .. }, Some(r)) => {
+                if !r.acked {
+                    self.hold(Frame {
+                        pkt: r.pkt,
+                        deadline_ns: end_ns + self.cfg.timeout_ns,
+                        attempts: r.attempts,
+                    });
                 }
-                if self.cache.len() < MAX_CACHED {
+            }
+            (LinkTx::Refused(_), Some(_)) => {
+                // The link's own buffer is full: the frame is dropped
+                // there, like any packet the queue refuses.
+                self.copies_refused += 1;
+            }
+            (LinkTx::Sent { end_ns, .. }, None) => {
+                // A newer copy from TCP replaces one already held.
+                self.forget(pkt);
+                if self.cache.len() + self.resends.len() < MAX_CACHED {
                     self.frames_protected += 1;
-                    self.cache.push_back(Frame {
+                    self.hold(Frame {
                         pkt: *pkt,
-                        deadline_ns: now_ns + self.cfg.timeout_ns,
+                        deadline_ns: end_ns + self.cfg.timeout_ns,
                         attempts: 0,
                     });
                 }
-                AgentVerdict::Pass
             }
-            _ => AgentVerdict::Pass,
+            // TCP's segment never left: its loss is a queue drop, TCP's.
+            (LinkTx::Refused(_), None) => {}
         }
     }
 
@@ -160,30 +230,32 @@ impl NodeAgent for LinkArq {
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
         while self.cache.front().is_some_and(|f| f.deadline_ns <= now_ns) {
-            let mut f = self.cache.pop_front().expect("checked");
+            let f = self.cache.pop_front().expect("checked");
             if f.attempts >= self.cfg.retries {
                 // The retry limit is reached: the loss is TCP's.
                 self.gave_up += 1;
                 continue;
             }
-            f.attempts += 1;
-            f.deadline_ns = now_ns + self.cfg.timeout_ns;
             self.local_retransmissions += 1;
             let mut copy = f.pkt;
             copy.ttl = DEFAULT_TTL;
             out.inject.push(copy);
-            // Deadlines stay sorted: every other deadline is at most
-            // now + timeout.
-            self.cache.push_back(f);
+            // Its timer starts when the link sends it (`on_link_tx`).
+            self.resends.push(Resend {
+                pkt: f.pkt,
+                attempts: f.attempts + 1,
+                acked: false,
+            });
         }
     }
 
     fn counters(&self) -> Vec<(Column<'static>, u64)> {
         vec![
-            (col("frames_protected", "segments", "TCP data segments the base station forwarded over the wireless link and kept a copy of, awaiting a link-layer ACK (at most 4096 held; later ones go unprotected)."), self.frames_protected),
-            (col("local_retransmissions", "segments", "Copies the base station retransmitted after a link-layer ACK timeout."), self.local_retransmissions),
+            (col("frames_protected", "segments", "TCP data segments the wireless link transmitted from the base station whose copy the base station kept, awaiting a link-layer ACK (at most 4096 held; later ones go unprotected)."), self.frames_protected),
+            (col("local_retransmissions", "segments", "Copies the base station retransmitted after a link-layer ACK timeout (counted from the end of the previous copy's transmission)."), self.local_retransmissions),
             (col("link_acks", "ACKs", "Link-layer ACKs the base station received from the mobile host."), self.link_acks),
             (col("gave_up", "segments", "Segments still unacknowledged at the retry limit: the loss is left to TCP."), self.gave_up),
+            (col("copies_refused", "segments", "Local retransmissions the wireless link's queue refused (buffer full): the segment is dropped there and its loss left to TCP."), self.copies_refused),
         ]
     }
 }
@@ -349,7 +421,7 @@ impl NodeAgent for Dda {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::testing;
+    use crate::net::packet::{testing, DeathCause};
 
     fn data(seq: u64) -> Packet {
         testing::data(seq, 1000)
@@ -359,49 +431,124 @@ mod tests {
         testing::ack(n)
     }
 
-    #[test]
-    fn arq_retransmits_until_acked_or_the_limit() {
-        // Node 1, peer 2 over link direction 5; routes: to 2 via 5.
-        let mut a = LinkArq::new(
-            1,
-            2,
-            5,
-            &[9, 9, 5],
-            ArqConfig {
-                retries: 2,
-                timeout_ns: 10,
-            },
-        );
-        let mut out = AgentOutput::default();
-        assert_eq!(
-            a.on_packet(0, &mut data(0), Ingress::Link(0), &mut out),
-            AgentVerdict::Pass
-        );
-        a.on_packet(1, &mut data(1000), Ingress::Link(0), &mut out);
-        assert_eq!(a.deadline(), Some(10));
-        // Segment 1000 is link-acked; segment 0 is not.
-        let mut la = Packet {
+    fn sent(start_ns: TimeNs, end_ns: TimeNs) -> LinkTx {
+        LinkTx::Sent { start_ns, end_ns }
+    }
+
+    fn link_ack(seq: u64) -> Packet {
+        Packet {
             kind: PacketKind::Control,
             flags: LINK_ACK,
             src: 2,
             dst: 1,
             flow: 0,
             epoch: 1,
-            seq: 1000,
+            seq,
             ..Default::default()
-        };
+        }
+    }
+
+    /// Node 1, peer 2 over link direction 5, timeout 10 ns, `retries`.
+    fn arq(retries: u8) -> LinkArq {
+        LinkArq::new(
+            1,
+            2,
+            5,
+            ArqConfig {
+                retries,
+                timeout_ns: 10,
+            },
+        )
+    }
+
+    /// The LRT rule (WMECN §5.2, "similar to DDA"; Vaidya et al. 1999): a
+    /// frame is retransmitted when no link ACK arrives within the timeout
+    /// after it was TRANSMITTED (here: after its transmission ends), at most
+    /// `retries` times. Frames queued at 0 are sent 100-108 and 108-116: the
+    /// enqueue time starts no timer; the deadlines are 118 and 126.
+    #[test]
+    fn arq_timer_starts_when_the_link_sends_the_frame() {
+        let mut a = arq(2);
+        let mut out = AgentOutput::default();
+        // Passing through the node (to the queue) arms nothing.
         assert_eq!(
-            a.on_packet(5, &mut la, Ingress::Link(6), &mut out),
+            a.on_packet(0, &mut data(0), Ingress::Link(0), &mut out),
+            AgentVerdict::Pass
+        );
+        assert_eq!(a.deadline(), None);
+        a.on_link_tx(0, &data(0), sent(100, 108));
+        a.on_link_tx(0, &data(1000), sent(108, 116));
+        assert_eq!(a.frames_protected, 2);
+        assert_eq!(a.deadline(), Some(118));
+        // Segment 1000 is link-acked; segment 0 is not.
+        assert_eq!(
+            a.on_packet(50, &mut link_ack(1000), Ingress::Link(6), &mut out),
             AgentVerdict::Take
         );
-        a.on_timer(10, &mut out);
-        a.on_timer(20, &mut out);
+        a.on_timer(118, &mut out);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!(out.inject[0].seq, 0);
+        // Until the link reports the copy sent, no timer runs and no other
+        // copy is made, however late it is.
+        assert_eq!(a.deadline(), None);
+        a.on_timer(1_000, &mut out);
+        assert_eq!(out.inject.len(), 1, "no copy while a copy waits");
+        // The copy waited in the queue until 300: its timer runs from 308.
+        a.on_link_tx(118, &out.inject[0], sent(300, 308));
+        assert_eq!(a.deadline(), Some(318));
+        a.on_timer(318, &mut out);
         assert_eq!(out.inject.len(), 2);
-        assert!(out.inject.iter().all(|p| p.seq == 0));
-        a.on_timer(30, &mut out);
+        a.on_link_tx(318, &out.inject[1], sent(318, 326));
+        assert_eq!(a.deadline(), Some(336));
+        // Two retries made: at the third deadline the ARQ gives up.
+        a.on_timer(336, &mut out);
         assert_eq!(out.inject.len(), 2, "retry limit reached");
         assert_eq!((a.local_retransmissions, a.gave_up), (2, 1));
         assert_eq!(a.deadline(), None);
+    }
+
+    /// Only TCP data the watched link sends is protected; a segment the
+    /// queue refuses never left (its loss is a queue drop, TCP's); a
+    /// retransmission the queue refuses drops the frame.
+    #[test]
+    fn arq_protects_sent_data_and_drops_refused_copies() {
+        let mut a = arq(3);
+        let mut out = AgentOutput::default();
+        a.on_link_tx(0, &ack(1), sent(0, 1));
+        a.on_link_tx(0, &data(0), LinkTx::Refused(DeathCause::QueueOverflow));
+        assert_eq!((a.frames_protected, a.deadline()), (0, None));
+        a.on_link_tx(0, &data(0), sent(0, 8));
+        a.on_timer(18, &mut out);
+        a.on_link_tx(
+            18,
+            &out.inject[0],
+            LinkTx::Refused(DeathCause::QueueOverflow),
+        );
+        assert_eq!((a.copies_refused, a.gave_up), (1, 0));
+        assert_eq!(a.deadline(), None);
+        // A link ACK for an earlier copy while a copy waits to be sent:
+        // the copy, once sent, is not held.
+        a.on_link_tx(20, &data(1000), sent(20, 28));
+        a.on_timer(38, &mut out);
+        a.on_packet(39, &mut link_ack(1000), Ingress::Link(6), &mut out);
+        a.on_link_tx(38, &out.inject[1], sent(40, 48));
+        assert_eq!(a.deadline(), None);
+        assert_eq!(a.local_retransmissions, 2);
+    }
+
+    /// With per-connection service (STIS) frames do not finish in the order
+    /// they were offered: the earliest deadline still comes first.
+    #[test]
+    fn arq_deadlines_stay_in_order_when_sends_are_not() {
+        let mut a = arq(1);
+        a.on_link_tx(0, &data(0), sent(50, 58));
+        a.on_link_tx(0, &data(1000), sent(0, 8));
+        assert_eq!(a.deadline(), Some(18));
+        let mut out = AgentOutput::default();
+        a.on_timer(18, &mut out);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!(out.inject[0].seq, 1000);
+        assert_eq!(a.deadline(), Some(68));
     }
 
     #[test]

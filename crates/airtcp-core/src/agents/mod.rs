@@ -11,7 +11,7 @@ pub mod kick_node;
 pub mod snoop;
 
 use crate::metrics::Column;
-use crate::net::packet::Packet;
+use crate::net::packet::{DeathCause, Packet};
 use crate::sim::TimeNs;
 
 /// What happens to a packet an agent has looked at.
@@ -32,6 +32,19 @@ pub enum Ingress {
     Link(u32),
     /// Sent by an endpoint on this node.
     Local,
+}
+
+/// What a link did with a packet offered to it, as reported to the agent
+/// watching that link ([`NodeAgent::watched_link`]). Departures are computed
+/// when the packet is offered (`net/link.rs`), so the report comes at the
+/// offer and its times may lie in the future.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkTx {
+    /// Admitted: its transmission runs from `start_ns` to `end_ns` (the
+    /// channel may still lose it).
+    Sent { start_ns: TimeNs, end_ns: TimeNs },
+    /// The queue refused it (`cause`): it was never transmitted.
+    Refused(DeathCause),
 }
 
 /// Packets an agent wants sent, each forwarded from its node as if it had
@@ -59,6 +72,18 @@ pub trait NodeAgent: Send {
     }
 
     fn on_timer(&mut self, _now_ns: TimeNs, _out: &mut AgentOutput) {}
+
+    /// The link direction leaving this agent's node whose transmissions the
+    /// agent hears of through [`NodeAgent::on_link_tx`] (a link-layer agent
+    /// at the sending end of its link). Read once, when the run starts.
+    fn watched_link(&self) -> Option<u32> {
+        None
+    }
+
+    /// `pkt` was offered to the watched link at `now_ns`: when it is
+    /// transmitted, or that the queue refused it. The world re-reads
+    /// [`NodeAgent::deadline`] afterwards.
+    fn on_link_tx(&mut self, _now_ns: TimeNs, _pkt: &Packet, _tx: LinkTx) {}
 
     /// Counters for the per-agent metrics table, each with its unit and
     /// meaning (docs/results.md lists them from here).

@@ -544,7 +544,6 @@ fn build_agent(
                 id,
                 peer,
                 out,
-                routes,
                 ArqConfig {
                     retries,
                     timeout_ns,

@@ -15,7 +15,7 @@ mod flows;
 pub use crate::metrics::SeriesConfig;
 pub use flows::{Flow, FlowKind, TcpFlow, UdpFlow};
 
-use crate::agents::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use crate::agents::{AgentOutput, AgentVerdict, Ingress, LinkTx, NodeAgent};
 use crate::app::TransferRecord;
 use crate::metrics::series::RateSampler;
 use crate::metrics::{RunResult, SeriesPoint};
@@ -25,7 +25,7 @@ use crate::net::stis::StallProcess;
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::observe::Observers;
 use crate::sim::events::{EventKind, EventQueue};
-use crate::sim::{TimeNs, NS_PER_S};
+use crate::sim::{tx_time_ns, TimeNs, NS_PER_S};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 
@@ -49,6 +49,15 @@ impl Node {
         self.agents.push(agent);
         self.agent_wakeups.push(None);
     }
+}
+
+/// An agent that hears of every transmission on one link direction
+/// ([`NodeAgent::watched_link`]).
+#[derive(Clone, Copy, Debug)]
+struct LinkWatcher {
+    link: u32,
+    node: u32,
+    agent: u32,
 }
 
 /// Slots for packets in flight, so that events carry a 4-byte index.
@@ -141,6 +150,9 @@ pub struct World {
     /// Reused output buffers (no allocation per packet).
     scratch: Vec<Packet>,
     agent_out: AgentOutput,
+    /// Agents told of each transmission on their link (empty if none, so
+    /// that a link offer costs one length check).
+    link_watchers: Vec<LinkWatcher>,
     /// Captures and the per-packet trace, if any (`observe/`); they watch
     /// and never change the run.
     pub observers: Option<Box<Observers>>,
@@ -177,12 +189,25 @@ impl World {
             rates: RateSampler::default(),
             scratch: Vec::with_capacity(64),
             agent_out: AgentOutput::default(),
+            link_watchers: Vec::new(),
             observers: None,
         }
     }
 
-    /// Schedule every flow's start and the first sample.
+    /// Schedule every flow's start and the first sample; note the agents
+    /// that watch a link (agents may be added until the run starts).
     fn prime(&mut self) {
+        for (node, n) in self.nodes.iter().enumerate() {
+            for (agent, a) in n.agents.iter().enumerate() {
+                if let Some(link) = a.watched_link() {
+                    self.link_watchers.push(LinkWatcher {
+                        link,
+                        node: node as u32,
+                        agent: agent as u32,
+                    });
+                }
+            }
+        }
         for (i, f) in self.flows.iter().enumerate() {
             self.events
                 .schedule(f.start_ns, EventKind::App { flow: i as u32 });
@@ -355,17 +380,46 @@ impl World {
             };
             o.offered(self.now_ns, link.from, l, &pkt, tx_start, death);
         }
+        let to = link.to;
+        if !self.link_watchers.is_empty() {
+            self.report_link_tx(l, &pkt, outcome);
+        }
         match outcome {
             LinkOutcome::Arrives { arrival_ns, marked } => {
                 if marked {
                     self.flows[pkt.flow as usize].ecn_marks += 1;
                 }
-                let to = link.to;
                 let slot = self.pool.put(pkt, l);
                 self.events
                     .schedule(arrival_ns, EventKind::Arrive { node: to, slot });
             }
             LinkOutcome::Dropped(cause) => self.kill(&pkt, cause),
+        }
+    }
+
+    /// Tell the agents watching link direction `l` what it did with `pkt`.
+    fn report_link_tx(&mut self, l: u32, pkt: &Packet, outcome: LinkOutcome) {
+        let link = &self.links[l as usize];
+        let tx = match outcome {
+            LinkOutcome::Arrives { .. } | LinkOutcome::Dropped(DeathCause::ChannelError) => {
+                let start_ns = link.last_tx_start_ns;
+                LinkTx::Sent {
+                    start_ns,
+                    end_ns: start_ns + tx_time_ns(pkt.wire_bytes(), link.rate_bps),
+                }
+            }
+            LinkOutcome::Dropped(cause) => LinkTx::Refused(cause),
+        };
+        for i in 0..self.link_watchers.len() {
+            let w = self.link_watchers[i];
+            if w.link == l {
+                self.nodes[w.node as usize].agents[w.agent as usize].on_link_tx(
+                    self.now_ns,
+                    pkt,
+                    tx,
+                );
+                self.flush_agent_output(w.node, w.agent);
+            }
         }
     }
 
