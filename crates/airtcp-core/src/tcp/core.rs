@@ -519,9 +519,13 @@ impl SenderCore {
             }
             LossDetection::Timeout => self.flight_size(),
         };
-        // The controllers' ssthresh rules are pure functions of the window
-        // and FlightSize, so the cut can be computed before deciding to
-        // apply it.
+        // The cut is computed before deciding to apply it (a blocked cut
+        // is scored by whether it would have halved). That is sound only
+        // because the one controller that reduces at most once per RTT
+        // (MECN, `once_per_rtt`) has a pure rule; CUBIC's is not (RFC 9438
+        // §4.6-§4.7: it records W_max and cwnd_prior and ends the epoch),
+        // and it is asked only when the cut is applied, since CUBIC is
+        // never blocked.
         let ssthresh = match self.classifier.graded_keep() {
             Some(keep) => self
                 .cc

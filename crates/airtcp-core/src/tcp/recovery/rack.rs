@@ -6,7 +6,10 @@
 //! marks, and lists the segments each ACK delivered.
 //!
 //! * §6.2 step 1: RACK.min_RTT is the RTT estimator's minimum over the
-//!   connection (not a windowed filter: airtcp's paths do not migrate).
+//!   connection, not the windowed filter the RFC recommends (SHOULD): that
+//!   filter serves a connection moved to a longer path, and no airtcp path
+//!   moves (DCLOR's route changes alternate between two routes every few
+//!   packets, so a window of Linux's five minutes holds the same minimum).
 //! * Steps 2-3: RACK.xmit_ts / end_seq / rtt from the most recently sent
 //!   segment this ACK delivered, a retransmission only if the ACK echoes
 //!   its timestamp (when timestamps are on) and it left at least min_RTT
@@ -25,7 +28,9 @@
 //!   leaves or an ACK advances SND.UNA outside recovery and with nothing
 //!   SACKed; the probe is new data if any (ignoring cwnd) or the highest
 //!   segment sent, at most one per episode (TLP.end_seq) and only after an
-//!   RTT sample since the last; then the RTO is re-armed. §7.4: a probe's
+//!   RTT sample since the last; then the RTO is re-armed from the probe
+//!   (when no probe leaves, the RTO keeps its expiry, as Linux does; the
+//!   RFC re-arms it from now: docs/tcp-conformance.md). §7.4: a probe's
 //!   retransmission that alone repaired a loss (ACK beyond TLP.end_seq
 //!   without a DSACK for it) reduces the window as a fast recovery would.
 //!
@@ -313,9 +318,11 @@ impl RackTlpRecovery {
             self.tlp_end_seq = Some(core.snd_max);
             self.samples_at_probe = core.rtt.samples;
             // A probe does not re-arm the PTO (§7.2); the RTO restarts
-            // from it. Without a probe the RTO keeps its expiry (RFC 8985
-            // re-arms it; Linux from the head's transmission): a PTO
-            // capped at that expiry then lets it fire now.
+            // from it. Without a probe the RTO keeps its expiry, a
+            // deviation: RFC 8985 §7.3 re-arms it from now "regardless of
+            // whether a loss probe was sent"; Linux's tcp_rearm_rto after
+            // a loss-probe timer re-arms it from the head's transmission,
+            // i.e. keeps it. A PTO capped at that expiry then lets it fire.
             self.seen_snd_max = core.snd_max;
             core.restart_rto_timer(now_ns);
         }
