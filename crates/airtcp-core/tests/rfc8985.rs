@@ -139,6 +139,33 @@ fn s6_2_a_lost_retransmission_is_detected_and_sent_again() {
     assert_eq!(sc.s.core.stats.timeouts, 0);
 }
 
+/// RFC 6675 §5 with RACK as its loss detection (RFC 8985 §9): RACK takes
+/// the place of steps (1)-(2), and an ACK on which it finds a loss goes to
+/// step (4), fast retransmit; step (3), Limited Transmit, is for an ACK
+/// that reveals no loss ("(3.4) Terminate processing of this ACK"). Here
+/// segment 1 (sent at 1 ms) is lost and the SACK of segment 2 (sent at 101
+/// ms: RACK.rtt 100 ms) at 201 ms makes it lost at once (1 + 100 +
+/// reo_wnd 25 <= 201): the retransmission leaves, and no new segment
+/// before it (ssthresh = cwnd = FlightSize 3 / 2, floored at 2 segments;
+/// pipe, segment 3 and the retransmission, fills it). When segment 3,
+/// sent at 101 ms, before the retransmission, is SACKed at 301 ms, step 5
+/// finds nothing lost: NextSeg sends new data.
+#[test]
+fn rfc6675_s5_a_loss_rack_detects_is_retransmitted_before_limited_transmit() {
+    let mut cfg = config(2);
+    cfg.timestamps = true;
+    cfg.limited_transmit = true;
+    let mut sc = Script::new(cfg, Recovery::RackTlp);
+    assert_eq!(sc.start(30), "0 1");
+    assert_eq!(ack_at(&mut sc, 101, 1, &[], 1), "2 3");
+    assert_eq!(ack_at(&mut sc, 201, 1, &[(2, 2)], 101), "r1");
+    assert!(sc.s.core.in_recovery);
+    assert_eq!(sc.window(), (2.0, 2.0));
+    assert_eq!(ack_at(&mut sc, 301, 1, &[(2, 3)], 101), "4");
+    assert_eq!(ack_at(&mut sc, 302, 5, &[], 201), "5 6");
+    assert_eq!(sc.s.core.stats.retransmitted_segments, 1);
+}
+
 /// §6.2 step 2: the ACK of a retransmitted segment counts only if it is
 /// for that retransmission: here the original of segment 1 arrives 2 ms
 /// after the retransmission left (less than min_RTT): RACK.rtt and

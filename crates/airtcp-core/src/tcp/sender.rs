@@ -205,10 +205,16 @@ impl TcpSender {
         if duplicate {
             self.core.dupacks += 1;
             self.recovery.on_duplicate_ack(&mut self.core, now_ns, out);
-            self.core.limited_transmit(now_ns, out);
         }
         self.recovery
             .after_ack(&mut self.core, ack, acked, now_ns, out);
+        // RFC 6675 §5: Limited Transmit (step (3)) only on an ACK that
+        // revealed no loss (steps (1)-(2), or RACK's detection in
+        // `after_ack`, go to step (4) instead): a retransmission is never
+        // preceded by new data sent on the same ACK.
+        if duplicate {
+            self.core.limited_transmit(now_ns, out);
+        }
         self.timeout.after_ack(&mut self.core, ack, acked, now_ns);
         self.core.send_pending(now_ns, out);
     }
