@@ -156,8 +156,7 @@ class Result:
 
     def __init__(
         self,
-        columns: Mapping[str, Mapping[str, list]],
-        schema: Mapping[str, Mapping[str, str]],
+        runs: list,
         seeds: list[int],
         duration_s: float,
         events: int,
@@ -166,24 +165,43 @@ class Result:
         captures: Iterable[tuple[str, int]] = (),
         trace_files: Iterable[tuple[int, str]] = (),
     ):
+        # ``runs``: the core's tables of each run (``_core.RunTables``), in
+        # the order of ``seeds``; made into lists on first access of
+        # ``columns``, so that a simulation thread of run_many hands its
+        # tables over without building Python objects under the GIL.
+        self._runs = list(runs)
+        self._columns: dict[str, dict[str, list]] | None = None
         self.captures = [(str(p), int(n)) for p, n in captures]
         self.trace_files = [(int(s), str(p)) for s, p in trace_files]
-        self.columns = {k: dict(v) for k, v in columns.items()}
-        self._schema = schema
         self.seeds = list(seeds)
         self.seed = None if multi else self.seeds[0]
+        schema = _core.schema()
+        self._schema = {k: {"seed": "uint64", **schema[k]} for k in TABLES} if multi else schema
         self.duration_s = duration_s
         self.events = events
         self.packet_hops = packet_hops
         self._tables: dict[str, Any] | None = None
         self._frames: dict[str, Any] = {}
 
+    @property
+    def columns(self) -> dict[str, dict[str, list]]:
+        """The tables as plain lists, ``columns[table][column]`` (made on
+        first access; with several seeds, a leading ``seed`` column)."""
+        if self._columns is None:
+            self._columns = _core.columns(self._runs, self.seed is None)
+            self._runs = []
+        return self._columns
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The core's tables do not pickle; their lists (made here if not
+        # yet) do.
+        columns = self.columns
+        return {**self.__dict__, "_columns": columns}
+
     @classmethod
     def _from_core(cls, d: Mapping[str, Any]) -> Result:
-        columns = {k: d[k] for k in TABLES}
         return cls(
-            columns,
-            d["schema"],
+            [d["tables"]],
             [d["seed"]],
             d["duration_s"],
             d["events"],
@@ -195,22 +213,8 @@ class Result:
 
     @classmethod
     def _from_many(cls, runs: list[Mapping[str, Any]], seeds: list[int], duration_s: float) -> Result:
-        schema = runs[0]["schema"] if runs else _core.schema()
-        columns = {}
-        for k in TABLES:
-            cols: dict[str, list] = {"seed": []}
-            cols.update({name: [] for name in schema[k]})
-            for d in runs:
-                n = 0
-                for name, values in d[k].items():
-                    cols[name].extend(values)
-                    n = len(values)
-                cols["seed"].extend([d["seed"]] * n)
-            columns[k] = cols
-        schema = {k: {"seed": "uint64", **schema[k]} for k in TABLES}
         return cls(
-            columns,
-            schema,
+            [d["tables"] for d in runs],
             seeds,
             duration_s,
             sum(d["events"] for d in runs),
@@ -626,7 +630,9 @@ def run_many(
     ``seeds`` whatever the order in which runs finish, so the result is
     identical to a serial run. Runs go on ``workers`` native threads
     (default: all cores; the simulator releases the GIL), so no process is
-    spawned and scripts need no ``if __name__ == "__main__":`` guard. On
+    spawned and scripts need no ``if __name__ == "__main__":`` guard.
+    There are never more threads than seeds: a larger ``workers`` is
+    lowered to the number of seeds (the results never depend on it). On
     Ctrl-C, pending runs are cancelled, running ones stopped, and the runs
     that finished are returned (with a RuntimeWarning saying how many).
 

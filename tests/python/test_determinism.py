@@ -2,6 +2,7 @@ import pandas.testing as pdt
 import pytest
 
 import airtcp
+from airtcp.bench import same_columns
 
 TABLES = ["flows", "links", "transfers", "agents", "series"]
 
@@ -25,6 +26,19 @@ BUSY = {
         },
     ],
     "output": {"timeseries": {"interval": "250ms"}},
+}
+
+
+# BUSY with a Snoop agent before the lossy hop and a short transfer, so
+# that every table has rows (agents too) and final_ssthresh_bytes has
+# missing values (the short transfer never loses a segment).
+EVERY_TABLE = {
+    **BUSY,
+    "node": [{"name": "R", "agents": [{"kind": "snoop"}]}],
+    "flow": [
+        *BUSY["flow"],
+        {"name": "short", "from": "S", "to": "D", "start": "1s", "app": {"kind": "file", "size": "1KB"}},
+    ],
 }
 
 
@@ -69,3 +83,36 @@ def test_run_many_keeps_order_of_seeds(wireless):
     r = airtcp.run_many(wireless, [3, 1, 2], workers=2, progress=False)
     assert r.seeds == [3, 1, 2]
     assert list(r.flows.seed) == [3, 1, 2]
+
+
+def test_run_many_threads_equal_serial_on_every_table():
+    """Threads hand their tables over as column buffers made without the
+    GIL, turned into lists once for all seeds: the lists, their order and
+    the DataFrames are those of a serial run and of the single runs
+    concatenated in the order of the seeds (a seed given twice included)."""
+    seeds = [4, 2, 9, 2]
+    serial = airtcp.run_many(EVERY_TABLE, seeds, workers=1, progress=False)
+    threaded = airtcp.run_many(EVERY_TABLE, seeds, workers=2, progress=False)
+    assert_same(serial, threaded)
+    assert same_columns(serial.columns, threaded.columns)
+    singles = [airtcp.run(EVERY_TABLE, seed=s) for s in seeds]
+    for t in TABLES:
+        names = list(singles[0].columns[t])
+        assert list(serial.columns[t]) == list(threaded.columns[t]) == ["seed", *names]
+        expected = {"seed": [s for s, r in zip(seeds, singles) for _ in r.columns[t][names[0]]]}
+        expected.update({c: [v for r in singles for v in r.columns[t][c]] for c in names})
+        assert expected["seed"], f"{t} has no rows"
+        assert same_columns({t: expected}, {t: threaded.columns[t]}), t
+    # A missing count is None in the lists and NaN in the DataFrame.
+    ssthresh = threaded.columns["flows"]["final_ssthresh_bytes"]
+    assert None in ssthresh and any(isinstance(v, float) for v in ssthresh)
+    assert threaded.flows.final_ssthresh_bytes.isna().sum() == ssthresh.count(None)
+
+
+def test_result_pickles_before_and_after_its_columns_are_made():
+    import pickle
+
+    a = airtcp.run_many(EVERY_TABLE, [1, 2], workers=2, progress=False)
+    b = pickle.loads(pickle.dumps(a))  # columns not made yet
+    assert same_columns(a.columns, b.columns)
+    assert_same(a, pickle.loads(pickle.dumps(a)))

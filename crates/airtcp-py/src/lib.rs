@@ -1,6 +1,6 @@
-//! Python bindings for airtcp-core: a thin layer that parses, runs and turns
-//! results into column-oriented dicts. All logic lives in airtcp-core (Rust)
-//! or in the `airtcp` Python package.
+//! Python bindings for airtcp-core: a thin layer that parses, runs and hands
+//! results over as column buffers (`tables.rs`). All logic lives in
+//! airtcp-core (Rust) or in the `airtcp` Python package.
 
 // pyo3 0.22's #[pyfunction] expansion trips this lint on every PyResult.
 #![allow(clippy::useless_conversion)]
@@ -9,10 +9,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use airtcp_core::metrics::{self, Cell, Row, RunResult};
+use airtcp_core::metrics;
 use airtcp_core::observe::trace::{ColumnData, TraceColumns, TraceRecord, TraceSink};
 use airtcp_core::observe::Observed;
-use airtcp_core::reference::arrow_type;
 use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
 use airtcp_core::scenario::{Scenario, ScenarioError as CoreError};
 use airtcp_core::sim::NS_PER_S;
@@ -20,7 +19,10 @@ use airtcp_core::world::World;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+mod tables;
+use tables::PyRunTables;
 
 create_exception!(
     _core,
@@ -377,10 +379,13 @@ fn observed_into(
 /// parallel; every simulated second `progress(seconds)` is called (if
 /// given) and pending signals are handled, so Ctrl-C stops the run and
 /// raises KeyboardInterrupt (on the main thread), as does an exception
-/// raised by `progress` (on any thread). Besides the tables, the dict holds
-/// the wall-clock seconds spent building ("setup_wall_s"), in the event
-/// loop ("run_wall_s") and collecting the results ("collect_wall_s"), for
-/// benchmarks, and what was observed: "captures"
+/// raised by `progress` (on any thread). The dict holds the result tables
+/// ("tables", a `RunTables` made without the GIL: `columns()` turns any
+/// number of them into lists), the scalars "seed", "duration_s", "events"
+/// and "packet_hops", the wall-clock seconds spent building
+/// ("setup_wall_s"), in the event loop ("run_wall_s") and collecting the
+/// results ("collect_wall_s"), for benchmarks, and what was observed:
+/// "captures"
 /// [(path, packets)] and "trace" (path, records) or None. `observe` adds
 /// captures and a trace to the scenario's (see `observe_request`); outputs
 /// go to its "out_dir" (default ".").
@@ -434,17 +439,27 @@ fn run<'py>(
                 let observed = world.finish_observers();
                 // Free the world without the GIL (large topologies).
                 drop(world);
-                Ok((r, observed, trace_path))
+                // The tables' columns, made (and the rows freed) without
+                // the GIL too: a thread holds it only to hand them over.
+                let tables = PyRunTables::new(&r);
+                let scalars = (r.seed, r.duration_s, r.events, r.packet_hops);
+                drop(r);
+                Ok((tables, scalars, observed, trace_path))
             }))
         });
-        let (result, observed, trace_path) = outcome
+        let (tables, (seed, duration_s, events, packet_hops), observed, trace_path) = outcome
             .map_err(panic_err)?
             .map_err(|e: RunError| e.into_py(py))?;
         if let Some(e) = pending {
             return Err(e);
         }
         let observed = observed.map_err(|e| PyOSError::new_err(e.to_string()))?;
-        let d = result_dict(py, &result)?;
+        let d = PyDict::new_bound(py);
+        d.set_item("tables", Bound::new(py, tables)?)?;
+        d.set_item("seed", seed)?;
+        d.set_item("duration_s", duration_s)?;
+        d.set_item("events", events)?;
+        d.set_item("packet_hops", packet_hops)?;
         d.set_item("setup_wall_s", setup_s)?;
         d.set_item("run_wall_s", run_s)?;
         d.set_item("collect_wall_s", collect_s)?;
@@ -459,79 +474,6 @@ fn jain_fairness(values: Vec<f64>) -> PyResult<f64> {
     no_panic(|| Ok(metrics::jain_fairness(&values)))
 }
 
-/// The result tables' column types: {table: {column: arrow type name}}.
-#[pyfunction]
-fn schema(py: Python<'_>) -> PyResult<PyObject> {
-    no_panic(|| {
-        let d = result_dict(py, &RunResult::default())?;
-        Ok(d.get_item("schema")?
-            .expect("schema is always set")
-            .unbind())
-    })
-}
-
-fn cell_to_py(py: Python<'_>, c: Cell<'_>) -> PyObject {
-    match c {
-        Cell::U32(v) => v.to_object(py),
-        Cell::U64(v) => v.to_object(py),
-        Cell::F64(v) => v.to_object(py),
-        // Names repeat on every row (a series has millions): one object each.
-        Cell::Str(v) => PyString::intern_bound(py, v).into_any().unbind(),
-        Cell::OptU64(v) => v.map(|x| x as f64).to_object(py),
-    }
-}
-
-/// Store `rows` as a column-oriented table (name -> list) under `key` in
-/// `out`, and its column types under `key` in `schema`. The columns and
-/// their order come from the core's `Row` impls; an empty table takes them
-/// from a default row.
-fn put_table<'py, R: Row + Default>(
-    py: Python<'py>,
-    key: &str,
-    rows: &[R],
-    out: &Bound<'py, PyDict>,
-    schema: &Bound<'py, PyDict>,
-) -> PyResult<()> {
-    let mut names: Vec<(String, &'static str)> = Vec::new();
-    R::default().visit(&mut |c, cell| names.push((c.name.to_string(), arrow_type(&cell))));
-    let mut columns: Vec<Vec<PyObject>> = (0..names.len())
-        .map(|_| Vec::with_capacity(rows.len()))
-        .collect();
-    for row in rows {
-        let mut i = 0;
-        row.visit(&mut |_, cell| {
-            columns[i].push(cell_to_py(py, cell));
-            i += 1;
-        });
-    }
-    let table = PyDict::new_bound(py);
-    let types = PyDict::new_bound(py);
-    for ((name, arrow), values) in names.iter().zip(columns) {
-        table.set_item(name, PyList::new_bound(py, values))?;
-        types.set_item(name, *arrow)?;
-    }
-    out.set_item(key, table)?;
-    schema.set_item(key, types)
-}
-
-/// Column-oriented tables, one list per field; their arrow types under
-/// "schema"; plus the scalars seed, duration_s, events and packet_hops.
-fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new_bound(py);
-    let schema = PyDict::new_bound(py);
-    put_table(py, "flows", &r.flows, &out, &schema)?;
-    put_table(py, "links", &r.links, &out, &schema)?;
-    put_table(py, "transfers", &r.transfers, &out, &schema)?;
-    put_table(py, "agents", &r.agents, &out, &schema)?;
-    put_table(py, "series", &r.series_rows(), &out, &schema)?;
-    out.set_item("schema", schema)?;
-    out.set_item("seed", r.seed)?;
-    out.set_item("duration_s", r.duration_s)?;
-    out.set_item("events", r.events)?;
-    out.set_item("packet_hops", r.packet_hops)?;
-    Ok(out)
-}
-
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -542,7 +484,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(jain_fairness, m)?)?;
-    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_class::<PyRunTables>()?;
+    m.add_function(wrap_pyfunction!(tables::columns, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::schema, m)?)?;
     Ok(())
 }
 
@@ -561,33 +505,6 @@ mod tests {
                 msg.contains("airtcp bug") && msg.contains("boom 42"),
                 "{msg}"
             );
-        });
-    }
-
-    #[test]
-    fn schema_lists_every_column_with_its_type() {
-        pyo3::prepare_freethreaded_python();
-        Python::with_gil(|py| {
-            let d = result_dict(py, &RunResult::default()).unwrap();
-            let schema = d.get_item("schema").unwrap().unwrap();
-            let flows = schema.get_item("flows").unwrap();
-            assert_eq!(
-                flows.get_item("drops_no_route").unwrap().to_string(),
-                "uint64"
-            );
-            assert_eq!(flows.get_item("goodput_bps").unwrap().to_string(), "double");
-            let links = schema.get_item("links").unwrap();
-            assert_eq!(
-                links.get_item("drops_channel").unwrap().to_string(),
-                "uint64"
-            );
-            for t in ["flows", "links", "transfers", "agents", "series"] {
-                let cols = d.get_item(t).unwrap().unwrap();
-                assert_eq!(
-                    cols.len().unwrap(),
-                    schema.get_item(t).unwrap().len().unwrap()
-                );
-            }
         });
     }
 }

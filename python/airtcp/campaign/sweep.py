@@ -574,7 +574,7 @@ def task_key(point_sha256: str, seed: int) -> str:
 def _run_tables(d: Mapping[str, Any]) -> dict[str, Any]:
     """What a run stores (computed where it ran; module-level so that Dask
     workers find it by name): its tables and its scalars."""
-    out = {t: d[t] for t in TABLES}
+    out = _core.columns([d["tables"]], False)
     out[RUNS_TABLE] = {k: [d[k]] for k in RUN_COLUMNS}
     return out
 
