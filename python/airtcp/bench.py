@@ -191,6 +191,7 @@ def _child(text: str, name: str, conn) -> None:
     sc = _core.load(text, name)  # validates and builds the world
     load_s = time.perf_counter() - t0
     d = _core.run(sc, None, None)
+    _core.columns([d["tables"]], False)  # the results as Python lists
     total_s = time.perf_counter() - t0
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # Linux reports KiB, macOS bytes.
