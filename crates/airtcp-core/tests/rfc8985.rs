@@ -383,6 +383,34 @@ fn s6_3_the_rto_marks_the_first_segment_and_those_older_than_rack_rtt() {
     assert_eq!(sc.s.core.stats.retransmitted_segments, 2);
 }
 
+/// §6.2 steps 2 and 5 in RTO recovery (§6.3): a lost retransmission is
+/// detected like any segment, without a second, backed-off RTO. The whole
+/// flight, segments 1-5 and the probe 6 (the PTO, 301 ms), is lost; the RTO
+/// (1 s after the probe) marks them all lost (sent RACK.rtt 100 ms +
+/// reo_wnd 0 ago) and resends segment 1 at cwnd 1 (ssthresh FlightSize 6 /
+/// 2). Its ACK (1401 ms, slow start: cwnd 2) brings 2 and 3 again, at the
+/// same time, 2 first; 2's copy is lost. The SACK of 3's copy (1501 ms,
+/// echoing 1401: RACK.rtt 100 ms) makes 2's copy lost at 1401 + 100 + 0:
+/// it is resent at once with segment 4 (NextSeg after the timeout; pipe 0
+/// with cwnd 2), where RFC 6675 alone resends nothing until the RTO at
+/// 2401 ms.
+#[test]
+fn s6_2_s6_3_a_lost_retransmission_in_rto_recovery_is_sent_again_before_the_rto() {
+    let (mut sc, first) = rack(4, 30);
+    assert_eq!(first, "0 1 2 3");
+    assert_eq!(ack_at(&mut sc, 101, 1, &[], 1), "4 5");
+    assert_eq!(sc.timeout(), "6");
+    assert_eq!(sc.now, ms(301));
+    assert_eq!(sc.timeout(), "r1");
+    assert_eq!(sc.now, ms(1301));
+    assert_eq!(sc.window(), (1.0, 3.0));
+    assert_eq!(ack_at(&mut sc, 1401, 2, &[], 1301), "r2 r3");
+    assert_eq!(sc.s.next_deadline(), Some(ms(2401)));
+    assert_eq!(ack_at(&mut sc, 1501, 2, &[(3, 3)], 1401), "r2 r4");
+    assert_eq!(sc.s.core.stats.timeouts, 1);
+    assert_eq!(sc.s.next_deadline(), Some(ms(2401)));
+}
+
 /// The ACK number and SACK blocks of `ack` as inclusive segment ranges.
 fn blocks(ack: &Packet) -> (u64, Vec<(u64, u64)>) {
     let b = ack
