@@ -7,12 +7,12 @@
 //! `net/queue/{mecn,wmecn}.rs`.
 
 mod common;
-use airtcp_core::net::packet::{Packet, PacketKind};
+use airtcp_core::net::packet::{Packet, PacketKind, SackBlock};
 use airtcp_core::sim::NS_PER_MS;
 use airtcp_core::tcp::cc::{CongestionControl, MecnCc, MecnCcConfig, Window};
 use airtcp_core::tcp::classify::{LossCause, LossClassifier, LossDetection, WmecnClassifier};
 use airtcp_core::tcp::mecn::{self, MecnLevel};
-use airtcp_core::tcp::recovery::RenoRecovery;
+use airtcp_core::tcp::recovery::{LossRecovery, RenoRecovery, SackRecovery};
 use airtcp_core::tcp::rto::StandardTimeout;
 use airtcp_core::tcp::rtt::{RtoConfig, RttEstimator};
 use airtcp_core::tcp::sender::{SenderConfig, TcpSender, TraceEvent};
@@ -378,6 +378,11 @@ fn mark_response_sets_cwr_and_reduces_once_per_rtt() {
 /// no Limited Transmit, Reno recovery, the standard timeout response, the
 /// WMECN classifier and graded response; RTO 1 s.
 fn scripted_wmecn_sender() -> TcpSender {
+    scripted_wmecn_sender_with(Box::new(RenoRecovery::default()))
+}
+
+/// [`scripted_wmecn_sender`] with another loss recovery.
+fn scripted_wmecn_sender_with(recovery: Box<dyn LossRecovery>) -> TcpSender {
     let cfg = SenderConfig {
         initial_cwnd_segments: 10,
         initial_ssthresh_bytes: u64::MAX / 4,
@@ -395,7 +400,7 @@ fn scripted_wmecn_sender() -> TcpSender {
     TcpSender::new(
         cfg,
         Box::new(MecnCc::new(MecnCcConfig::wmecn())),
-        Box::new(RenoRecovery::default()),
+        recovery,
         Box::new(StandardTimeout),
         Box::new(WmecnClassifier::new(Default::default())),
         None,
@@ -526,4 +531,135 @@ fn s3_2_a_wireless_timeout_during_fast_recovery_keeps_the_pre_loss_window() {
     assert_eq!(segs(&out), "r6");
     assert!(!s.core.in_recovery);
     assert_eq!(s.core.w.cwnd, 16_000);
+}
+
+/// The ACK of [`echo_ack`] with SACK blocks (inclusive segment ranges).
+fn echo_sack(ack: u64, level: MecnLevel, blocks: &[(u64, u64)]) -> Packet {
+    let mut p = echo_ack(ack * 1000, level);
+    for (k, &(a, b)) in blocks.iter().enumerate() {
+        p.sack[k] = SackBlock {
+            start: a * 1000,
+            end: (b + 1) * 1000,
+        };
+    }
+    p.sack_count = blocks.len() as u8;
+    p
+}
+
+/// WMECN §1/§3.2 ("the packet, which was lost is retransmitted and the
+/// congestion window is not reduced") for a window with several holes and
+/// no SACK: the document is silent on the other holes, so they get
+/// NewReno's repair (RFC 6582 §3.2 step 3): each partial ACK names the next
+/// hole, resent alone, and new data follows as the window slides. The
+/// timer follows the same step's Impatient rule, "for the first partial
+/// ACK ... also reset the retransmit timer": later partial ACKs leave it
+/// running, so a window with many holes ends in a timeout after one
+/// backed-off RTO, not one round trip per hole. That timeout comes before
+/// any fresh RTT sample (RFC 6298 (5.5): the backoff is in force), a
+/// repeated expiry, which is not classified: the standard response, cwnd
+/// one segment and go-back-N from snd_una.
+#[test]
+fn s3_2_without_sack_the_holes_after_a_wireless_timeout_are_repaired_until_the_impatient_timer() {
+    let (mut s, _) = sixteen_in_flight();
+    let rto = s.core.rtt.rto_ns();
+    // Segments 6..=21 are in flight; 6, 9, 12, 15 and 18 are lost and the
+    // others' duplicate ACKs too: the timer expires.
+    let t0 = s.next_deadline().unwrap();
+    let mut out = Vec::new();
+    s.on_timer(t0, &mut out);
+    assert_eq!(segs(&out), "r6");
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_000, u64::MAX / 4));
+    assert_eq!(s.core.hole_repair_until, Some(22_000));
+    // The first partial ACK: the next hole, four new segments (the window
+    // slid by three, slow start adds one), and the timer reset with the
+    // backed-off RTO.
+    let t1 = t0 + 100 * NS_PER_MS;
+    out.clear();
+    s.on_packet(t1, &echo_ack(9_000, MecnLevel::NotCapable), &mut out);
+    assert_eq!(segs(&out), "r9 22 23 24 25");
+    assert_eq!(s.next_deadline(), Some(t1 + 2 * rto));
+    // Later partial ACKs: the next hole each, the timer left running.
+    let t2 = t1 + 100 * NS_PER_MS;
+    out.clear();
+    s.on_packet(t2, &echo_ack(12_000, MecnLevel::NotCapable), &mut out);
+    assert_eq!(segs(&out), "r12 26 27 28 29");
+    let t3 = t2 + 100 * NS_PER_MS;
+    out.clear();
+    s.on_packet(t3, &echo_ack(15_000, MecnLevel::NotCapable), &mut out);
+    assert_eq!(segs(&out), "r15 30 31 32 33");
+    assert_eq!(s.core.w.cwnd, 19_000, "never reduced; slow start goes on");
+    assert_eq!(s.next_deadline(), Some(t1 + 2 * rto), "Impatient");
+    assert_eq!(s.core.stats.timeouts, 1);
+    // r15 and what followed are lost: the timer expires, one backed-off
+    // RTO after the first partial ACK. Not classified (the backoff is in
+    // force): cwnd one segment, go-back-N from 15.
+    out.clear();
+    s.on_timer(t1 + 2 * rto, &mut out);
+    assert_eq!(segs(&out), "r15");
+    assert_eq!(s.core.w.cwnd, 1_000);
+    assert_eq!(s.core.snd_nxt, 16_000);
+    assert_eq!(s.core.hole_repair_until, None);
+    assert_eq!(s.core.stats.timeouts, 2);
+    assert_eq!(s.core.stats.non_congestion_losses, 1, "not classified");
+    assert_eq!(s.core.rtt.rto_ns(), 4 * rto);
+}
+
+/// The same rule with SACK information: RFC 6675 §5.1's recovery after an
+/// RTO, with the window the document keeps. A wireless fast retransmit
+/// (cwnd kept at 16) resent the holes 6, 9 and 12 and sent new data 22..34;
+/// all of it is lost and the timer expires. Judged wireless again: cwnd 16
+/// and ssthresh kept, every unSACKed segment below HighData deemed lost and
+/// resent by NextSeg within cwnd - pipe at once, the SACKed ones (7, 8, 10,
+/// 11, 13..21) not; RecoveryPoint = HighData, and duplicate ACKs below it
+/// start no new recovery. A timeout judged congestion would have resent 6
+/// alone with cwnd one segment.
+#[test]
+fn s3_2_with_sack_a_wireless_timeout_resends_every_hole_within_the_kept_window() {
+    let mut s = scripted_wmecn_sender_with(Box::new(SackRecovery));
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    s.app_write(0, 1_000_000, &mut out);
+    let mut t = 100 * NS_PER_MS;
+    for n in 1..=6 {
+        t += NS_PER_MS;
+        s.on_packet(t, &echo_ack(n * 1000, MecnLevel::NoCongestion), &mut out);
+    }
+    out.clear();
+    // One duplicate ACK whose SACK blocks show the holes 6, 9 and 12: RFC
+    // 6675 §5 (2), IsLost(6): recovery, judged wireless (SWF 0).
+    t += NS_PER_MS;
+    let blocks = [(7, 8), (10, 11), (13, 21)];
+    s.on_packet(t, &echo_sack(6, MecnLevel::NoCongestion, &blocks), &mut out);
+    assert_eq!(segs(&out), format!("r6 r9 r12 {}", script::range(22, 34)));
+    assert_eq!(s.core.w.cwnd, 16_000, "not reduced");
+    out.clear();
+    let t0 = s.next_deadline().unwrap();
+    s.on_timer(t0, &mut out);
+    assert_eq!(
+        segs(&out),
+        format!(
+            "r6 r9 r12 {}",
+            (22..=34)
+                .map(|n| format!("r{n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    );
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_000, u64::MAX / 4));
+    assert_eq!(s.core.recover, Some(35_000));
+    assert_eq!(s.core.stats.non_congestion_losses, 2);
+    assert_eq!(
+        s.core.hole_repair_until, None,
+        "SACK: no partial-ACK repair"
+    );
+    // The ACK of r6, SACKing what arrived: nothing is resent twice, the
+    // window slides, and no new recovery starts below RecoveryPoint.
+    out.clear();
+    s.on_packet(
+        t0 + 100 * NS_PER_MS,
+        &echo_sack(9, MecnLevel::NotCapable, &[(10, 11), (13, 21), (23, 25)]),
+        &mut out,
+    );
+    assert!(!s.core.in_recovery);
+    assert!(out.iter().all(|p| !p.is_retransmission), "{}", segs(&out));
 }

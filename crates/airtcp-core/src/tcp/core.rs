@@ -238,11 +238,14 @@ pub struct SenderCore {
     /// The last loss response was a timeout (so `recover` marks data sent
     /// before it).
     pub recover_from_timeout: bool,
-    /// After a first timeout judged not congestion (`rto/standard.rs`), the
-    /// end of the data in flight at the timeout: each ACK that advances
-    /// snd_una but stays below it names the next lost segment, which is
-    /// retransmitted alone. None otherwise.
+    /// After a first timeout judged not congestion, without SACK
+    /// (`rto/standard.rs`), the end of the data in flight at the timeout:
+    /// each ACK that advances snd_una but stays below it names the next lost
+    /// segment, which is retransmitted alone. None otherwise.
     pub hole_repair_until: Option<u64>,
+    /// Partial ACKs of that repair so far (only the first resets the
+    /// timer, RFC 6582's Impatient rule).
+    pub hole_repair_partial_acks: u32,
     /// RFC 6675 HighRxt.
     pub high_rxt: u64,
     /// The window fast recovery deflates to: ssthresh after a congestion
@@ -319,6 +322,7 @@ impl SenderCore {
             recover: None,
             recover_from_timeout: false,
             hole_repair_until: None,
+            hole_repair_partial_acks: 0,
             high_rxt: 0,
             recovery_cwnd: 0,
             loss_decisions: Vec::new(),
@@ -683,15 +687,21 @@ impl SenderCore {
     /// segment at the new snd_una was lost (the inference of RFC 6582 §3.2
     /// step 3's partial ACK); it is retransmitted alone and the window is
     /// left as it is. The repair ends when the ACK covers the point.
-    pub fn repair_hole_after_timeout(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+    /// Returns whether this ACK may restart the retransmission timer (RFC
+    /// 6298 (5.3)): not at the second and later partial ACKs (RFC 6582 §3.2
+    /// step 3, "for the first partial ACK ... also reset the retransmit
+    /// timer", the Impatient variant), so that many holes end in a timeout.
+    pub fn repair_hole_after_timeout(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> bool {
         let Some(until) = self.hole_repair_until else {
-            return;
+            return true;
         };
         if self.snd_una >= until || self.in_recovery {
             self.hole_repair_until = None;
-            return;
+            return true;
         }
         self.retransmit_first(now_ns, out);
+        self.hole_repair_partial_acks += 1;
+        self.hole_repair_partial_acks == 1
     }
 
     /// A loss repaired outside loss recovery (RFC 8985 §7.4.2: only the

@@ -40,10 +40,12 @@
 //!   "either by dupacks or timeout"); `on_timeout = "congestion"` makes
 //!   every timeout congestion instead. A timeout called wireless gets the
 //!   sender's "retransmit, do not reduce" (`tcp/rto/standard.rs`): the lost
-//!   segment alone is resent (§3.2: "the packet, which was lost is
-//!   retransmitted"; no go-back-N), cwnd and ssthresh are kept, and the
-//!   timer is backed off (RFC 6298 (5.5)) — the path delivered nothing for
-//!   an RTO, so the backoff protects against a dead link.
+//!   segment is resent (§3.2: "the packet, which was lost is
+//!   retransmitted"; no go-back-N over data the receiver holds), then the
+//!   window's other holes (by SACK, or one per partial ACK without it),
+//!   cwnd and ssthresh are kept, and the timer is backed off (RFC 6298
+//!   (5.5)) — the path delivered nothing for an RTO, so the backoff
+//!   protects against a dead link.
 //! * ACKs echoing `00` (nothing to report: they acknowledge retransmissions,
 //!   which are not ECN-capable unless the sender's
 //!   `ecn_capable_retransmissions` option says so) add nothing.

@@ -14,18 +14,31 @@
 //! retransmitted and the congestion window is not reduced", §3.2 "the
 //! packet, which was lost is retransmitted". The timer still backs off
 //! (RFC 6298 (5.5): the path delivered nothing for an RTO) and Karn's rule
-//! still applies; the segment at snd_una is retransmitted alone, cwnd and
-//! ssthresh are kept (a fast recovery in progress ends, deflated to the
-//! window it was heading for), and sending resumes from snd_max: nothing
-//! goes back N. The other holes of the window in flight are repaired one by
-//! one as the ACKs reveal them (`SenderCore::repair_hole_after_timeout`:
-//! an ACK below the highest segment sent before the timeout names the next
-//! lost segment, which is resent alone), and duplicate ACKs for that data
-//! start no fast retransmit (RFC 6582 §4's guard, `recover`). Without this
-//! repair a window whose ACK clock stopped (every segment after the hole
-//! delivered, no new data allowed) would wait for a second, backed-off
-//! timeout per hole. A later expiry of the same segment is not classified
-//! and takes the standard response.
+//! still applies; cwnd and ssthresh are kept (a fast recovery in progress
+//! ends, deflated to the window it was heading for) and duplicate ACKs for
+//! the data sent before the timeout start no fast retransmit (RFC 6582 §4's
+//! guard, `recover`). The document says nothing of the window's other
+//! holes; they get the standard repair of what the sender knows:
+//!
+//! * **With SACK**, RFC 6675 §5.1's recovery after an RTO, with the window
+//!   kept: every unSACKed segment below RecoveryPoint (HighData) is deemed
+//!   lost, as after any timeout, and NextSeg resends the holes, SACKed
+//!   data skipped, as far as cwnd - pipe allows (the first at once), then
+//!   new data; no new recovery until HighACK reaches RecoveryPoint.
+//! * **Without SACK**, nothing tells the holes apart but the cumulative
+//!   ACK: the segment at snd_una is retransmitted alone and sending resumes
+//!   from snd_max (nothing goes back N), then each ACK below the highest
+//!   segment sent before the timeout names the next hole, which is resent
+//!   alone (`SenderCore::repair_hole_after_timeout`, RFC 6582 §3.2 step 3's
+//!   partial ACK). The timer follows the same step's Impatient rule: only
+//!   the first such partial ACK resets it, so a window with many holes ends
+//!   in a timeout (a repeated expiry, not classified: the standard response,
+//!   go-back-N in slow start) after one backed-off RTO instead of being
+//!   repaired one hole per round trip for as many round trips as it has
+//!   holes.
+//!
+//! A later expiry of the same segment is not classified and takes the
+//! standard response.
 
 use super::TimeoutResponse;
 use crate::net::packet::Packet;
@@ -45,7 +58,7 @@ pub fn standard_timeout(
 ) {
     let cause = standard_timeout_actions(core, recovery, now_ns, out);
     core.restart_rto_timer(now_ns);
-    if cause == LossCause::NonCongestion {
+    if cause == LossCause::NonCongestion && !core.sack_enabled {
         core.retransmit_first(now_ns, out);
     }
     core.send_pending(now_ns, out);
@@ -56,9 +69,9 @@ pub struct StandardTimeout;
 
 /// The RFC 5681 / RFC 6298 timeout actions, shared by responses that start
 /// from the standard one. Returns the verdict on a first expiry
-/// (congestion on later ones): after `NonCongestion` the caller
-/// retransmits the first segment itself; after `Congestion` snd_nxt is
-/// back at snd_una (go-back-N).
+/// (congestion on later ones): after `NonCongestion` without SACK the
+/// caller retransmits the first segment itself; otherwise snd_nxt is back
+/// at snd_una (go-back-N; with SACK, NextSeg over the scoreboard).
 pub fn standard_timeout_actions(
     core: &mut SenderCore,
     recovery: &mut dyn LossRecovery,
@@ -77,29 +90,30 @@ pub fn standard_timeout_actions(
     core.dupacks = 0;
     core.recover = Some(core.snd_max);
     core.recover_from_timeout = true;
+    core.hole_repair_until = None;
     if cause == LossCause::NonCongestion {
         // Retransmit, do not reduce (module doc).
         if core.in_recovery {
             core.w.cwnd = core.recovery_cwnd;
-            core.in_recovery = false;
         }
-        core.hole_repair_until = Some(core.snd_max);
-        recovery.on_timeout(core, now_ns, out);
-        core.trace_window(now_ns);
-        return cause;
+    } else {
+        core.w.cwnd = core.mss;
+        // The loss window: CUBIC's next stage starts with K = 0 (RFC 9438 §4.8).
+        core.cc.on_retransmission_timeout();
     }
-    core.hole_repair_until = None;
-    core.w.cwnd = core.mss;
-    // The loss window: CUBIC's next stage starts with K = 0 (RFC 9438 §4.8).
-    core.cc.on_retransmission_timeout();
     core.in_recovery = false;
     if core.sack_enabled {
         core.sb.mark_all_lost();
         core.high_rxt = core.snd_una;
         core.sack_after_timeout = true;
+    } else if cause == LossCause::NonCongestion {
+        core.hole_repair_until = Some(core.snd_max);
+        core.hole_repair_partial_acks = 0;
     }
     recovery.on_timeout(core, now_ns, out);
-    core.snd_nxt = core.snd_una;
+    if cause == LossCause::Congestion || core.sack_enabled {
+        core.snd_nxt = core.snd_una;
+    }
     core.trace_window(now_ns);
     cause
 }
