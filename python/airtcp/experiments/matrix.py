@@ -906,15 +906,6 @@ CAVEATS = [
     "**Rows are whole stacks.** A middlebox or classifier row (Kick, WMECN, RTT threshold, Snoop, G-Snoop, "
     "link-layer ARQ, Westwood+) runs over the Reno its document used, so its distance to CUBIC+SACK includes "
     "Reno's own distance (the Reno row shows it); compare with the Reno row to see the mechanism alone.",
-    "**Link-layer ARQ on a queued link (reported, not fixed here).** The `arq` agent starts a frame's "
-    "retransmission timer when the frame enters the link's queue, not when it is sent. Where the wireless link "
-    "queues (Kick's 64 kb/s uplink, DCLOR's 50 kb/s STIS link with its 74 KB buffer and stalls) it sends copies "
-    "of frames that are still waiting, which lengthen the queue and bring more copies. Following run 1 "
-    "(`--trace`): on DCLOR's link 24,108 of the agent's 30,492 copies were sent while the previous copy still "
-    "waited in the queue and 20,257 followed a copy that had arrived intact; on Kick's uplink (frames wait 1.0 s "
-    "on average against a 0.21 s timer) it sent 225 copies of the 104 frames it protected. Those two cells "
-    "measure that defect, not link-layer ARQ. On WMECN's and the threshold paper's links no copy was needless "
-    "in run 1 (every copy followed a lost frame); G-Snoop's sent as many copies as the channel lost frames.",
 ]
 
 
