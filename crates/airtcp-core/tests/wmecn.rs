@@ -557,7 +557,10 @@ fn echo_sack(ack: u64, level: MecnLevel, blocks: &[(u64, u64)]) -> Packet {
 /// backed-off RTO, not one round trip per hole. That timeout comes before
 /// any fresh RTT sample (RFC 6298 (5.5): the backoff is in force), a
 /// repeated expiry, which is not classified: the standard response, cwnd
-/// one segment and go-back-N from snd_una.
+/// one segment and go-back-N from snd_una; its segment was resent by the
+/// repair, never by the timer, so ssthresh is set by RFC 5681 (4) (§3.1:
+/// "the given segment has not yet been resent by way of the retransmission
+/// timer"), here MECN's beta3 = 50% of the 19-segment window.
 #[test]
 fn s3_2_without_sack_the_holes_after_a_wireless_timeout_are_repaired_until_the_impatient_timer() {
     let (mut s, _) = sixteen_in_flight();
@@ -597,6 +600,7 @@ fn s3_2_without_sack_the_holes_after_a_wireless_timeout_are_repaired_until_the_i
     s.on_timer(t1 + 2 * rto, &mut out);
     assert_eq!(segs(&out), "r15");
     assert_eq!(s.core.w.cwnd, 1_000);
+    assert_eq!(s.core.w.ssthresh, 9_500);
     assert_eq!(s.core.snd_nxt, 16_000);
     assert_eq!(s.core.hole_repair_until, None);
     assert_eq!(s.core.stats.timeouts, 2);
@@ -662,4 +666,23 @@ fn s3_2_with_sack_a_wireless_timeout_resends_every_hole_within_the_kept_window()
     );
     assert!(!s.core.in_recovery);
     assert!(out.iter().all(|p| !p.is_retransmission), "{}", segs(&out));
+}
+
+/// RFC 5681 §3.1's other side: when the segment the judged-wireless timeout
+/// resent expires again (no ACK came back), it HAS been resent by the
+/// timer, so the repeated expiry holds ssthresh (here the document's kept
+/// one) and collapses cwnd.
+#[test]
+fn s3_2_a_second_expiry_of_the_same_segment_holds_ssthresh() {
+    let (mut s, _) = sixteen_in_flight();
+    let mut out = Vec::new();
+    let t0 = s.next_deadline().unwrap();
+    s.on_timer(t0, &mut out);
+    assert_eq!(segs(&out), "r6");
+    out.clear();
+    let t1 = s.next_deadline().unwrap();
+    s.on_timer(t1, &mut out);
+    assert_eq!(segs(&out), "r6");
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (1_000, u64::MAX / 4));
+    assert_eq!(s.core.stats.non_congestion_losses, 1, "not classified");
 }

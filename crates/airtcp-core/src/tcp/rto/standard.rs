@@ -32,10 +32,13 @@
 //!   alone (`SenderCore::repair_hole_after_timeout`, RFC 6582 §3.2 step 3's
 //!   partial ACK). The timer follows the same step's Impatient rule: only
 //!   the first such partial ACK resets it, so a window with many holes ends
-//!   in a timeout (a repeated expiry, not classified: the standard response,
-//!   go-back-N in slow start) after one backed-off RTO instead of being
-//!   repaired one hole per round trip for as many round trips as it has
-//!   holes.
+//!   in a timeout after one backed-off RTO instead of being repaired one
+//!   hole per round trip for as many round trips as it has holes. That
+//!   timeout comes before any fresh RTT sample (the backoff is in force),
+//!   so it is not classified again: the standard response, go-back-N in
+//!   slow start; and since its segment was resent by the repair, not by
+//!   the timer, ssthresh is set by RFC 5681 (4) (§3.1: "the given segment
+//!   has not yet been resent by way of the retransmission timer").
 //!
 //! A later expiry of the same segment is not classified and takes the
 //! standard response.
@@ -78,11 +81,23 @@ pub fn standard_timeout_actions(
     now_ns: TimeNs,
     out: &mut Vec<Packet>,
 ) -> LossCause {
+    // Partial ACKs moved snd_una since a timeout judged not congestion:
+    // the segment expiring now was resent by that repair, never by the
+    // timer.
+    let repaired_since_timeout =
+        core.hole_repair_until.is_some() && core.hole_repair_partial_acks > 0;
     core.record_timeout(now_ns);
     let first_expiry = core.rtt.backoff_count() == 0;
     let cause = if first_expiry {
         core.timeout_congestion_signal(now_ns)
     } else {
+        if repaired_since_timeout {
+            // RFC 5681 §3.1: ssthresh MUST be set by (4) when "the given
+            // segment has not yet been resent by way of the retransmission
+            // timer"; the judged-wireless timeout before it kept ssthresh.
+            let flight = core.flight_size();
+            core.w.ssthresh = core.cc.ssthresh_after_congestion(&core.w, flight);
+        }
         LossCause::Congestion
     };
     core.rtt.back_off();
