@@ -28,11 +28,10 @@ class DeterministicScenarioWarning(UserWarning):
 
 
 def _scenario_error(file: str, message: str, line: int | None = None, field: str = "") -> ScenarioError:
-    """A ScenarioError made on the Python side, shaped like the core's."""
-    text = file + (f":{line}" if line is not None else "") + (f": {field}" if field else "") + f": {message}"
-    err = ScenarioError(text)
-    err.file, err.line, err.field, err.message = file, line, field, message
-    return err
+    """A ScenarioError made on the Python side, by the core's constructor:
+    one line, control characters in its parts escaped in ``str()`` and in
+    the attributes alike."""
+    return _core.scenario_error(file, message, line, field)
 
 
 class Scenario:

@@ -183,3 +183,34 @@ def test_case8_seeds_on_a_deterministic_scenario_warn(tmp_path):
     warning = [line for line in p.stderr.splitlines() if "warning" in line]
     assert warning == [f"airtcp: warning: {path}: no component draws random numbers (no lossy channel, "
                        "RED-family queue, stall, repeated or on/off app), so all 2 seeds give the same run"]
+
+
+def _control_free(*parts):
+    return all(ch.isprintable() for p in parts for ch in p)
+
+
+def test_error_attributes_hold_the_escapes_the_line_shows(tmp_path):
+    """An error's attributes read as its one line does (6b4d58f escaped only
+    the string): a node name holding a newline is ``B\\nC`` in ``message``
+    too, and ``file:line: field: message`` rebuilt from the attributes is
+    ``str(err)``. The same for an error made on the Python side (an unknown
+    key of the [sweep] table, named in the field), which was two lines."""
+    cases = [
+        (one_link().replace('to = "B"', 'to = "B\\nC"'), "flow[0].to", '"B\\nC"', airtcp.load),
+        (one_link().replace('rate = "10Mbps"', 'rate = "10\\nMbps"'), "link[0].rate", "10\\nMbps", airtcp.load),
+        (one_link(tail='[sweep]\n"a\\nb" = 1\n'), "sweep.a\\nb", "unknown key", airtcp.sweep),
+    ]
+    for k, (text, field, words, call) in enumerate(cases):
+        path = tmp_path / f"bad{k}\t.toml"
+        path.write_text(text)
+        with pytest.raises(airtcp.ScenarioError) as ei:
+            call(path)
+        e = ei.value
+        assert e.file == str(path).replace("\t", "\\t")
+        assert e.field == field and words in e.message, str(e)
+        assert _control_free(e.file, e.field, e.message), repr((e.file, e.field, e.message))
+        at = "" if e.line is None else f":{e.line}"
+        assert str(e) == f"{e.file}{at}: {e.field}: {e.message}"
+        if call is airtcp.sweep:
+            p = run_cli("sweep", path, "--out", tmp_path / "out")
+            assert p.returncode == 2 and len(p.stderr.splitlines()) == 1, p.stderr

@@ -518,3 +518,45 @@ fn keys_with_control_characters_give_one_line_errors() {
         check(&err(&text), line_of(&text, at), field, words);
     }
 }
+
+/// The parts of an error read as its one line does: the attributes
+/// `file`, `field` and `message` hold the escapes (`B\nC`) that the
+/// string shows, not the raw control characters (6b4d58f escaped only the
+/// string), so `file:line: field: message` rebuilt from them is the error.
+#[test]
+fn error_attributes_hold_the_escapes_the_line_shows() {
+    let good = one_link("", "", "", "");
+    for (from, to, field, words) in [
+        ("to = \"B\"", "to = \"B\\nC\"", "flow[0].to", "\"B\\nC\""),
+        ("b = \"B\"", "b = \"B\\tC\"", "flow[0].to", "B\\tC"),
+        (
+            "tcp = {  }",
+            "tcp = { variant = \"re\\nno\" }",
+            "flow[0].tcp.variant",
+            "`re\\nno`",
+        ),
+        (
+            "rate = \"10Mbps\"",
+            "rate = \"10\\nMbps\"",
+            "link[0].rate",
+            "10\\nMbps",
+        ),
+    ] {
+        let text = good.replacen(from, to, 1);
+        let e = Scenario::from_toml_str(&text, "bad\u{7}.toml").unwrap_err();
+        assert_eq!(e.file, "bad\\u{7}.toml");
+        assert_eq!(e.field, field);
+        assert!(e.message.contains(words), "{:?} lacks {words:?}", e.message);
+        let raw = |s: &str| s.contains(|c: char| c.is_control());
+        assert!(!raw(&e.file) && !raw(&e.field) && !raw(&e.message), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!("{}:{}: {}: {}", e.file, e.line.unwrap(), e.field, e.message)
+        );
+    }
+    // A key holding one: the field is escaped as before, and so is the
+    // message that quotes it.
+    let e = err("\"a\\nb\" = 0\n");
+    assert_eq!(e.field, "a\\nb");
+    assert!(e.message.contains("`a\\nb`"), "{:?}", e.message);
+}

@@ -49,6 +49,22 @@ fn scenario_err(py: Python<'_>, e: &CoreError) -> PyErr {
     }
 }
 
+/// A ScenarioError made on the Python side (a sweep table, a file that
+/// cannot be read), built like the core's: its parts escaped by
+/// `ScenarioError::new`, so `str(err)` and the attributes agree.
+#[pyfunction]
+#[pyo3(signature = (file, message, line=None, field=""))]
+fn scenario_error(
+    py: Python<'_>,
+    file: &str,
+    message: &str,
+    line: Option<usize>,
+    field: &str,
+) -> PyObject {
+    let err = scenario_err(py, &CoreError::new(file, line, field, message));
+    err.into_value(py).into_any()
+}
+
 /// Run `f`, turning a Rust panic into a RuntimeError: a panic is always a bug
 /// in airtcp, never a user mistake, and must not take Python down.
 fn no_panic<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
@@ -484,6 +500,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(jain_fairness, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_error, m)?)?;
     m.add_class::<PyRunTables>()?;
     m.add_function(wrap_pyfunction!(tables::columns, m)?)?;
     m.add_function(wrap_pyfunction!(tables::schema, m)?)?;

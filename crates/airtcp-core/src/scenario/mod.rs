@@ -30,9 +30,30 @@ pub struct ScenarioError {
     pub message: String,
 }
 
-/// The error is one line whatever the file holds: a TOML key, a node name
-/// or a path may contain any character, so control characters are written
-/// as their escapes.
+impl ScenarioError {
+    /// An error whose parts are as `Display` shows them: a TOML key, a
+    /// value, a node name or a path may hold any character, so control
+    /// characters in `file`, `field` and `message` are written as their
+    /// escapes here, once, and the attributes (`e.field`, Python's
+    /// `err.message`) read exactly as the one-line error does.
+    pub fn new(
+        file: impl AsRef<str>,
+        line: Option<usize>,
+        field: impl AsRef<str>,
+        message: impl AsRef<str>,
+    ) -> Self {
+        ScenarioError {
+            file: escape_controls(file.as_ref()).into_owned(),
+            line,
+            field: escape_controls(field.as_ref()).into_owned(),
+            message: escape_controls(message.as_ref()).into_owned(),
+        }
+    }
+}
+
+/// The error is one line whatever the file holds. [`ScenarioError::new`]
+/// has escaped the parts already; a value built with the public fields is
+/// escaped here too.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", escape_controls(&self.file))?;
@@ -175,17 +196,18 @@ impl Scenario {
     ) -> Result<(Self, World), ScenarioError> {
         let de = toml::Deserializer::new(text);
         let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
-            // A key holding a newline (`"a\nb" = 0`) is named as written.
-            let mut field = escape_controls(&tidy_path(&e.path().to_string())).into_owned();
+            // A key holding a newline (`"a\nb" = 0`) is named as written
+            // (escaped by ScenarioError::new).
+            let mut field = tidy_path(&e.path().to_string());
             let inner = e.into_inner();
             let line = inner.span().map(|s| line_of(text, s.start));
             // A syntax error's message spans lines (what was expected
             // below it): join them. A line break in any other message is
-            // the user's own key or value: escape it.
+            // the user's own key or value: it is escaped.
             let mut message = if field.is_empty() {
                 first_line(inner.message())
             } else {
-                escape_controls(inner.message()).into_owned()
+                inner.message().to_string()
             };
             if field.is_empty() {
                 // A syntax error (e.g. an integer beyond TOML's i64) comes
@@ -197,12 +219,7 @@ impl Scenario {
                     );
                 }
             }
-            ScenarioError {
-                file: source_name.to_string(),
-                line,
-                field,
-                message,
-            }
+            ScenarioError::new(source_name, line, field, message)
         })?;
         let sc = Scenario {
             file,
@@ -219,11 +236,13 @@ impl Scenario {
 
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, ScenarioError> {
         let p = path.as_ref();
-        let text = std::fs::read_to_string(p).map_err(|e| ScenarioError {
-            file: p.display().to_string(),
-            line: None,
-            field: String::new(),
-            message: format!("cannot read file: {e}"),
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            ScenarioError::new(
+                p.display().to_string(),
+                None,
+                "",
+                format!("cannot read file: {e}"),
+            )
         })?;
         Self::from_toml_str(&text, &p.display().to_string())
     }
@@ -279,12 +298,12 @@ impl Scenario {
         field: impl Into<String>,
         message: impl Into<String>,
     ) -> ScenarioError {
-        ScenarioError {
-            file: self.source_name.clone(),
-            line: span.map(|s| line_of(&self.text, s.start)),
-            field: self.members.user_field(&field.into()),
-            message: message.into(),
-        }
+        ScenarioError::new(
+            &self.source_name,
+            span.map(|s| line_of(&self.text, s.start)),
+            self.members.user_field(&field.into()),
+            message.into(),
+        )
     }
 
     /// Build a world for `seed` (None: the file's seed).
