@@ -721,12 +721,18 @@ def seeds_warning(sc: Scenario, seeds: list[int]) -> str | None:
 
 
 def jain_fairness(values: Iterable[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n * sum x^2); 1.0 if all are equal.
+    """Jain's fairness index (sum x)^2 / (n * sum x^2): 1.0 if all are
+    equal, 1/n if one value has everything. NaN when there is nothing to
+    share (an empty list, or all zero): the index is 0/0 there, and a run
+    in which no flow got anything must not count as perfectly fair. The
+    reproductions' statistics skip NaN runs.
 
     >>> import airtcp
     >>> airtcp.jain_fairness([1.0, 1.0, 1.0])
     1.0
     >>> airtcp.jain_fairness([3.0, 1.0])
     0.8
+    >>> airtcp.jain_fairness([0.0, 0.0])
+    nan
     """
     return _core.jain_fairness([float(v) for v in values])

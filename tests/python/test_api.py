@@ -205,8 +205,38 @@ def test_jain_fairness():
     assert airtcp.jain_fairness([1, 1, 1]) == 1.0
     assert airtcp.jain_fairness([3.0, 1.0]) == pytest.approx(0.8)
     assert airtcp.jain_fairness([1.0, 0.0]) == pytest.approx(0.5)
-    assert airtcp.jain_fairness([]) == 1.0
     assert airtcp.jain_fairness(x for x in [2.0, 2.0]) == 1.0
+
+
+def test_jain_fairness_of_nothing_is_nan_for_every_caller():
+    """Nothing to share (no flows, or every flow at zero goodput): the
+    index is 0/0, NaN, never 1.0 ("perfectly fair"), and the G-Snoop
+    reproduction, which had its own copy of the formula, uses this one."""
+    import math
+
+    import pyarrow as pa
+
+    from airtcp.experiments import gsnoop
+
+    assert math.isnan(airtcp.jain_fairness([]))
+    assert math.isnan(airtcp.jain_fairness([0.0, 0.0, 0.0]))
+
+    class Res:
+        def __init__(self, delivered):
+            n = len(delivered)
+            zeros = [0] * n
+            self.tables = {
+                "flows": pa.table(
+                    {"delivered_bytes": delivered, "timeouts": zeros, "fast_retransmits": zeros,
+                     "drops_channel": zeros, "drops_queue": zeros}
+                ),
+                "agents": pa.table({"agent": pa.array([], pa.string()), "counter": pa.array([], pa.string()),
+                                    "value": pa.array([], pa.uint64())}),
+            }
+
+    p = {"duration_s": 10.0, "packet_bytes": 1000}
+    assert math.isnan(gsnoop.metrics(Res([0, 0]), {}, "tcp", p)["fairness"])
+    assert gsnoop.metrics(Res([3000, 1000]), {}, "tcp", p)["fairness"] == pytest.approx(0.8)
 
 
 def test_docstring_examples(monkeypatch):

@@ -484,7 +484,8 @@ fn run<'py>(
     })
 }
 
-/// Jain's fairness index (sum x)^2 / (n sum x^2); 1.0 for an empty list.
+/// Jain's fairness index (sum x)^2 / (n sum x^2); NaN when no value is
+/// positive (`metrics::jain_fairness`).
 #[pyfunction]
 fn jain_fairness(values: Vec<f64>) -> PyResult<f64> {
     no_panic(|| Ok(metrics::jain_fairness(&values)))

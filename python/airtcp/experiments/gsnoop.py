@@ -19,10 +19,10 @@ the claims are checked against our numbers alone.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from .. import jain_fairness
 from . import ns2, stats
 from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std
 
@@ -182,11 +182,6 @@ AGENT_COUNTERS = {
 }
 
 
-def jain(x: list[float]) -> float:
-    s, s2 = sum(x), sum(v * v for v in x)
-    return s * s / (len(x) * s2) if s2 > 0 else math.nan
-
-
 def metrics(res, cell, scheme, p) -> dict[str, float]:
     """Per run: aggregate goodput (payload bytes delivered in order over the
     simulated time, §5's definition), in Mb/s and in packets/s, Jain's
@@ -197,7 +192,7 @@ def metrics(res, cell, scheme, p) -> dict[str, float]:
     out = {
         "goodput_mbps": sum(delivered) * 8 / duration / 1e6,
         "goodput_pps": sum(delivered) / mss(p) / duration,
-        "fairness": jain(delivered),
+        "fairness": jain_fairness(delivered),
         "timeouts": float(sum(f["timeouts"])),
         "fast_retransmits": float(sum(f["fast_retransmits"])),
         "drops_channel": float(sum(f["drops_channel"])),

@@ -731,13 +731,19 @@ impl Row for AgentResult {
     }
 }
 
-/// Jain's fairness index (sum x)^2 / (n * sum x^2); 1 when all are equal.
+/// Jain's fairness index (sum x)^2 / (n * sum x^2): 1 when all shares are
+/// equal, 1/n when one flow has everything. NaN when there is nothing to
+/// share (no values, or all zero): the index is 0/0 there, and a run in
+/// which no flow got anything says nothing about how flows share a path,
+/// so it must not count as perfectly fair. The reproductions' statistics
+/// skip NaN runs (`experiments/base.py`), and a table prints "-" when no
+/// run has a value.
 pub fn jain_fairness(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
     if n == 0.0 || sq == 0.0 {
-        return 1.0;
+        return f64::NAN;
     }
     sum * sum / (n * sq)
 }
@@ -751,5 +757,14 @@ mod tests {
         assert!((jain_fairness(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
         assert!((jain_fairness(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
         assert!((jain_fairness(&[3.0, 1.0]) - 16.0 / 20.0).abs() < 1e-12);
+        assert!((jain_fairness(&[5.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+
+    /// Nothing to share: (0)^2 / (n * 0) is undefined, never "fair".
+    #[test]
+    fn jain_index_of_nothing_is_nan() {
+        assert!(jain_fairness(&[0.0, 0.0, 0.0]).is_nan());
+        assert!(jain_fairness(&[0.0]).is_nan());
+        assert!(jain_fairness(&[]).is_nan());
     }
 }
