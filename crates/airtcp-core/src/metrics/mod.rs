@@ -368,8 +368,9 @@ impl Row for FlowResult {
             col(
                 "spurious_timeouts",
                 "count",
-                "Ground truth: timeouts whose first retransmitted segment was not lost (at expiry the \
-                 receiver already held it or a copy was still in the network).",
+                "Ground truth: data timeouts whose first retransmitted segment was not lost (at \
+                 expiry the receiver already held it or a copy was still in the network). SYN \
+                 timeouts are never counted here (they are in `timeouts`).",
             ),
             U64(self.spurious_timeouts),
         );
@@ -378,7 +379,7 @@ impl Row for FlowResult {
                 "spurious_timeouts_detected",
                 "count",
                 "Timeouts the flow's timeout response (Eifel, F-RTO, DCLOR) judged spurious; compare \
-                 with `spurious_timeouts`.",
+                 with `spurious_timeouts` (the responses act on data timeouts only, never on a SYN's).",
             ),
             U64(self.spurious_timeouts_detected),
         );
