@@ -157,6 +157,55 @@ fn s6_1_3_receiver_echoes_ece_until_cwr_and_s6_1_4_acks_are_not_ect() {
     assert!(out.iter().all(|p| p.ecn == Ecn::NotEct));
 }
 
+/// §6.1.3 with delayed ACKs: "If there is any ACK withholding implemented,
+/// as in current "delayed-ACK" TCP implementations ..., then the ECN-Echo
+/// flag in the ACK packet will be set to '1' if the CE codepoint is set in
+/// any of the data packets being acknowledged", and the receiver keeps
+/// setting it "in all the ACK packets it sends" until a CWR packet. The RFC
+/// lets the receiver go on delaying ACKs meanwhile; it neither requires
+/// nor forbids ACKing at once. Our choice (docs/tcp-conformance.md): while
+/// it echoes, the receiver ACKs every in-order segment at once (RFC 5681
+/// §4.2 bounds the ACK rate from below only), and from the CWR packet on
+/// it delays again.
+#[test]
+fn s6_1_3_delayed_acks_echo_ece_for_any_ce_segment_acked_and_ack_at_once_until_cwr() {
+    let delack_ns = 200 * STEP_NS;
+    let mut rx = receiver(Some(delack_ns), true);
+    let mut out = Vec::new();
+    // Segment 0 (ECT) is held for the delayed ACK; segment 1 (CE) is ACKed
+    // with segment 0, and the ACK carries ECE.
+    rx.on_packet(STEP_NS, &data(0, Ecn::Ect0), &mut out);
+    assert!(out.is_empty(), "segment 0 is held");
+    rx.on_packet(2 * STEP_NS, &data(1, Ecn::Ce), &mut out);
+    assert_eq!(acked(&out), "2");
+    assert!(out[0].has_flag(flags::ECE));
+    // Echoing: every in-order segment is ACKed at once, with ECE.
+    out.clear();
+    rx.on_packet(3 * STEP_NS, &data(2, Ecn::Ect0), &mut out);
+    rx.on_packet(4 * STEP_NS, &data(3, Ecn::Ect0), &mut out);
+    assert_eq!(acked(&out), "3 4");
+    assert!(out.iter().all(|p| p.has_flag(flags::ECE)));
+    // The CWR packet ends the echo: it is held again, and the ACK that
+    // covers it and the next segment has no ECE.
+    out.clear();
+    let mut cwr = data(4, Ecn::Ect0);
+    cwr.flags |= flags::CWR;
+    rx.on_packet(5 * STEP_NS, &cwr, &mut out);
+    assert!(
+        out.is_empty(),
+        "the CWR segment is held for the delayed ACK"
+    );
+    rx.on_packet(6 * STEP_NS, &data(5, Ecn::Ect0), &mut out);
+    assert_eq!(acked(&out), "6");
+    assert!(!out[0].has_flag(flags::ECE));
+    // A CE segment that would have been held is ACKed at once, with ECE.
+    out.clear();
+    rx.on_packet(7 * STEP_NS, &data(6, Ecn::Ce), &mut out);
+    assert_eq!(acked(&out), "7");
+    assert!(out[0].has_flag(flags::ECE));
+    assert_eq!(rx.next_deadline(), None, "nothing left to ACK");
+}
+
 /// §6.1.5 relaxed by the option `ecn_capable_retransmissions`, as ns-2's
 /// `TcpAgent::output` did (it sets ECT on every data packet when `ecn_`):
 /// the timeout's retransmission leaves ECT(0) like new data; with

@@ -170,6 +170,10 @@ impl TcpReceiver {
                 if pkt.payload_len >= self.cfg.mss {
                     self.unacked_segments += 1;
                 }
+                // While echoing ECE (RFC 3168 §6.1.3), ACK at once: the RFC
+                // allows delaying, but the echo then waits for a second
+                // segment or the timer while the sender's window may be
+                // small (docs/tcp-conformance.md, RFC 3168 rows).
                 if self.unacked_segments >= self.cfg.delack_segments || self.ece {
                     self.send_ack(now_ns, out);
                 } else if self.delack_deadline.is_none() {
