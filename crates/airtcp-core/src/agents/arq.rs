@@ -320,20 +320,26 @@ impl Dda {
         &mut self.runs[i]
     }
 
+    /// A new cumulative ACK `pkt` leaves (or a new connection's SYN-ACK):
+    /// duplicates are counted from it, and held ones are stale (the hole
+    /// is filled).
+    fn start_run(&mut self, pkt: &Packet) {
+        let r = self.run(pkt.flow);
+        let discarded = r.held.len() as u64;
+        r.held.clear();
+        r.epoch = pkt.epoch;
+        r.ack = pkt.ack;
+        r.dups = 0;
+        r.release_ns = None;
+        r.released = false;
+        self.dupacks_discarded += discarded;
+    }
+
     fn on_local_ack(&mut self, now_ns: TimeNs, pkt: &Packet) -> AgentVerdict {
         let (delay, undelayed) = (self.cfg.delay_ns, self.cfg.undelayed_dups);
         let r = self.run(pkt.flow);
         if r.epoch != pkt.epoch || pkt.ack > r.ack {
-            // A new cumulative ACK (or a new connection): the hole is
-            // filled; held duplicates are stale.
-            let discarded = r.held.len() as u64;
-            r.held.clear();
-            r.epoch = pkt.epoch;
-            r.ack = pkt.ack;
-            r.dups = 0;
-            r.release_ns = None;
-            r.released = false;
-            self.dupacks_discarded += discarded;
+            self.start_run(pkt);
             return AgentVerdict::Pass;
         }
         if pkt.ack < r.ack {
@@ -388,6 +394,15 @@ impl NodeAgent for Dda {
                     && !pkt.has_flag(flags::SYN) =>
             {
                 self.on_local_ack(now_ns, pkt)
+            }
+            // The SYN-ACK is the connection's first cumulative ACK: an ACK
+            // repeating its number (the first data segment was lost) is a
+            // duplicate, as the sender counts it (RFC 5681 §2).
+            (PacketKind::TcpAck, Ingress::Local)
+                if pkt.has_flag(flags::SYN) && pkt.has_flag(flags::ACK) =>
+            {
+                self.start_run(pkt);
+                AgentVerdict::Pass
             }
             _ => AgentVerdict::Pass,
         }
@@ -589,6 +604,37 @@ mod tests {
             d.on_packet(170, &mut ack(6000), Ingress::Local, &mut out2),
             AgentVerdict::Pass
         );
+    }
+
+    /// DDA holds the third and later duplicates of the receiver's last
+    /// cumulative ACK. When the connection's first data segment is lost,
+    /// that ACK is the SYN-ACK's (RFC 5681 §2: an ACK repeating the highest
+    /// acknowledgment is a duplicate), so the third ACK repeating its
+    /// number is held: the sender sees two duplicates, not three.
+    #[test]
+    fn dda_counts_duplicates_of_the_syn_ack_when_the_first_segment_is_lost() {
+        let mut d = Dda::new(
+            2,
+            1,
+            5,
+            DdaConfig {
+                delay_ns: 100,
+                undelayed_dups: 2,
+            },
+        );
+        let mut out = AgentOutput::default();
+        let mut syn_ack = ack(1);
+        syn_ack.flags = flags::SYN | flags::ACK;
+        assert_eq!(
+            d.on_packet(0, &mut syn_ack, Ingress::Local, &mut out),
+            AgentVerdict::Pass
+        );
+        let mut send = |d: &mut Dda, t, n| d.on_packet(t, &mut ack(n), Ingress::Local, &mut out);
+        assert_eq!(send(&mut d, 10, 1), AgentVerdict::Pass);
+        assert_eq!(send(&mut d, 11, 1), AgentVerdict::Pass);
+        assert_eq!(send(&mut d, 12, 1), AgentVerdict::Take);
+        assert_eq!(d.dupacks_delayed, 1);
+        assert_eq!(d.deadline(), Some(112));
     }
 
     #[test]
