@@ -5,11 +5,10 @@
 
 mod common;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 use airtcp_core::metrics::RunResult;
 use airtcp_core::net::packet::{DeathCause, PacketKind};
-use airtcp_core::observe::trace::{PacketEvent, TraceRecord, TraceSink};
+use airtcp_core::observe::trace::PacketEvent;
 use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
 use common::*;
 
@@ -127,20 +126,6 @@ fn after_the_retry_limit_the_loss_is_left_to_tcp() {
     // The ground truth follows the copies: a wireless loss (called
     // congestion by the default classifier).
     assert_eq!(f.loss_wireless_as_congestion, 1);
-}
-
-/// Keeps the trace records where the test reads them after the run.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<TraceRecord>>>);
-
-impl TraceSink for Shared {
-    fn write(&mut self, records: &[TraceRecord]) -> std::io::Result<()> {
-        self.0.lock().unwrap().extend_from_slice(records);
-        Ok(())
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// One transmission of a data segment on the wireless link.

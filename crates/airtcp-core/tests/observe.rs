@@ -4,27 +4,11 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
-
 use airtcp_core::net::packet::DeathCause;
-use airtcp_core::observe::trace::{PacketEvent, TraceRecord, TraceSink};
+use airtcp_core::observe::trace::PacketEvent;
 use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
 use airtcp_core::scenario::Scenario;
-use common::{scenario, scripted};
-
-/// Keeps the records where the test can read them after the run.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<TraceRecord>>>);
-
-impl TraceSink for Shared {
-    fn write(&mut self, records: &[TraceRecord]) -> std::io::Result<()> {
-        self.0.lock().unwrap().extend_from_slice(records);
-        Ok(())
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use common::{scenario, scripted, Shared};
 
 fn example(name: &str) -> Scenario {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/");

@@ -46,6 +46,17 @@ pub enum LinkOutcome {
     Dropped(DeathCause),
 }
 
+impl LinkOutcome {
+    /// The link transmitted the packet (a channel loss happens on the air,
+    /// after the transmission started; other drops are refusals).
+    pub fn transmitted(self) -> bool {
+        matches!(
+            self,
+            LinkOutcome::Arrives { .. } | LinkOutcome::Dropped(DeathCause::ChannelError)
+        )
+    }
+}
+
 /// In declaration order (`repr(C)`): what `offer` reads and writes for
 /// every packet comes first, so that a packet on a link that is not in
 /// cache (one of 200,000 access links) costs few cache lines; the name and

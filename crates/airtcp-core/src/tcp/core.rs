@@ -464,8 +464,16 @@ impl SenderCore {
         }
     }
 
-    /// Loss recovery ended at the current snd_una.
-    pub fn trace_recovery_exit(&mut self, now_ns: TimeNs) {
+    /// Loss recovery is in progress and snd_una has reached its recovery
+    /// point (`recover`, RFC 6582's / RFC 6675's RecoveryPoint).
+    pub fn recovery_point_reached(&self) -> bool {
+        self.in_recovery && self.recover.is_some_and(|r| self.snd_una >= r)
+    }
+
+    /// Leave loss recovery at the current snd_una (the window is the
+    /// caller's to set first).
+    pub fn end_recovery(&mut self, now_ns: TimeNs) {
+        self.in_recovery = false;
         let ack = self.snd_una;
         self.trace(now_ns, TraceEvent::RecoveryExit { ack });
         self.trace_window(now_ns);

@@ -371,12 +371,10 @@ impl World {
         let link = &mut self.links[l as usize];
         let outcome = link.offer(self.now_ns, &mut pkt);
         if let Some(o) = self.observers.as_deref_mut() {
-            let (tx_start, death) = match outcome {
-                LinkOutcome::Arrives { .. } => (Some(link.last_tx_start_ns), None),
-                LinkOutcome::Dropped(DeathCause::ChannelError) => {
-                    (Some(link.last_tx_start_ns), Some(DeathCause::ChannelError))
-                }
-                LinkOutcome::Dropped(cause) => (None, Some(cause)),
+            let tx_start = outcome.transmitted().then_some(link.last_tx_start_ns);
+            let death = match outcome {
+                LinkOutcome::Dropped(cause) => Some(cause),
+                LinkOutcome::Arrives { .. } => None,
             };
             o.offered(self.now_ns, link.from, l, &pkt, tx_start, death);
         }
@@ -401,14 +399,14 @@ impl World {
     fn report_link_tx(&mut self, l: u32, pkt: &Packet, outcome: LinkOutcome) {
         let link = &self.links[l as usize];
         let tx = match outcome {
-            LinkOutcome::Arrives { .. } | LinkOutcome::Dropped(DeathCause::ChannelError) => {
+            LinkOutcome::Dropped(cause) if !outcome.transmitted() => LinkTx::Refused(cause),
+            _ => {
                 let start_ns = link.last_tx_start_ns;
                 LinkTx::Sent {
                     start_ns,
                     end_ns: start_ns + tx_time_ns(pkt.wire_bytes(), link.rate_bps),
                 }
             }
-            LinkOutcome::Dropped(cause) => LinkTx::Refused(cause),
         };
         for i in 0..self.link_watchers.len() {
             let w = self.link_watchers[i];

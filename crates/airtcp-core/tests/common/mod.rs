@@ -3,10 +3,28 @@
 
 pub mod script;
 
+use std::sync::{Arc, Mutex};
+
 use airtcp_core::metrics::RunResult;
+use airtcp_core::observe::trace::{TraceRecord, TraceSink};
 use airtcp_core::scenario::{Scenario, ScenarioError};
 use airtcp_core::tcp::sender::{TcpSender, TraceEvent};
 use airtcp_core::world::World;
+
+/// A trace sink that keeps the records where the test reads them after
+/// the run.
+#[derive(Clone, Default)]
+pub struct Shared(pub Arc<Mutex<Vec<TraceRecord>>>);
+
+impl TraceSink for Shared {
+    fn write(&mut self, records: &[TraceRecord]) -> std::io::Result<()> {
+        self.0.lock().unwrap().extend_from_slice(records);
+        Ok(())
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Parse a scenario held in a string (panics with the one-line error).
 pub fn scenario(text: &str) -> Scenario {

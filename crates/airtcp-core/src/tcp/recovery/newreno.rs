@@ -49,8 +49,7 @@ impl LossRecovery for NewRenoRecovery {
             core.w.cwnd = core
                 .recovery_cwnd
                 .min(core.flight_size().max(core.mss) + core.mss);
-            core.in_recovery = false;
-            core.trace_recovery_exit(now_ns);
+            core.end_recovery(now_ns);
             NewAckOutcome::default()
         } else {
             // Step 3, partial acknowledgment: retransmit the first

@@ -353,10 +353,9 @@ impl LossRecovery for RackTlpRecovery {
         now_ns: TimeNs,
         _out: &mut Vec<Packet>,
     ) -> NewAckOutcome {
-        if core.in_recovery && core.recover.is_some_and(|r| core.snd_una >= r) {
+        if core.recovery_point_reached() {
             // RFC 6675 §5 (A).
-            core.in_recovery = false;
-            core.trace_recovery_exit(now_ns);
+            core.end_recovery(now_ns);
         }
         NewAckOutcome::default()
     }

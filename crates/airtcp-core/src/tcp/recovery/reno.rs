@@ -63,8 +63,7 @@ impl LossRecovery for RenoRecovery {
         if core.in_recovery {
             // Step 6: deflate and leave fast recovery.
             core.w.cwnd = core.recovery_cwnd;
-            core.in_recovery = false;
-            core.trace_recovery_exit(now_ns);
+            core.end_recovery(now_ns);
         }
         NewAckOutcome::default()
     }

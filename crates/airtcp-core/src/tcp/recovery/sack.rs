@@ -49,14 +49,11 @@ impl LossRecovery for SackRecovery {
         now_ns: TimeNs,
         _out: &mut Vec<Packet>,
     ) -> NewAckOutcome {
-        if core.in_recovery {
-            if core.recover.is_some_and(|r| core.snd_una >= r) {
-                // §5 (A): an ACK beyond RecoveryPoint ends recovery.
-                core.in_recovery = false;
-                core.trace_recovery_exit(now_ns);
-            } else {
-                core.sb.update_loss_marks(core.cfg.dupthresh, core.mss);
-            }
+        if core.recovery_point_reached() {
+            // §5 (A): an ACK beyond RecoveryPoint ends recovery.
+            core.end_recovery(now_ns);
+        } else if core.in_recovery {
+            core.sb.update_loss_marks(core.cfg.dupthresh, core.mss);
         }
         NewAckOutcome::default()
     }
