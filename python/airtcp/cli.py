@@ -39,22 +39,25 @@ EXIT_BUSY = 1
 TABLE_FILES = ("flows", "links", "transfers", "series", "agents")
 
 
+def _digits(s: str, what: str) -> int:
+    """``s`` as a decimal integer: ASCII digits and nothing else. int()
+    would trim spaces and accept a sign, underscores and other scripts'
+    digits ("\uff13"); the bar is a clear error, never a silent fix."""
+    if not s or not all("0" <= c <= "9" for c in s):
+        raise argparse.ArgumentTypeError(f"expected {what} (decimal digits only), got {s!r}")
+    return int(s)
+
+
 def _positive_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}") from None
+    v = _digits(s, "a positive integer")
     if v < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}")
     return v
 
 
 def _seed(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed, got {s!r}") from None
-    if not 0 <= v < 2**64:
+    v = _digits(s, "an integer seed")
+    if v >= 2**64:
         raise argparse.ArgumentTypeError(f"seed must be in [0, 2**64), got {s}")
     return v
 
@@ -494,7 +497,7 @@ def cmd_reproduce(args) -> int:
         changes[name.strip()] = _param_value(value.strip())
     try:
         exp = exp.with_params(**changes)
-    except KeyError as e:
+    except (KeyError, ValueError) as e:
         print(f"airtcp: {e.args[0]}", file=sys.stderr)
         return EXIT_USAGE
     out = args.out or default_out(exp.name)

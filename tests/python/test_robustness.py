@@ -80,6 +80,8 @@ CASES = {
         ["11s is not before the end of the run (10s)"],
     ),
     "9_seed": (one_link(sim="seed = 9223372036854775808"), "simulation.seed", ["as a string"]),
+    # A seed string is digits only (docs/scenario.md): " 123" is not trimmed.
+    "9_seed_spaces": (one_link(sim='seed = " 123"'), "simulation.seed", ["decimal digits only", '" 123"']),
     # docs/scenario.md, "Units": a number, optionally one space, then the unit.
     "units_newline": (one_link().replace('rate = "10Mbps"', 'rate = "10\\nMbps"'), "link[0].rate", ["one space"]),
     "units_tab": (one_link().replace('delay = "10ms"', 'delay = "10\\tms"'), "link[0].delay", ["one space"]),
@@ -127,6 +129,46 @@ def test_seed_from_python_above_2_63():
     assert ei.value.field == "simulation.seed"
     d["simulation"]["seed"] = str(2**64 - 1)
     assert airtcp.load(d).seed == 2**64 - 1
+
+
+def test_integers_given_as_strings_are_never_fixed_up(tmp_path):
+    """The bar: bad input gets a clear error, never a silent fix. An
+    integer option or seed given as text is decimal digits only: int()
+    would trim " 3", read "+3", "1_0" and a fullwidth "\uff13", and run."""
+    path = tmp_path / "s.toml"
+    path.write_text(one_link(tail='[[flow]]\nfrom = "A"\nto = "B"\napp = { kind = "repeated", size = "10KB", think = "1s" }\n'))
+    for option, value in [("--seed", " 3"), ("--seed", "3 "), ("--seed", "+3"), ("--seed", "1_0"), ("--seed", "\uff13"),
+                          ("--runs", " 2"), ("--runs", "+2"), ("--workers", "1_0")]:
+        args = ("run", path, option, value) if option != "--seed" else ("run", path, option, value, "--runs", "1")
+        p = run_cli(*args)
+        assert p.returncode == 2, (option, value, p.stderr)
+        assert "decimal digits only" in p.stderr and repr(value) in p.stderr, p.stderr
+    d = {"simulation": {"duration": "1s", "seed": "7 "}, "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "1ms"}]}
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.load(d)
+    assert ei.value.field == "simulation.seed" and "decimal digits only" in ei.value.message
+    with pytest.raises(TypeError):
+        airtcp.run(airtcp.Scenario(one_link(), "s.toml"), seed="3")
+
+
+def test_reproduction_parameters_keep_their_kind():
+    """A reproduction's number stays a number (float(" 2") would read the
+    string) and a whole number stays whole (int(2.5) would truncate)."""
+    from airtcp.experiments import dclor, kick
+
+    for bad in (" 2", "2", True):
+        with pytest.raises(ValueError, match="parameter scale takes a number"):
+            dclor.EXPERIMENT.with_params(scale=bad)
+    with pytest.raises(ValueError, match="parameter sack takes a bool"):
+        dclor.EXPERIMENT.with_params(sack=1)
+    exp = dclor.EXPERIMENT.with_params(initial_cwnd=2.5)
+    with pytest.raises(ValueError, match="initial_cwnd must be a whole number, got 2.5"):
+        exp.scenario(exp.cells[0], "standard", exp.params)
+    assert dclor.EXPERIMENT.with_params(initial_cwnd=3.0).params["initial_cwnd"] == 3.0
+    p = run_cli("reproduce", "kick", "--set", 'queue_pkts=" 16"')
+    assert p.returncode == 2 and "parameter queue_pkts takes a number" in p.stderr, p.stderr
+    assert len(p.stderr.splitlines()) == 1, p.stderr
+    assert kick.EXPERIMENT.params["queue_pkts"] == 32
 
 
 def test_case5_per_flow_queue_statistics():

@@ -436,6 +436,20 @@ fn case9_large_seeds() {
     check(&err(&text), 3, "simulation.seed", "in [0, 2^64)");
 }
 
+/// The bar: bad input is never silently fixed. A seed written as a string
+/// is "a string of digits" (docs/scenario.md); whitespace, a sign or an
+/// underscore around or in it is an error naming the field, not trimmed
+/// away (Rust's and Python's integer parsers would accept some of them).
+#[test]
+fn seed_strings_are_digits_only() {
+    for bad in [" 123", "123 ", "\\t7", "+5", "1_000", "", "0x10", "1e3"] {
+        let text = one_link(&format!("seed = \"{bad}\""), "", "", "");
+        check(&err(&text), 3, "simulation.seed", "decimal digits only");
+    }
+    let sc = scenario(&one_link("seed = \"0042\"", "", "", ""));
+    assert_eq!(sc.default_seed(), 42);
+}
+
 /// Values that used to be clamped silently are errors now.
 #[test]
 fn no_silent_clamps() {

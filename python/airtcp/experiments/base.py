@@ -104,6 +104,33 @@ def std(x: np.ndarray) -> float:
 std.along_axis = lambda x, axis=-1: np.std(x, axis=axis, ddof=1)
 
 
+def _kind(v: Any) -> str | None:
+    """A parameter's kind: "number", "bool" or "str" (None: any)."""
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    return "str" if isinstance(v, str) else None
+
+
+def _check_param_type(experiment: str, name: str, default: Any, value: Any) -> None:
+    """A changed parameter has its default's kind: a number stays a number
+    (never the string "2", which float() would read, spaces and all),
+    a flag a bool, a word a string. A default of None takes anything."""
+    want = _kind(default)
+    if want is not None and _kind(value) != want:
+        raise ValueError(f"{experiment}: parameter {name} takes a {want} (like {default!r}), got {value!r}")
+
+
+def whole(p: Mapping[str, Any], name: str) -> int:
+    """Parameter ``name`` of ``p`` as an int; a fraction, a string or a
+    bool is an error (int() would truncate 2.5 to 2 or read "2")."""
+    v = p[name]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or isinstance(v, float) and not v.is_integer():
+        raise ValueError(f"parameter {name} must be a whole number, got {v!r}")
+    return int(v)
+
+
 @dataclass(frozen=True)
 class Scheme:
     """A protocol compared in the experiment. ``label`` appears in tables."""
@@ -341,6 +368,8 @@ class Experiment:
         unknown = set(changes) - set(self.params)
         if unknown:
             raise KeyError(f"{self.name}: unknown parameter(s) {sorted(unknown)}; known: {sorted(self.params)}")
+        for name, value in changes.items():
+            _check_param_type(self.name, name, self.params[name], value)
         return dataclasses.replace(self, params={**self.params, **changes})
 
     def with_cells(self, cells: Sequence[Cell]) -> Experiment:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, cell_key, mean
+from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, cell_key, mean, whole
 
 SOURCE = (
     'Y. Swami, K. Le, "DCLOR: De-correlated Loss Recovery using SACK option for spurious timeouts", '
@@ -144,8 +144,8 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "mss": f"{mss_of(scheme, p)}B",
         "timestamps": uses_timestamps(scheme, p),
         "handshake": bool(p["handshake"]),
-        "initial_cwnd": int(p["initial_cwnd"]),
-        "rwnd": f"{int(p['rwnd_bytes'])}B",
+        "initial_cwnd": whole(p, "initial_cwnd"),
+        "rwnd": f"{whole(p, 'rwnd_bytes')}B",
         "initial_rto": _s(p["initial_rto_s"]),
         "min_rto": _s(p["min_rto_s"]),
         "max_rto": _s(p["max_rto_s"]),
@@ -170,7 +170,7 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
     stis: dict[str, Any] = {
         "a": "X",
         "b": "C",
-        "rate": f"{int(p['rate_bps'])}bps",
+        "rate": f"{whole(p, 'rate_bps')}bps",
         "delay": _ms(p["delay_ms"]),
         "queue": {"kind": "per_flow", "limit": str(p["buffer"])},
         "stall": {
@@ -209,7 +209,7 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
             {
                 "a": "S",
                 "b": "X",
-                "rate": f"{int(p['access_rate_bps'])}bps",
+                "rate": f"{whole(p, 'access_rate_bps')}bps",
                 "delay": _ms(p["access_delay_ms"]),
                 "queue": {"kind": "droptail", "limit": "1000pkt"},
             },

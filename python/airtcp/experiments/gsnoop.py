@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import jain_fairness
 from . import ns2, stats
-from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std
+from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std, whole
 
 SOURCE = (
     'K.-F. Leung and K. L. Yeung, "G-Snoop: Enhancing TCP Performance over Wireless Networks", '
@@ -91,7 +91,7 @@ _us = ns2.duration_us
 
 
 def mss(p: Mapping[str, Any]) -> int:
-    return int(p["packet_bytes"]) - HEADER_BYTES
+    return whole(p, "packet_bytes") - HEADER_BYTES
 
 
 def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict:
@@ -120,7 +120,7 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "variant": "reno",
         "mss": f"{m}B",
         "initial_ssthresh": f"{p['initial_ssthresh_pkts'] * m}B",
-        "initial_cwnd": int(p["initial_window_pkts"]),
+        "initial_cwnd": whole(p, "initial_window_pkts"),
         "rwnd": f"{p['window_pkts'] * m}B",
         "delayed_ack": bool(p["delayed_ack"]),
         "initial_rto": _us(p["initial_rto_s"]),

@@ -45,7 +45,7 @@ from types import ModuleType
 from typing import Any
 
 from . import dclor, gsnoop, kick, threshold, wmecn
-from .base import Choice, Experiment, Numbers, Scheme, mean
+from .base import Choice, Experiment, Numbers, Scheme, mean, whole
 
 # --------------------------------------------------------------------------
 # Schemes
@@ -82,7 +82,7 @@ def _threshold_classifier(p: Mapping[str, Any]) -> dict:
     tp = threshold.EXPERIMENT.params
     return {
         "kind": "rtt_threshold",
-        "ticks_above_base": int(p["rtt_threshold_ticks"]),
+        "ticks_above_base": whole(p, "rtt_threshold_ticks"),
         "tick": threshold._ms(tp["tick_s"] * 1e3),
         "on_timeout": tp["on_timeout"],
     }
@@ -253,7 +253,7 @@ ENVIRONMENTS: list[Environment] = [
         label="Kick: fading uplink",
         module=kick,
         base="tcp",
-        cell=lambda p: {"fading": p["kick_fading"], "size_kb": int(p["kick_size_kb"])},
+        cell=lambda p: {"fading": p["kick_fading"], "size_kb": whole(p, "kick_size_kb")},
         hops=lambda p: [("MH", "FH")],
         senders=lambda p: {"MH"},
         receivers=lambda p: {"FH"},
@@ -272,10 +272,10 @@ ENVIRONMENTS: list[Environment] = [
         label="WMECN: wireless LAN, RED",
         module=wmecn,
         base="base",
-        cell=lambda p: {"n": int(p["wmecn_n"]), "per": float(p["wmecn_per"])},
-        hops=lambda p: [("R2", f"D{i}") for i in range(1, int(p["wmecn_n"]) + 1)],
-        senders=lambda p: {f"S{i}" for i in range(1, int(p["wmecn_n"]) + 1)},
-        receivers=lambda p: {f"D{i}" for i in range(1, int(p["wmecn_n"]) + 1)},
+        cell=lambda p: {"n": whole(p, "wmecn_n"), "per": float(p["wmecn_per"])},
+        hops=lambda p: [("R2", f"D{i}") for i in range(1, whole(p, "wmecn_n") + 1)],
+        senders=lambda p: {f"S{i}" for i in range(1, whole(p, "wmecn_n") + 1)},
+        receivers=lambda p: {f"D{i}" for i in range(1, whole(p, "wmecn_n") + 1)},
         metric=Metric("goodput_pps", "goodput", "pkt/s", False),
         goodput=lambda m, cell, p: m["goodput_kbps"],
         keep=("goodput_pps", "timeouts", "drops_channel", "drops_queue", "drops_aqm"),
@@ -313,9 +313,9 @@ ENVIRONMENTS: list[Environment] = [
         label="Threshold: GEO satellite",
         module=threshold,
         base="off",
-        cell=lambda p: {"case": "long", "flows": int(p["threshold_flows"]), "ber": float(p["threshold_ber"])},
+        cell=lambda p: {"case": "long", "flows": whole(p, "threshold_flows"), "ber": float(p["threshold_ber"])},
         hops=lambda p: [("GW", "D")],
-        senders=lambda p: {f"S{i}" for i in range(int(p["threshold_flows"]))},
+        senders=lambda p: {f"S{i}" for i in range(whole(p, "threshold_flows"))},
         receivers=lambda p: {"D"},
         metric=Metric("goodput_kbps", "goodput", "kb/s", False),
         goodput=lambda m, cell, p: m["goodput_kbps"],
@@ -470,9 +470,9 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
     ec, ep = env.cell(p), env.params(p)
     own = s.own.get(env.name)
     if scheme == "rtt_threshold" and env.name == "threshold":
-        own = f"k{int(p['rtt_threshold_ticks'])}"
+        own = f"k{whole(p, 'rtt_threshold_ticks')}"
     if scheme == "gsnoop" and env.name == "gsnoop":
-        own = f"gsnoop{int(p['gsnoop_cache'])}"
+        own = f"gsnoop{whole(p, 'gsnoop_cache')}"
     if own is not None:
         return env.module.scenario(ec, own, ep)
     sc = copy.deepcopy(env.module.scenario(ec, env.base, ep))

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .base import whole
+
 
 def duration_us(seconds: float) -> str:
     """A scenario duration string in whole microseconds."""
@@ -29,7 +31,7 @@ def timer_tcp(p: Mapping[str, Any]) -> dict[str, Any]:
         if p.get("rtt_tick_phase"):
             tcp["rtt_tick_phase"] = p["rtt_tick_phase"]
     if p.get("max_backoff"):
-        tcp["max_backoff"] = int(p["max_backoff"])
+        tcp["max_backoff"] = whole(p, "max_backoff")
     return tcp
 
 

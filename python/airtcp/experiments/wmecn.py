@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import jain_fairness
 from . import ns2, stats
-from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std
+from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std, whole
 
 SOURCE = (
     'M. Sridharan, A. Durresi, C. Liu, R. Jain, "Wireless TCP Enhancements Using Multi-level ECN", '
@@ -106,7 +106,7 @@ _us = ns2.duration_us
 def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict:
     n = int(cell["n"])
     per = float(cell["per"])
-    n_udp = int(p["udp_sources"])
+    n_udp = whole(p, "udp_sources")
     red = {
         "limit": f"{p['queue_pkts']}pkt",
         "min_th": float(p["min_th"]),
@@ -137,14 +137,14 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         links.append(link("R2", f"D{i}", p["dest_rate_mbps"], p["dest_ms"], **extra))
     for u in range(1, n_udp + 1):
         links.append(link("R2", f"W{u}", p["dest_rate_mbps"], p["dest_ms"]))
-    m = int(p["mss"])
+    m = whole(p, "mss")
     tcp: dict[str, Any] = {
         "variant": "reno",
         "mss": f"{m}B",
         "rwnd": f"{p['window_pkts'] * m}B",
         "delayed_ack": bool(p["delayed_ack"]),
         "handshake": bool(p["handshake"]),
-        "initial_cwnd": int(p["initial_window_pkts"]),
+        "initial_cwnd": whole(p, "initial_window_pkts"),
         "initial_rto": _us(p["initial_rto_s"]),
         "min_rto": _us(p["min_rto_s"]),
         "clock_granularity": _us(p["clock_granularity_s"]),
@@ -195,7 +195,7 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
     if scheme == "snoop":
         nodes = [{"name": "R2", "agents": [{"kind": "snoop"}]}]
     elif scheme == "wmecn_lrt":
-        nodes = [{"name": "R2", "agents": [{"kind": "arq", "peer": f"D{i}", "retries": int(p["lrt_retries"])} for i in range(1, n + 1)]}]
+        nodes = [{"name": "R2", "agents": [{"kind": "arq", "peer": f"D{i}", "retries": whole(p, "lrt_retries")} for i in range(1, n + 1)]}]
         nodes += [{"name": f"D{i}", "agents": [{"kind": "dda", "peer": "R2"}]} for i in range(1, n + 1)]
     elif scheme not in ("base", "ecn", "westwood", "wmecn"):
         raise ValueError(f"unknown scheme {scheme!r}")

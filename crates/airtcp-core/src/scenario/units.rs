@@ -351,9 +351,16 @@ impl<'de> Deserialize<'de> for Seed {
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Seed, E> {
                 Err(E::custom(format!("{RANGE}, got {v}")))
             }
+            /// Decimal digits and nothing else: no whitespace, sign or
+            /// underscore is trimmed or skipped (a seed is never fixed up).
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Seed, E> {
-                s.trim()
-                    .parse::<u64>()
+                if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(E::custom(format!(
+                        "a seed written as a string must be decimal digits only (no spaces or sign), \
+                         got \"{s}\""
+                    )));
+                }
+                s.parse::<u64>()
                     .map(Seed)
                     .map_err(|_| E::custom(format!("{RANGE}, got \"{s}\"")))
             }
