@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 
 use airtcp_core::metrics::RunResult;
 use airtcp_core::net::packet::{DeathCause, PacketKind};
-use airtcp_core::observe::trace::PacketEvent;
+use airtcp_core::observe::trace::{PacketEvent, TraceRecord};
 use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
+use airtcp_core::world::World;
 use common::*;
 
 /// S -> R (10 Mb/s, 10 ms) -> M (wireless, 10 Mb/s, 5 ms); the listed data
@@ -161,12 +162,11 @@ fn queued_path(drops: &[u64], retries: u32) -> String {
         )
 }
 
-/// Run with every packet traced; the transmissions of each data segment
-/// (by sequence number) on R -> M, in order.
-fn copies_on_the_wireless_link(text: &str) -> (RunResult, BTreeMap<u64, Vec<Copy>>) {
+/// Run with every packet traced: the results, the world after the run and
+/// the trace's records.
+fn traced(text: &str) -> (RunResult, World, Vec<TraceRecord>) {
     let sc = scenario(text);
     let mut w = sc.build(None).unwrap();
-    let rm = w.links.iter().position(|l| l.name == "R->M").unwrap() as u32;
     let req = ObserveRequest {
         trace: Some(TraceRequest::default()),
         ..Default::default()
@@ -180,9 +180,18 @@ fn copies_on_the_wireless_link(text: &str) -> (RunResult, BTreeMap<u64, Vec<Copy
     );
     let r = w.run(|_| true);
     w.finish_observers().unwrap();
+    let records = std::mem::take(&mut *sink.0.lock().unwrap());
+    (r, w, records)
+}
+
+/// Run with every packet traced; the transmissions of each data segment
+/// (by sequence number) on R -> M, in order.
+fn copies_on_the_wireless_link(text: &str) -> (RunResult, BTreeMap<u64, Vec<Copy>>) {
+    let (r, w, records) = traced(text);
+    let rm = w.links.iter().position(|l| l.name == "R->M").unwrap() as u32;
     let mut copies: BTreeMap<u64, Vec<Copy>> = BTreeMap::new();
     let mut frames = 0;
-    for rec in sink.0.lock().unwrap().iter() {
+    for rec in &records {
         if rec.link != Some(rm) || rec.pkt.kind != PacketKind::TcpData {
             continue;
         }
@@ -298,4 +307,44 @@ fn the_retry_limit_holds_on_a_queued_link() {
     assert_eq!((f.transfers_completed, f.delivered_bytes), (1, 60_000));
     assert_eq!(s0.len(), 4);
     assert!(!s0[3].lost);
+}
+
+/// docs/results.md, trace column `retransmission`: "the segment re-sends
+/// bytes its sender had sent before", and an agent's local retransmission
+/// (Snoop, G-Snoop, link-layer ARQ) counts: its `send` row is on the
+/// agent's node, so a link-layer copy is told from TCP's own by `node`.
+/// Here every copy the base station's ARQ sends is flagged, and nothing
+/// else is (TCP itself never retransmits: both losses are repaired
+/// locally). Each copy's later rows (enqueue, dequeue, receive, deliver)
+/// carry the flag too.
+#[test]
+fn the_trace_flags_link_layer_copies_as_retransmissions() {
+    let (r, w, records) = traced(&path(60, &[20, 40], 3, true));
+    let base_station = w.nodes.iter().position(|n| n.name == "R").unwrap() as u32;
+    let sends: Vec<_> = records
+        .iter()
+        .filter(|rec| rec.event == PacketEvent::Send && rec.pkt.kind == PacketKind::TcpData)
+        .collect();
+    let copies: Vec<_> = sends
+        .iter()
+        .filter(|rec| rec.node == base_station)
+        .collect();
+    assert_eq!(
+        copies.len() as u64,
+        agent(&r, "arq", "local_retransmissions")
+    );
+    assert_eq!(copies.len(), 2);
+    assert!(copies.iter().all(|rec| rec.pkt.is_retransmission));
+    assert_eq!(r.flows[0].retransmitted_segments, 0);
+    assert!(sends
+        .iter()
+        .filter(|rec| rec.node != base_station)
+        .all(|rec| !rec.pkt.is_retransmission));
+    for c in &copies {
+        let delivered = records
+            .iter()
+            .find(|rec| rec.event == PacketEvent::Deliver && rec.pkt.uid == c.pkt.uid)
+            .expect("the copy is delivered");
+        assert!(delivered.pkt.is_retransmission);
+    }
 }

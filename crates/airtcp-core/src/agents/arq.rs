@@ -239,6 +239,9 @@ impl NodeAgent for LinkArq {
             self.local_retransmissions += 1;
             let mut copy = f.pkt;
             copy.ttl = DEFAULT_TTL;
+            // It re-sends bytes sent before: the trace's ground truth, as
+            // for Snoop's and G-Snoop's local copies (docs/results.md).
+            copy.is_retransmission = true;
             out.inject.push(copy);
             // Its timer starts when the link sends it (`on_link_tx`).
             self.resends.push(Resend {

@@ -495,7 +495,13 @@ impl TraceColumns {
                 col(
                     "retransmission",
                     "",
-                    "Ground truth: the segment re-sends bytes its sender had sent before.",
+                    "Ground truth: the segment re-sends bytes sent before, by its TCP sender or by \
+                     an agent's local retransmission (Snoop, G-Snoop, link-layer ARQ), like \
+                     Wireshark's `tcp.analysis.retransmission`. Tell them apart by the copy's \
+                     `send` row: on the flow's source node for the TCP sender's (counted in \
+                     `retransmitted_segments`), on the agent's node for a local one (counted in \
+                     the agent's `local_retransmissions`); every later row of the copy (same \
+                     `uid`) carries the flag.",
                 ),
                 Bool(&self.retransmission),
             ),
