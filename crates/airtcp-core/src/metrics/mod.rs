@@ -3,6 +3,8 @@
 
 pub mod series;
 
+use std::sync::OnceLock;
+
 use crate::net::packet::DeathCause;
 pub use series::{SeriesConfig, SeriesKind, SeriesMetric, SeriesPoint, SeriesRow};
 
@@ -192,27 +194,40 @@ pub trait Row {
     fn visit<'a>(&'a self, f: &mut dyn FnMut(Column<'_>, Cell<'a>));
 }
 
-/// The drop counters, one column per death cause.
-/// A link direction only ever sees its queue's and its channel's deaths.
+/// The drop counters' (name, doc), one column per death cause, for a
+/// table whose rows are `whose`; `link`: a link direction's, which only
+/// ever sees its queue's and its channel's deaths.
+fn drop_column_texts(whose: &str, link: bool) -> Vec<(String, String)> {
+    DeathCause::ALL
+        .iter()
+        .map(|cause| {
+            let at_node = matches!(
+                cause,
+                DeathCause::TtlExpired | DeathCause::AgentDrop | DeathCause::NoRoute
+            );
+            let note = if link && at_node {
+                " This happens at a node, never on a link: always 0 here."
+            } else {
+                ""
+            };
+            (
+                format!("drops_{}", cause.name()),
+                format!("{whose} that died because {}.{note}", cause.describe()),
+            )
+        })
+        .collect()
+}
+
+/// The drop counters of a row, one column per death cause; `texts` from
+/// [`drop_column_texts`], built once per table, not once per row (a table
+/// of 100,000 flows formatted 2.4 million strings).
 fn drop_columns<'a>(
     drops: &[u64; N_CAUSES],
-    whose: &str,
-    link: bool,
+    texts: &[(String, String)],
     f: &mut dyn FnMut(Column<'_>, Cell<'a>),
 ) {
-    for (cause, n) in DeathCause::ALL.iter().zip(drops) {
-        let name = format!("drops_{}", cause.name());
-        let at_node = matches!(
-            cause,
-            DeathCause::TtlExpired | DeathCause::AgentDrop | DeathCause::NoRoute
-        );
-        let note = if link && at_node {
-            " This happens at a node, never on a link: always 0 here."
-        } else {
-            ""
-        };
-        let doc = format!("{whose} that died because {}.{note}", cause.describe());
-        f(col(&name, "packets", &doc), Cell::U64(*n));
+    for ((name, doc), n) in texts.iter().zip(drops) {
+        f(col(name, "packets", doc), Cell::U64(*n));
     }
 }
 
@@ -410,12 +425,11 @@ impl Row for FlowResult {
             ),
             U64(self.non_congestion_losses),
         );
-        drop_columns(
-            &self.data_drops,
-            "Data segments (UDP: datagrams) of this flow",
-            false,
-            f,
-        );
+        static TEXTS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        let texts = TEXTS.get_or_init(|| {
+            drop_column_texts("Data segments (UDP: datagrams) of this flow", false)
+        });
+        drop_columns(&self.data_drops, texts, f);
         f(
             col(
                 "ack_drops",
@@ -492,52 +506,53 @@ impl Row for FlowResult {
             ),
             OptU64(self.final_ssthresh_bytes),
         );
+        // The docs are literals (concat!), not formatted per row.
+        macro_rules! confusion_doc {
+            ($truth:literal, $verdict:literal) => {
+                concat!(
+                    "Losses the sender detected (duplicate ACKs or timeout) whose segment's \
+                     latest transmission truly met ",
+                    $truth,
+                    ", and that the loss classifier called ",
+                    $verdict,
+                    "."
+                )
+            };
+        }
         let confusion = [
             (
                 "loss_congestion_as_congestion",
-                "a queue or AQM drop",
-                "congestion",
+                confusion_doc!("a queue or AQM drop", "congestion"),
+                self.loss_congestion_as_congestion,
             ),
             (
                 "loss_congestion_as_wireless",
-                "a queue or AQM drop",
-                "not congestion (type 1 error)",
+                confusion_doc!("a queue or AQM drop", "not congestion (type 1 error)"),
+                self.loss_congestion_as_wireless,
             ),
             (
                 "loss_wireless_as_congestion",
-                "a channel error",
-                "congestion (type 2 error)",
+                confusion_doc!("a channel error", "congestion (type 2 error)"),
+                self.loss_wireless_as_congestion,
             ),
             (
                 "loss_wireless_as_wireless",
-                "a channel error",
-                "not congestion",
+                confusion_doc!("a channel error", "not congestion"),
+                self.loss_wireless_as_wireless,
             ),
             (
                 "loss_other_as_congestion",
-                "no loss or another death",
-                "congestion",
+                confusion_doc!("no loss or another death", "congestion"),
+                self.loss_other_as_congestion,
             ),
             (
                 "loss_other_as_wireless",
-                "no loss or another death",
-                "not congestion",
+                confusion_doc!("no loss or another death", "not congestion"),
+                self.loss_other_as_wireless,
             ),
         ];
-        let values = [
-            self.loss_congestion_as_congestion,
-            self.loss_congestion_as_wireless,
-            self.loss_wireless_as_congestion,
-            self.loss_wireless_as_wireless,
-            self.loss_other_as_congestion,
-            self.loss_other_as_wireless,
-        ];
-        for ((name, truth, verdict), v) in confusion.iter().zip(values) {
-            let doc = format!(
-                "Losses the sender detected (duplicate ACKs or timeout) whose segment's latest \
-                 transmission truly met {truth}, and that the loss classifier called {verdict}."
-            );
-            f(col(name, "count", &doc), U64(v));
+        for (name, doc, v) in confusion {
+            f(col(name, "count", doc), U64(v));
         }
         f(
             col(
@@ -656,12 +671,10 @@ impl Row for LinkResult {
             ),
             F64(self.utilization),
         );
-        drop_columns(
-            &self.drops,
-            "Packets offered to this link direction",
-            true,
-            f,
-        );
+        static TEXTS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+        let texts =
+            TEXTS.get_or_init(|| drop_column_texts("Packets offered to this link direction", true));
+        drop_columns(&self.drops, texts, f);
         f(
             col(
                 "ecn_marks",
