@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Divide the totals (`callgrind_annotate`) by the events printed. Run
-//! natively, it also prints wall and on-CPU ns per event.
+//! natively, it also prints wall and on-CPU ns per event; built with
+//! `--features event-profile`, the events and ns per event of each kind
+//! (`world/profile.rs`), which tell a dearer event from a dearer mix.
 //!
 //! Arguments: flows (default 10), simulated seconds (default 10). The
 //! scenario is `python/airtcp/bench.py`'s `compact_dumbbell`: n senders ->
@@ -80,6 +82,24 @@ fn simulate(world: &mut World) {
     world.simulate(|_| true)
 }
 
+/// Events, ns per event and share of the loop's time per kind of event
+/// (clock ticks scaled to the loop's wall time).
+#[cfg(feature = "event-profile")]
+fn print_profile(p: &airtcp_core::world::profile::EventProfile, wall_s: f64) {
+    use airtcp_core::world::profile::EventClass;
+    let ticks: u64 = p.ticks.iter().sum();
+    let ns_per_tick = wall_s * 1e9 / ticks.max(1) as f64;
+    for c in EventClass::ALL {
+        let (n, t) = (p.events[c as usize], p.ticks[c as usize]);
+        println!(
+            "  {:>14}: {n:>9} events, {:>6.0} ns each, {:>5.1}% of the loop",
+            c.name(),
+            t as f64 * ns_per_tick / n.max(1) as f64,
+            100.0 * t as f64 / ticks.max(1) as f64
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flows: usize = args.get(1).map_or(10, |s| s.parse().expect("flows"));
@@ -90,6 +110,8 @@ fn main() {
     let (t, cpu0) = (std::time::Instant::now(), cpu_ns());
     simulate(&mut world);
     let (wall_s, cpu_s) = (t.elapsed().as_secs_f64(), (cpu_ns() - cpu0) as f64 / 1e9);
+    #[cfg(feature = "event-profile")]
+    print_profile(&world.profile, wall_s);
     let r: RunResult = world.results();
     // A digest of the whole result (Debug prints floats exactly), to check
     // that a change to the engine leaves results bit for bit the same.

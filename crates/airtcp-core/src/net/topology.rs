@@ -48,6 +48,13 @@ pub struct Routes {
     core_tables: Vec<Option<Box<[u32]>>>,
 }
 
+/// Where the trees lead: a link direction, or to the core table of an
+/// anchor (the destination's), which says the next hop from a core node.
+enum TreeHop {
+    Link(u32),
+    Core(u32),
+}
+
 /// A node's place in its tree: everything `next_hop` reads about a node,
 /// together (32 bytes, aligned: one cache line), because with many flows
 /// the destination's record is rarely in cache and separate arrays would
@@ -236,9 +243,31 @@ impl Routes {
     /// none, or if `from == dst`).
     #[inline]
     pub fn next_hop(&mut self, from: u32, dst: u32) -> u32 {
+        match self.tree_hop(from, dst) {
+            TreeHop::Link(l) => l,
+            TreeHop::Core(anchor) => self.core_next_hop(from, anchor),
+        }
+    }
+
+    /// `next_hop` if it needs no core table that is not built yet (for
+    /// prefetching: never builds one).
+    #[inline]
+    pub fn next_hop_if_built(&self, from: u32, dst: u32) -> Option<u32> {
+        match self.tree_hop(from, dst) {
+            TreeHop::Link(l) => Some(l),
+            TreeHop::Core(anchor) => {
+                let table = self.core_tables[self.core_index[anchor as usize] as usize].as_ref()?;
+                Some(table[self.core_index[from as usize] as usize])
+            }
+        }
+    }
+
+    /// The part of `next_hop` that the trees answer.
+    #[inline]
+    fn tree_hop(&self, from: u32, dst: u32) -> TreeHop {
         let (f, d) = (self.node[from as usize], self.node[dst as usize]);
         if from == dst || f.component != d.component {
-            return NO_ROUTE;
+            return TreeHop::Link(NO_ROUTE);
         }
         if f.tin <= d.tin && d.tin < f.tout {
             // Below `from`: down its tree, through the child above `dst`,
@@ -246,21 +275,31 @@ impl Routes {
             let mut below = d;
             for _ in 0..ANCESTORS_TRIED {
                 if below.parent == from {
-                    return below.down_link;
+                    return TreeHop::Link(below.down_link);
                 }
                 below = self.node[below.parent as usize];
             }
             let kids = &self.children[self.child_start[from as usize] as usize
                 ..self.child_start[from as usize + 1] as usize];
             let i = kids.partition_point(|&c| self.node[c as usize].tin <= d.tin);
-            return self.node[kids[i - 1] as usize].down_link;
+            return TreeHop::Link(self.node[kids[i - 1] as usize].down_link);
         }
         if f.parent != NONE {
-            return f.up_link;
+            return TreeHop::Link(f.up_link);
         }
         // `from` is a core node; `dst` hangs under another anchor, which
         // every path to it crosses.
-        self.core_next_hop(from, d.anchor)
+        TreeHop::Core(d.anchor)
+    }
+
+    /// Hint the route records `next_hop(from, dst)` reads into cache.
+    #[inline]
+    pub fn prefetch(&self, from: u32, dst: u32) {
+        for v in [from, dst] {
+            if let Some(r) = self.node.get(v as usize) {
+                crate::sim::prefetch::prefetch(r);
+            }
+        }
     }
 
     #[cold]
@@ -408,7 +447,14 @@ mod tests {
             let bfs = r.first_hops_from(src);
             for dst in 0..n as u32 {
                 let want = rule(n, &d, src, dst);
+                // The prefetcher's variant never builds a table, and knows
+                // the route once `next_hop` has built what it needs.
+                let built = r.core_tables.iter().flatten().count();
+                let known = r.next_hop_if_built(src, dst);
+                assert!(known.is_none_or(|l| l == want), "{src}->{dst} in {links:?}");
+                assert_eq!(r.core_tables.iter().flatten().count(), built);
                 assert_eq!(r.next_hop(src, dst), want, "{src}->{dst} in {links:?}");
+                assert_eq!(r.next_hop_if_built(src, dst), Some(want));
                 assert_eq!(bfs[dst as usize], want, "bfs {src}->{dst} in {links:?}");
                 assert_eq!(r.connected(src, dst), src == dst || want != NO_ROUTE);
             }

@@ -192,6 +192,15 @@ impl EventQueue {
         Some((e.time_ns, e.kind))
     }
 
+    /// The event `k` places after the next one (0: the next), if it is
+    /// already among the current slot's sorted events: a look ahead for
+    /// prefetching, which events scheduled meanwhile may overtake.
+    #[inline]
+    pub fn upcoming(&self, k: usize) -> Option<EventKind> {
+        let n = self.near.len();
+        (k < n).then(|| self.near[n - 1 - k].kind)
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -345,6 +354,14 @@ mod tests {
                     Step::Pop { horizon } => {
                         let until = now.saturating_add(horizon);
                         loop {
+                            // The look ahead for prefetching names exactly
+                            // the events the next pops hand out.
+                            let mut next = r.heap.clone();
+                            for k in 0..4 {
+                                if let Some(ahead) = q.upcoming(k) {
+                                    prop_assert_eq!(Some(ahead), next.pop().map(|e| e.kind));
+                                }
+                            }
                             let (a, b) = (q.pop_until(until), r.pop_until(until));
                             prop_assert_eq!(a, b);
                             match a {

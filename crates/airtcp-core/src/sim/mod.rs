@@ -2,6 +2,7 @@
 //! per-component random streams.
 
 pub mod events;
+pub mod prefetch;
 pub mod rng;
 
 /// Simulated time in nanoseconds since the start of the run.

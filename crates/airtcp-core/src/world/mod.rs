@@ -11,6 +11,8 @@
 
 mod collect;
 mod flows;
+#[cfg(feature = "event-profile")]
+pub mod profile;
 
 pub use crate::metrics::SeriesConfig;
 pub use flows::{Flow, FlowKind, TcpFlow, UdpFlow};
@@ -20,11 +22,12 @@ use crate::app::TransferRecord;
 use crate::metrics::series::RateSampler;
 use crate::metrics::{RunResult, SeriesPoint};
 use crate::net::link::{LinkDir, LinkOutcome};
-use crate::net::packet::{DeathCause, Packet, DEFAULT_TTL};
+use crate::net::packet::{DeathCause, Packet, PacketKind, DEFAULT_TTL};
 use crate::net::stis::StallProcess;
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::observe::Observers;
 use crate::sim::events::{EventKind, EventQueue};
+use crate::sim::prefetch::{prefetch, prefetch_head};
 use crate::sim::{tx_time_ns, TimeNs, NS_PER_S};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -120,6 +123,17 @@ impl PacketPool {
     }
 }
 
+/// Events ahead of the current one whose state `prefetch_upcoming` hints
+/// into cache, one stage of pointers per event.
+const PREFETCH_STAGES: usize = 4;
+/// Flows from which the loop hints the next events' state into cache: a
+/// flow's state (record, connection, endpoints, access-link directions)
+/// is about 4 KB, so from about 4,000 flows it outgrows a 16-32 MB
+/// last-level cache. With fewer, the hints only cost time (measured with
+/// `examples/event_cost.rs`: 4-5% more per event at 10 and 1,000 flows,
+/// 7% less at 10,000 and 13% less at 100,000).
+const PREFETCH_MIN_FLOWS: usize = 4_096;
+
 pub struct World {
     pub now_ns: TimeNs,
     pub seed: u64,
@@ -140,6 +154,12 @@ pub struct World {
     pub stalls: Vec<Option<StallProcess>>,
     events: EventQueue,
     primed: bool,
+    /// Time per kind of event (`world/profile.rs`).
+    #[cfg(feature = "event-profile")]
+    pub profile: profile::EventProfile,
+    /// Whether the loop hints upcoming events' state into cache
+    /// (`PREFETCH_MIN_FLOWS`).
+    prefetching: bool,
     pool: PacketPool,
     next_uid: u64,
     hops: u64,
@@ -181,6 +201,9 @@ impl World {
             stalls: Vec::new(),
             events: EventQueue::new(),
             primed: false,
+            prefetching: n_flows >= PREFETCH_MIN_FLOWS,
+            #[cfg(feature = "event-profile")]
+            profile: Default::default(),
             pool: PacketPool::new(n_flows),
             next_uid: 0,
             hops: 0,
@@ -276,10 +299,122 @@ impl World {
                 events_since_report = 0;
                 next_progress = (t / NS_PER_S + 1) * NS_PER_S;
             }
+            if self.prefetching {
+                self.prefetch_upcoming();
+            }
+            #[cfg(feature = "event-profile")]
+            let (class, t0) = (
+                profile::classify(&ev, |slot| {
+                    self.pool.slots.get(slot as usize).map(|(p, _)| p.dst)
+                }),
+                profile::now_ticks(),
+            );
             self.dispatch(ev);
+            #[cfg(feature = "event-profile")]
+            self.profile.add(class, profile::now_ticks() - t0);
         }
         self.now_ns = self.now_ns.max(until_ns);
         true
+    }
+
+    /// Hint the state of the next events into cache (`sim/prefetch.rs`),
+    /// in stages: an event `k` places ahead gets the lines that the lines
+    /// hinted for it at `k + 1` lead to, so that each stage reads only
+    /// what is already in cache. With many flows this overlaps an event's
+    /// misses (its packet, route records, link direction, flow record,
+    /// connection, endpoints) with the work of the events before it.
+    #[inline(always)]
+    fn prefetch_upcoming(&self) {
+        for k in (0..PREFETCH_STAGES).rev() {
+            match self.events.upcoming(k) {
+                Some(EventKind::Arrive { node, slot }) => self.prefetch_arrival(k, node, slot),
+                Some(EventKind::SenderTimer { flow }) => self.prefetch_flow(k, flow, true, false),
+                Some(EventKind::ReceiverTimer { flow }) => self.prefetch_flow(k, flow, false, true),
+                Some(EventKind::App { flow }) => self.prefetch_flow(k, flow, false, false),
+                _ => {}
+            }
+        }
+    }
+
+    /// Stage `k` of the hints for a packet in `slot` arriving at `node`.
+    #[inline(always)]
+    fn prefetch_arrival(&self, k: usize, node: u32, slot: u32) {
+        let Some((pkt, _)) = self.pool.slots.get(slot as usize) else {
+            return;
+        };
+        if k == PREFETCH_STAGES - 1 {
+            prefetch(pkt);
+        } else if pkt.dst == node {
+            // Delivered here: the flow's endpoint, one stage later than a
+            // timer's (the packet names the flow), and the link its answer
+            // takes.
+            let to_sender = pkt.kind == PacketKind::TcpAck;
+            self.prefetch_flow(k + 1, pkt.flow, to_sender, !to_sender);
+            if k == PREFETCH_STAGES - 2 {
+                if let Some(n) = self.nodes.get(node as usize) {
+                    prefetch(n);
+                }
+                self.routes.prefetch(node, pkt.src);
+            } else if k == 0 {
+                self.prefetch_link_towards(node, pkt.src);
+            }
+        } else if k == PREFETCH_STAGES - 2 {
+            // Forwarded: the route records, then the link.
+            if let Some(n) = self.nodes.get(node as usize) {
+                prefetch(n);
+            }
+            self.routes.prefetch(node, pkt.dst);
+        } else if k == PREFETCH_STAGES - 3 {
+            self.prefetch_link_towards(node, pkt.dst);
+        }
+    }
+
+    /// The link direction `node` forwards packets for `dst` on: the fields
+    /// a packet's offer reads, which come first (`net/link.rs`).
+    #[inline(always)]
+    fn prefetch_link_towards(&self, node: u32, dst: u32) {
+        if let Some(l) = self.routes.next_hop_if_built(node, dst) {
+            if let Some(link) = self.links.get(l as usize) {
+                prefetch_head(link, 3);
+            }
+        }
+    }
+
+    /// Stage `k` of the hints for an event of flow `flow`: its record, its
+    /// connection, then its sender's or receiver's state.
+    #[inline(always)]
+    fn prefetch_flow(&self, k: usize, flow: u32, sender: bool, receiver: bool) {
+        let Some(f) = self.flows.get(flow as usize) else {
+            return;
+        };
+        let depth = PREFETCH_STAGES - 1 - k;
+        if depth == 0 {
+            prefetch(f);
+            return;
+        }
+        let FlowKind::Tcp(t) = &f.kind else {
+            return;
+        };
+        match depth {
+            1 => prefetch(&**t),
+            2 => {
+                if let (true, Some(s)) = (sender, t.sender.as_deref()) {
+                    prefetch(s);
+                }
+                if let (true, Some(r)) = (receiver, t.receiver.as_deref()) {
+                    prefetch(r);
+                }
+            }
+            _ => {
+                // A timer's sender: the strategies it calls through.
+                if let (true, Some(s)) = (sender, t.sender.as_deref()) {
+                    prefetch(&*s.core.cc);
+                    prefetch(&*s.core.classifier);
+                    prefetch(&*s.recovery);
+                    prefetch(&*s.timeout);
+                }
+            }
+        }
     }
 
     fn dispatch(&mut self, ev: EventKind) {
@@ -487,6 +622,13 @@ impl World {
             n.agents[agent as usize].on_timer(self.now_ns, &mut self.agent_out);
         }
         self.flush_agent_output(node, agent);
+    }
+
+    /// Turn the loop's cache hints on or off (by default on from
+    /// `PREFETCH_MIN_FLOWS` flows): for measuring what they buy, and for
+    /// tests that check they never change a result.
+    pub fn set_prefetching(&mut self, on: bool) {
+        self.prefetching = on;
     }
 
     /// The link direction `node` forwards a packet for `dst` on (NO_ROUTE
