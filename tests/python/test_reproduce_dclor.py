@@ -118,3 +118,14 @@ def test_a_tiny_run_prints_the_four_tables_beside_the_drafts_numbers(tmp_path):
         # Two runs: every comparison is a paired difference with its interval.
         assert "DCLOR - " in r.detail or "STD_TCP - " in r.detail
         assert r.detail.count("[") >= 3, r.detail
+
+
+def test_the_timeouts_diagnostic_says_it_counts_syn_timeouts():
+    """The diagnostic "timeouts per download" is the flows' `timeouts`
+    column, which counts a SYN's timeout too (docs/results.md); the
+    spurious-timeout columns look only at data. The label says so."""
+    rows = [(metric, label) for t in dclor._tables() for _, metric, _, label in t.rows]
+    timeouts = [label for metric, label in rows if metric.startswith("timeouts_")]
+    assert len(timeouts) == len(dclor.SIZES_KB) * len(dclor.SCHEMES)
+    assert all(label.endswith("timeouts per download (SYN timeouts included)") for label in timeouts), timeouts
+    assert not any("SYN" in label for metric, label in rows if metric.startswith("spurious_"))

@@ -674,7 +674,9 @@ def _tables() -> list[Table]:
     )
     diag = [
         ("downloads", "downloads completed"),
-        ("timeouts", "timeouts per download"),
+        # The flows' `timeouts` column: a SYN's timeout counts too (the
+        # spurious-timeout columns look only at data).
+        ("timeouts", "timeouts per download (SYN timeouts included)"),
         ("spurious_timeouts", "spurious timeouts per download (ground truth)"),
         ("spurious_timeouts_detected", "spurious timeouts detected by the scheme, per download"),
         ("retransmitted_bytes", "retransmitted bytes per download"),
