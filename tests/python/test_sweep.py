@@ -485,7 +485,8 @@ def test_paths():
     assert len(paths.locations(doc, paths.parse("link[*].delay"))) == 2
     assert paths.overlaps(paths.parse("link[1].a_to_b"), paths.parse("link[1].a_to_b.rate"))
     assert not paths.overlaps(paths.parse("link[1].a"), paths.parse("link[1].a_to_b"))
-    for bad_path in ("", "link[", "link[x]", "link.", "a..b", 'link["x'):
+    # An index is ASCII digits: never trimmed, never another script's digits.
+    for bad_path in ("", "link[", "link[x]", "link.", "a..b", 'link["x', "link[ 1]", "link[+1]", "link[\u0661]"):
         with pytest.raises(paths.PathError):
             paths.parse(bad_path)
 

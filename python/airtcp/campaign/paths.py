@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_INT = re.compile(r"\d+")
+# ASCII digits only: \d would also read other scripts' digits ("[\u0663]" as [3]).
+_INT = re.compile(r"[0-9]+")
 ALL = "*"
 
 
