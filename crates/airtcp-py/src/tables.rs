@@ -11,7 +11,7 @@
 //! concatenated in the order given, with an optional leading `seed`
 //! column.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use airtcp_core::metrics::{Cell, Row, RunResult};
@@ -115,9 +115,12 @@ impl Values {
             Values::U64(v) => out.extend(v.iter().map(|x| x.to_object(py))),
             Values::F64(v) => out.extend(v.iter().map(|x| x.to_object(py))),
             Values::Str { names, index } => {
+                // One string object per distinct name, shared by its rows
+                // (not interned: a large topology's names are all distinct,
+                // and interning each cost a lookup in Python's table).
                 let names: Vec<PyObject> = names
                     .iter()
-                    .map(|n| PyString::intern_bound(py, n).into_any().unbind())
+                    .map(|n| PyString::new_bound(py, n).into_any().unbind())
                     .collect();
                 out.extend(index.iter().map(|&i| names[i as usize].clone_ref(py)));
             }
@@ -130,7 +133,7 @@ impl Values {
 struct ColumnBuilder<'a> {
     values: Values,
     /// For a name column: each distinct name's index in `names`.
-    seen: HashMap<&'a str, u32>,
+    seen: FxHashMap<&'a str, u32>,
 }
 
 impl<'a> ColumnBuilder<'a> {
@@ -163,7 +166,7 @@ fn table_of<R: Row>(schema: &[ColumnSchema], rows: &[R]) -> Table {
         .iter()
         .map(|c| ColumnBuilder {
             values: Values::new(c.kind, rows.len()),
-            seen: HashMap::new(),
+            seen: FxHashMap::default(),
         })
         .collect();
     for row in rows {

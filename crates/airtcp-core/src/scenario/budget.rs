@@ -13,7 +13,7 @@
 //! this code (docs/scenario.md, "Memory budget"), rounded up, and include
 //! the copy of the results the Python tables hold.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::build::{MAX_WINDOW_BYTES, MIN_PERIOD_NS};
 use super::schema::{AgentKind, AppKind, QueueKind, ScenarioFile};
@@ -84,7 +84,7 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
 /// The estimate, share by share (saturating: an absurd input gives
 /// u64::MAX, never a wrapped small number).
 fn estimate(f: &ScenarioFile) -> Vec<Share> {
-    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut index: FxHashMap<&str, u32> = FxHashMap::default();
     for n in &f.node {
         let next = index.len() as u32;
         index.entry(n.name.get_ref().as_str()).or_insert(next);

@@ -1,7 +1,7 @@
 //! From a parsed scenario file to a runnable World, with the semantic checks
 //! that serde cannot do (names, routes, consistency of parameters).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::schema::*;
 use super::units::{parse_duration_ns, Duration, QueueCapacity};
@@ -73,12 +73,15 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     }
     // Nodes: declared ones first, then in order of appearance in links.
     let mut names: Vec<String> = Vec::new();
-    let mut index: HashMap<String, u32> = HashMap::new();
+    let mut index: FxHashMap<String, u32> = FxHashMap::default();
     let mut add = |n: &str, names: &mut Vec<String>| -> u32 {
-        *index.entry(n.to_string()).or_insert_with(|| {
-            names.push(n.to_string());
-            (names.len() - 1) as u32
-        })
+        if let Some(&i) = index.get(n) {
+            return i;
+        }
+        names.push(n.to_string());
+        let i = (names.len() - 1) as u32;
+        index.insert(n.to_string(), i);
+        i
     };
     for (i, n) in f.node.iter().enumerate() {
         if n.name.get_ref().trim().is_empty() {
@@ -126,7 +129,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     let mut links = Vec::new();
     // Where each direction's queue was written, for errors about its limit.
     let mut queue_sites: Vec<(String, Option<std::ops::Range<usize>>)> = Vec::new();
-    let mut used_names: HashMap<String, u32> = HashMap::new();
+    let mut used_names: FxHashMap<String, u32> = FxHashMap::default();
     for (i, l) in f.link.iter().enumerate() {
         for (d, (from, to), over, which) in [
             (0, ends[i], &l.a_to_b, "a_to_b"),
@@ -185,7 +188,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         })
     };
     let mut flows = Vec::new();
-    let mut flow_names: HashMap<String, usize> = HashMap::new();
+    let mut flow_names: FxHashMap<String, usize> = FxHashMap::default();
     for (i, fl) in f.flow.iter().enumerate() {
         let src = node_of(&fl.from, format!("flow[{i}].from"))?;
         let dst = node_of(&fl.to, format!("flow[{i}].to"))?;
@@ -395,7 +398,7 @@ fn build_agent(
     spanned: &toml::Spanned<AgentSpec>,
     field: &str,
     id: u32,
-    (names, index): (&[String], &HashMap<String, u32>),
+    (names, index): (&[String], &FxHashMap<String, u32>),
     ends: &[(u32, u32)],
     links: &[LinkDir],
     routes: &Routes,
