@@ -134,6 +134,17 @@ const PREFETCH_STAGES: usize = 4;
 /// 7% less at 10,000 and 13% less at 100,000).
 const PREFETCH_MIN_FLOWS: usize = 4_096;
 
+/// What an upcoming event of a flow will read (`World::prefetch_flow`).
+#[derive(Clone, Copy)]
+enum FlowEvent {
+    SenderTimer,
+    ReceiverTimer,
+    App,
+    /// A packet delivered to the sender (an ACK) or the receiver.
+    ToSender,
+    ToReceiver,
+}
+
 pub struct World {
     pub now_ns: TimeNs,
     pub seed: u64,
@@ -328,9 +339,13 @@ impl World {
         for k in (0..PREFETCH_STAGES).rev() {
             match self.events.upcoming(k) {
                 Some(EventKind::Arrive { node, slot }) => self.prefetch_arrival(k, node, slot),
-                Some(EventKind::SenderTimer { flow }) => self.prefetch_flow(k, flow, true, false),
-                Some(EventKind::ReceiverTimer { flow }) => self.prefetch_flow(k, flow, false, true),
-                Some(EventKind::App { flow }) => self.prefetch_flow(k, flow, false, false),
+                Some(EventKind::SenderTimer { flow }) => {
+                    self.prefetch_flow(k, flow, FlowEvent::SenderTimer)
+                }
+                Some(EventKind::ReceiverTimer { flow }) => {
+                    self.prefetch_flow(k, flow, FlowEvent::ReceiverTimer)
+                }
+                Some(EventKind::App { flow }) => self.prefetch_flow(k, flow, FlowEvent::App),
                 _ => {}
             }
         }
@@ -348,8 +363,12 @@ impl World {
             // Delivered here: the flow's endpoint, one stage later than a
             // timer's (the packet names the flow), and the link its answer
             // takes.
-            let to_sender = pkt.kind == PacketKind::TcpAck;
-            self.prefetch_flow(k + 1, pkt.flow, to_sender, !to_sender);
+            let event = if pkt.kind == PacketKind::TcpAck {
+                FlowEvent::ToSender
+            } else {
+                FlowEvent::ToReceiver
+            };
+            self.prefetch_flow(k + 1, pkt.flow, event);
             if k == PREFETCH_STAGES - 2 {
                 if let Some(n) = self.nodes.get(node as usize) {
                     prefetch(n);
@@ -381,9 +400,10 @@ impl World {
     }
 
     /// Stage `k` of the hints for an event of flow `flow`: its record, its
-    /// connection, then its sender's or receiver's state.
+    /// connection, then the endpoint state the event reads, then what a
+    /// timer's endpoint calls through and the link it sends on.
     #[inline(always)]
-    fn prefetch_flow(&self, k: usize, flow: u32, sender: bool, receiver: bool) {
+    fn prefetch_flow(&self, k: usize, flow: u32, event: FlowEvent) {
         let Some(f) = self.flows.get(flow as usize) else {
             return;
         };
@@ -395,25 +415,33 @@ impl World {
         let FlowKind::Tcp(t) = &f.kind else {
             return;
         };
-        match depth {
-            1 => prefetch(&**t),
-            2 => {
-                if let (true, Some(s)) = (sender, t.sender.as_deref()) {
-                    prefetch(s);
-                }
-                if let (true, Some(r)) = (receiver, t.receiver.as_deref()) {
-                    prefetch(r);
-                }
+        let (sender, receiver) = (t.sender.as_deref(), t.receiver.as_deref());
+        match (depth, event) {
+            (1, _) => prefetch(&**t),
+            // A sender's timeout asks the receiver whether it holds the
+            // segment (ground truth of a spurious timeout).
+            (2, FlowEvent::SenderTimer) => {
+                sender.map(prefetch);
+                receiver.map(prefetch);
             }
-            _ => {
-                // A timer's sender: the strategies it calls through.
-                if let (true, Some(s)) = (sender, t.sender.as_deref()) {
+            (2, FlowEvent::ToSender) => {
+                sender.map(prefetch);
+            }
+            (2, FlowEvent::ReceiverTimer | FlowEvent::ToReceiver) => {
+                receiver.map(prefetch);
+            }
+            (2, FlowEvent::App) => self.prefetch_link_towards(f.src, f.dst),
+            (_, FlowEvent::SenderTimer) => {
+                if let Some(s) = sender {
                     prefetch(&*s.core.cc);
                     prefetch(&*s.core.classifier);
                     prefetch(&*s.recovery);
                     prefetch(&*s.timeout);
                 }
+                self.prefetch_link_towards(f.src, f.dst);
             }
+            (_, FlowEvent::ReceiverTimer) => self.prefetch_link_towards(f.dst, f.src),
+            _ => {}
         }
     }
 
