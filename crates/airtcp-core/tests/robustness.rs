@@ -92,6 +92,53 @@ fn case1_too_many_flows_are_refused_with_the_estimate() {
     );
 }
 
+/// The bar: no unbounded allocation reaches a user. A queue fills up to its
+/// limit whatever the windows (a UDP source faster than the link), so the
+/// largest queue, full, is part of the estimate: a limit of 2^32 - 1
+/// packets (accepted as a limit) would need terabytes and is refused
+/// before anything is allocated, naming the limit, whether it is written
+/// for both directions or one, in packets or in bytes (at most one packet
+/// per 28 B, the smallest datagram). A million packets fit the default
+/// budget.
+#[test]
+fn the_largest_queue_full_counts_in_the_memory_budget() {
+    let text = one_link(
+        "",
+        "queue = { kind = \"droptail\", limit = \"4294967295pkt\" }",
+        "",
+        "",
+    );
+    let e = err(&text);
+    check(
+        &e,
+        line_of(&text, "queue"),
+        "link[0].queue.limit",
+        "a full queue of 4294967295 packets",
+    );
+    assert!(
+        e.message.contains("more than the memory budget of 4.0 GB"),
+        "{e}"
+    );
+    let text = one_link(
+        "",
+        "a_to_b = { queue = { kind = \"droptail\", limit = \"280GB\" } }",
+        "",
+        "",
+    );
+    check(
+        &err(&text),
+        line_of(&text, "a_to_b"),
+        "link[0].a_to_b.queue.limit",
+        "a full queue of 10000000000 packets",
+    );
+    scenario(&one_link(
+        "",
+        "queue = { kind = \"droptail\", limit = \"1000000pkt\" }",
+        "",
+        "",
+    ));
+}
+
 /// Case 2: an initial window larger than the largest window TCP can use
 /// (2^30 bytes, RFC 7323 §2.3) is an error naming the limit in segments;
 /// the largest accepted one runs a 1 s scenario in bounded time.

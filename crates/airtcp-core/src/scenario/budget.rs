@@ -8,15 +8,17 @@
 //! until the allocator aborts the process (which Python cannot catch).
 //!
 //! Memory that grows with traffic (packets queued or in flight, a
-//! sender's scoreboard) is bounded by the queue limits and `rwnd`, not
-//! counted here. The per-item figures are peak resident sizes measured on
+//! sender's scoreboard) is bounded by the queue limits and `rwnd`; only
+//! the largest queue, full, is counted here (docs/scenario.md says what
+//! that leaves out, with measurements). The per-item figures are peak resident sizes measured on
 //! this code (docs/scenario.md, "Memory budget"), rounded up, and include
 //! the copy of the results the Python tables hold.
 
 use rustc_hash::FxHashMap;
 
-use super::build::{MAX_WINDOW_BYTES, MIN_PERIOD_NS};
+use super::build::{DEFAULT_QUEUE_PKTS, MAX_WINDOW_BYTES, MIN_PERIOD_NS};
 use super::schema::{AgentKind, AppKind, QueueKind, ScenarioFile};
+use super::units::QueueCapacity;
 use super::{Scenario, ScenarioError};
 use crate::net::packet::Packet;
 use crate::tcp::sender::SenderConfig;
@@ -38,6 +40,18 @@ pub const ROUTE_ENTRY_BYTES: u64 = 4;
 /// One time-series point: 40 B in the core, plus the Python columns and
 /// the Arrow table built from them.
 pub const SERIES_POINT_BYTES: u64 = 200;
+/// A packet waiting in a link's queue, at worst: its slot in the world's
+/// packet pool (the packet and its link index), the pool's live flag and
+/// free-list entry, its arrival event in the heap and its entry in the
+/// link's FIFO (together under 64 B besides the packet), doubled because
+/// each of those buffers grows by reallocation and briefly holds the old
+/// and the new copy. Measured (peak RSS of `airtcp run`): 261 MB for one
+/// link whose 1,000,000-packet queue a UDP flood fills (about 260 B a
+/// packet), 297 B a packet for 1,000 links with full 1,000-packet queues.
+pub const QUEUED_PACKET_BYTES: u64 = 2 * (std::mem::size_of::<Packet>() as u64 + 64);
+/// The smallest packet on the wire (a 28-byte UDP datagram): a queue
+/// limited in bytes holds at most limit / 28 packets.
+const SMALLEST_PACKET_BYTES: u64 = 28;
 
 /// One share of the estimate: the field that causes it, bytes, and what it is.
 struct Share {
@@ -209,6 +223,9 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
             what: format!("a first flight of {iw} segments"),
         });
     }
+    if let Some(share) = largest_queue(f) {
+        shares.push(share);
+    }
     for (i, n) in f.node.iter().enumerate() {
         for (j, a) in n.agents.iter().enumerate() {
             let (span, a) = (a.span(), a.get_ref());
@@ -224,6 +241,43 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
         }
     }
     shares
+}
+
+/// The largest queue full: a queue fills up to its limit whatever the
+/// windows (a UDP source faster than the link), so one queue limited at
+/// 2^32 - 1 packets would need terabytes. Like the first flight, only the
+/// largest is counted: every queue full at once is possible in principle
+/// but far above what runs need (a 100,000-flow dumbbell's 400,000
+/// directions of 50 packets would be 9 GB; it peaks at 1 GB).
+fn largest_queue(f: &ScenarioFile) -> Option<Share> {
+    let mut largest: Option<(u64, String, Option<std::ops::Range<usize>>)> = None;
+    for (i, l) in f.link.iter().enumerate() {
+        for (dir, over) in [("a_to_b", &l.a_to_b), ("b_to_a", &l.b_to_a)] {
+            let (field, q) = match over.as_ref().and_then(|d| d.queue.as_ref()) {
+                Some(q) => (format!("link[{i}].{dir}.queue"), Some(q)),
+                None => (format!("link[{i}].queue"), l.queue.as_ref()),
+            };
+            let limit = q.and_then(|q| q.get_ref().limit.as_ref());
+            let packets = match limit.map(|l| l.get_ref().0) {
+                None => u64::from(DEFAULT_QUEUE_PKTS),
+                Some(QueueCapacity::Packets(n)) => u64::from(n),
+                Some(QueueCapacity::Bytes(b)) => b / SMALLEST_PACKET_BYTES,
+            };
+            if largest.as_ref().is_none_or(|(most, _, _)| packets > *most) {
+                let (field, span) = match limit {
+                    Some(l) => (format!("{field}.limit"), Some(l.span())),
+                    None => (field, q.map(|q| q.span())),
+                };
+                largest = Some((packets, field, span));
+            }
+        }
+    }
+    largest.map(|(packets, field, span)| Share {
+        field,
+        span,
+        bytes: packets.saturating_mul(QUEUED_PACKET_BYTES),
+        what: format!("a full queue of {packets} packets"),
+    })
 }
 
 /// How many nodes are left after stripping, repeatedly, every node with at
