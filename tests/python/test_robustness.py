@@ -256,3 +256,40 @@ def test_error_attributes_hold_the_escapes_the_line_shows(tmp_path):
         if call is airtcp.sweep:
             p = run_cli("sweep", path, "--out", tmp_path / "out")
             assert p.returncode == 2 and len(p.stderr.splitlines()) == 1, p.stderr
+
+
+def _flood(budget):
+    """20 UDP floods, each ten times faster than its 1 Mb/s link with a
+    1,000-packet queue: 20,000 packets queued at once, beyond the static
+    estimate (which counts the largest queue only)."""
+    text = f'[simulation]\nduration = "20s"\nseed = 1\n{budget}\n'
+    for i in range(20):
+        text += (
+            f'[[link]]\na = "s{i}"\nb = "d{i}"\nrate = "1Mbps"\ndelay = "1ms"\n'
+            'queue = { kind = "droptail", limit = "1000pkt" }\n'
+            f'[[flow]]\nname = "u{i}"\nfrom = "s{i}"\nto = "d{i}"\n'
+            'app = { kind = "onoff", rate = "10Mbps", packet_size = "1000B", '
+            'mean_on = "1000s", mean_off = "1ms" }\n'
+        )
+    return text
+
+
+def test_a_run_that_outgrows_the_memory_budget_is_a_scenario_error(tmp_path):
+    """The budget holds while the run goes: the API raises ScenarioError
+    naming simulation.memory_budget, the CLI exits 2 with that one line."""
+    path = tmp_path / "flood.toml"
+    path.write_text(_flood('memory_budget = "3MB"'))
+    sc = airtcp.load(path)  # the static estimate passes
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.run(sc)
+    e = ei.value
+    assert e.field == "simulation.memory_budget", str(e)
+    assert e.message.startswith("the run outgrew the memory budget of 3.0 MB"), str(e)
+    assert "\n" not in str(e)
+    p = run_cli("run", path, "--out", tmp_path / "out")
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and ": simulation.memory_budget: the run outgrew" in lines[0], p.stderr
+    ok = tmp_path / "ok.toml"
+    ok.write_text(_flood(""))
+    assert len(airtcp.run(airtcp.load(ok)).flows) == 20

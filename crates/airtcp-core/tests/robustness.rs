@@ -621,3 +621,39 @@ fn error_attributes_hold_the_escapes_the_line_shows() {
     assert_eq!(e.field, "a\\nb");
     assert!(e.message.contains("`a\\nb`"), "{:?}", e.message);
 }
+
+/// Many queues full at once are beyond the static estimate (it counts the
+/// largest one), so the run enforces the budget as packets accumulate: 20
+/// UDP floods, each ten times faster than its 1 Mb/s link, fill 20 queues
+/// of 1,000 packets (20,000 packets, about 8.6 MB at 432 B each). With a
+/// 3 MB budget the estimate passes and the run stops with an error naming
+/// `simulation.memory_budget`, not an allocation past the budget; with the
+/// default budget the same scenario runs to the end.
+#[test]
+fn a_run_whose_queues_outgrow_the_memory_budget_stops_with_an_error() {
+    let flood = |budget: &str| {
+        let mut t = format!("[simulation]\nduration = \"20s\"\nseed = 1\n{budget}\n");
+        for i in 0..20 {
+            t += &format!(
+                "[[link]]\na = \"s{i}\"\nb = \"d{i}\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                 queue = {{ kind = \"droptail\", limit = \"1000pkt\" }}\n\
+                 [[flow]]\nname = \"u{i}\"\nfrom = \"s{i}\"\nto = \"d{i}\"\n\
+                 app = {{ kind = \"onoff\", rate = \"10Mbps\", packet_size = \"1000B\", mean_on = \"1000s\", mean_off = \"1ms\" }}\n"
+            );
+        }
+        Scenario::from_toml_str(&t, "flood.toml").expect("valid scenario")
+    };
+    let e = flood("memory_budget = \"3MB\"")
+        .run(None)
+        .expect_err("20,000 queued packets exceed 3 MB");
+    assert_eq!(e.field, "simulation.memory_budget", "{e}");
+    assert_eq!(e.file, "flood.toml");
+    assert!(
+        e.message
+            .starts_with("the run outgrew the memory budget of 3.0 MB: more than "),
+        "{e}"
+    );
+    assert!(!e.to_string().contains('\n'), "one line: {e}");
+    let r = flood("").run(None).expect("4 GB holds 20,000 packets");
+    assert_eq!(r.flows.len(), 20);
+}

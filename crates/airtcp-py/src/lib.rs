@@ -448,11 +448,15 @@ fn run<'py>(
                     })
                 });
                 run_s = t1.elapsed().as_secs_f64();
+                let overrun = sc.inner.overrun_error(&world);
                 let t2 = Instant::now();
                 let r = world.results();
                 collect_s = t2.elapsed().as_secs_f64();
                 // Close the captures and the trace even if the run stopped early.
                 let observed = world.finish_observers();
+                if let Some(e) = overrun {
+                    return Err(RunError::Scenario(e));
+                }
                 // Free the world without the GIL (large topologies).
                 drop(world);
                 // The tables' columns, made (and the rows freed) without

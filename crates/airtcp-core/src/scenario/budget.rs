@@ -60,22 +60,39 @@ struct Share {
     span: Option<std::ops::Range<usize>>,
     bytes: u64,
     what: String,
+    /// Packets queued or in flight: the share the run-time limit on
+    /// packets (`packet_allowance`) replaces.
+    packets: bool,
 }
 
-/// Reject `sc` if its estimate exceeds the budget.
-pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
-    let f = &sc.file;
-    let budget = f
+/// The memory budget of `sc` in bytes.
+pub fn budget_bytes(sc: &Scenario) -> u64 {
+    sc.file
         .simulation
         .memory_budget
         .as_ref()
-        .map_or(DEFAULT_MEMORY_BUDGET_BYTES, |b| b.get_ref().0);
-    let shares = estimate(f);
+        .map_or(DEFAULT_MEMORY_BUDGET_BYTES, |b| b.get_ref().0)
+}
+
+/// Reject `sc` if its estimate exceeds the budget; else return how many
+/// packets may be queued or in flight at once: what the budget leaves
+/// beside everything else, at `QUEUED_PACKET_BYTES` a packet. The world
+/// enforces it as the run goes (`World::limit_packets`), since many
+/// queues full at once are possible but far above what the static
+/// estimate can count (`largest_queue`).
+pub fn check(sc: &Scenario) -> Result<usize, ScenarioError> {
+    let budget = budget_bytes(sc);
+    let shares = estimate(&sc.file);
     let total = shares
         .iter()
         .fold(0u64, |sum, s| sum.saturating_add(s.bytes));
     if total <= budget {
-        return Ok(());
+        let other = shares
+            .iter()
+            .filter(|s| !s.packets)
+            .fold(0u64, |sum, s| sum.saturating_add(s.bytes));
+        let packets = (budget - other) / QUEUED_PACKET_BYTES;
+        return Ok(usize::try_from(packets).unwrap_or(usize::MAX));
     }
     let top = shares
         .iter()
@@ -91,6 +108,24 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
             show_bytes(top.bytes),
             top.what,
             show_bytes(budget)
+        ),
+    ))
+}
+
+/// The error of a run stopped because its packets outgrew the budget's
+/// allowance (`check`, `World::limit_packets`), if it was.
+pub fn overrun_error(sc: &Scenario, world: &crate::world::World) -> Option<ScenarioError> {
+    let (at_ns, max_packets) = world.packets_over_budget()?;
+    Some(sc.error_at(
+        sc.file.simulation.memory_budget.as_ref().map(|b| b.span()),
+        "simulation.memory_budget",
+        format!(
+            "the run outgrew the memory budget of {}: more than {max_packets} packets queued or \
+             in flight at once (about {} each), at {:.6} s; it was stopped there \
+             (raise simulation.memory_budget if the machine has the memory, or shorten the queues)",
+            show_bytes(budget_bytes(sc)),
+            show_bytes(QUEUED_PACKET_BYTES),
+            at_ns as f64 / 1e9
         ),
     ))
 }
@@ -122,12 +157,14 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
             span: None,
             bytes: flows.saturating_mul(FLOW_BYTES),
             what: format!("{flows} flows"),
+            packets: false,
         },
         Share {
             field: "link".into(),
             span: None,
             bytes: dirs.saturating_mul(LINK_DIR_BYTES),
             what: format!("{dirs} link directions"),
+            packets: false,
         },
         Share {
             field: "node".into(),
@@ -137,6 +174,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
                 .saturating_mul(ROUTE_ENTRY_BYTES)
                 .saturating_add(nodes.saturating_mul(NODE_BYTES)),
             what: format!("{nodes} nodes and routing tables for {core} of them"),
+            packets: false,
         },
     ];
     // Values that the build refuses for their own reason (below a floor,
@@ -197,6 +235,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
             span: Some(ts.interval.span()),
             bytes: points.saturating_mul(SERIES_POINT_BYTES),
             what: format!("{points} time-series points"),
+            packets: false,
         });
     }
     // A sender emits its whole initial window at once into one buffer.
@@ -221,6 +260,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
             span: Some(span),
             bytes: (iw as u64).saturating_mul(std::mem::size_of::<Packet>() as u64),
             what: format!("a first flight of {iw} segments"),
+            packets: true,
         });
     }
     if let Some(share) = largest_queue(f) {
@@ -236,6 +276,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
                     span: Some(span),
                     bytes: cache.saturating_mul(std::mem::size_of::<Packet>() as u64),
                     what: format!("a cache of {cache} packets"),
+                    packets: false,
                 });
             }
         }
@@ -277,6 +318,7 @@ fn largest_queue(f: &ScenarioFile) -> Option<Share> {
         span,
         bytes: packets.saturating_mul(QUEUED_PACKET_BYTES),
         what: format!("a full queue of {packets} packets"),
+        packets: true,
     })
 }
 

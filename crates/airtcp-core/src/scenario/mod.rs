@@ -310,16 +310,22 @@ impl Scenario {
     pub fn build(&self, seed: Option<u64>) -> Result<World, ScenarioError> {
         let seed = seed.unwrap_or(self.default_seed());
         // Estimate memory (of the expanded tables) before allocating it.
+        let built = |sc: &Scenario| -> Result<World, ScenarioError> {
+            let max_packets = budget::check(sc)?;
+            let mut world = build::build_world(sc, seed)?;
+            world.limit_packets(max_packets);
+            Ok(world)
+        };
         match expand::expand(self)? {
-            Some(members) => {
-                budget::check(&members)?;
-                build::build_world(&members, seed)
-            }
-            None => {
-                budget::check(self)?;
-                build::build_world(self, seed)
-            }
+            Some(members) => built(&members),
+            None => built(self),
         }
+    }
+
+    /// The error of a run of this scenario that `world` stopped because
+    /// its packets outgrew the memory budget, if it did.
+    pub fn overrun_error(&self, world: &World) -> Option<ScenarioError> {
+        budget::overrun_error(self, world)
     }
 
     /// Number of links, counted tables counting their members.
@@ -344,7 +350,12 @@ impl Scenario {
 
     /// Build and run to the end.
     pub fn run(&self, seed: Option<u64>) -> Result<RunResult, ScenarioError> {
-        Ok(self.build(seed)?.run(|_| true))
+        let mut world = self.build(seed)?;
+        let result = world.run(|_| true);
+        match self.overrun_error(&world) {
+            Some(e) => Err(e),
+            None => Ok(result),
+        }
     }
 }
 

@@ -64,10 +64,13 @@ struct LinkWatcher {
 }
 
 /// Slots for packets in flight, so that events carry a 4-byte index.
-#[derive(Default)]
 struct PacketPool {
     slots: Vec<(Packet, u32)>,
     live: Vec<bool>,
+    /// Slots the memory budget allows (`World::limit_packets`); the pool
+    /// grows up to it and flags `exceeded` when a packet needs one more.
+    max_slots: usize,
+    exceeded: bool,
     free: Vec<u32>,
     /// Live packets per flow, so that a flow with none in the network
     /// skips the scan of every slot (`live_packets_of`): with many flows,
@@ -78,8 +81,12 @@ struct PacketPool {
 impl PacketPool {
     fn new(n_flows: usize) -> Self {
         Self {
+            slots: Vec::new(),
+            live: Vec::new(),
+            max_slots: usize::MAX,
+            exceeded: false,
+            free: Vec::new(),
             live_per_flow: vec![0; n_flows],
-            ..Self::default()
         }
     }
 
@@ -92,9 +99,22 @@ impl PacketPool {
             self.live[i as usize] = true;
             i
         } else {
+            let len = self.slots.len();
+            if len >= self.max_slots {
+                // Over the budget: the loop stops after this event (this
+                // one slot past the limit is the last).
+                self.exceeded = true;
+            }
+            if len == self.slots.capacity() {
+                // Double, but not past the limit (a doubling near it
+                // would allocate up to twice what the budget allows).
+                let grow = len.max(4).min(self.max_slots.saturating_sub(len)).max(1);
+                self.slots.reserve_exact(grow);
+                self.live.reserve_exact(grow);
+            }
             self.slots.push((pkt, link));
             self.live.push(true);
-            (self.slots.len() - 1) as u32
+            len as u32
         }
     }
 
@@ -168,6 +188,8 @@ pub struct World {
     /// Time per kind of event (`world/profile.rs`).
     #[cfg(feature = "event-profile")]
     pub profile: profile::EventProfile,
+    /// When the loop stopped because the packet pool outgrew its limit.
+    packets_over_budget_at_ns: Option<TimeNs>,
     /// Whether the loop hints upcoming events' state into cache
     /// (`PREFETCH_MIN_FLOWS`).
     prefetching: bool,
@@ -212,6 +234,7 @@ impl World {
             stalls: Vec::new(),
             events: EventQueue::new(),
             primed: false,
+            packets_over_budget_at_ns: None,
             prefetching: n_flows >= PREFETCH_MIN_FLOWS,
             #[cfg(feature = "event-profile")]
             profile: Default::default(),
@@ -323,6 +346,10 @@ impl World {
             self.dispatch(ev);
             #[cfg(feature = "event-profile")]
             self.profile.add(class, profile::now_ticks() - t0);
+            if self.pool.exceeded {
+                self.packets_over_budget_at_ns.get_or_insert(t);
+                return false;
+            }
         }
         self.now_ns = self.now_ns.max(until_ns);
         true
@@ -650,6 +677,21 @@ impl World {
             n.agents[agent as usize].on_timer(self.now_ns, &mut self.agent_out);
         }
         self.flush_agent_output(node, agent);
+    }
+
+    /// Let at most `max_packets` packets be queued or in flight at once
+    /// (the memory budget's allowance for them, `scenario/budget.rs`): a
+    /// run that needs more stops at that event, and
+    /// [`World::packets_over_budget`] says when.
+    pub fn limit_packets(&mut self, max_packets: usize) {
+        self.pool.max_slots = max_packets;
+    }
+
+    /// When the run stopped because its packets outgrew the limit
+    /// ([`World::limit_packets`]), and that limit.
+    pub fn packets_over_budget(&self) -> Option<(TimeNs, usize)> {
+        self.packets_over_budget_at_ns
+            .map(|t| (t, self.pool.max_slots))
     }
 
     /// Turn the loop's cache hints on or off (by default on from
