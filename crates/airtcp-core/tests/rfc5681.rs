@@ -56,6 +56,36 @@ fn s3_1_timeout_sets_loss_window_and_halves_flight_size() {
     );
 }
 
+/// §3.1 (4): "when a TCP sender detects segment loss using the
+/// retransmission timer and the given segment has not yet been resent by
+/// way of the retransmission timer, the value of ssthresh MUST be set to no
+/// more than the value given in equation (4)". Segment 10 is new data sent
+/// after a timeout's go-back-N has repaired segments 0-9; it expires while
+/// the timer is still backed off (no fresh RTT sample yet, RFC 6298 (5.5)
+/// and Karn), but the timer never resent it: ssthresh = FlightSize / 2 =
+/// 2.5 SMSS (segments 10-14 in flight), not the 5 SMSS of the first
+/// timeout held.
+#[test]
+fn s3_1_expiry_of_a_segment_first_sent_after_a_timeout_sets_ssthresh() {
+    let mut sc = Script::new(config(10), Recovery::NewReno);
+    sc.start(100);
+    assert_eq!(sc.timeout(), "r0");
+    assert_eq!(sc.window(), (1.0, 5.0));
+    // Slow start back to ssthresh, go-back-N over segments 1-9.
+    assert_eq!(sc.ack(1, &[]), "r1 r2");
+    assert_eq!(sc.ack(3, &[]), "r3 r4 r5");
+    assert_eq!(sc.ack(6, &[]), "r6 r7 r8 r9");
+    // Everything the timer's recovery resent is acknowledged; cwnd 5
+    // sends new segments 10-14.
+    assert_eq!(sc.ack(10, &[]), "10 11 12 13 14");
+    assert_eq!(sc.timeout(), "r10");
+    assert_eq!(
+        sc.window(),
+        (1.0, 2.5),
+        "a first expiry of new data sets ssthresh by (4)"
+    );
+}
+
 /// §3.1 (4): FlightSize is never below 2 SMSS in the formula.
 #[test]
 fn s3_1_ssthresh_is_at_least_two_segments() {

@@ -238,6 +238,13 @@ pub struct SenderCore {
     /// The last loss response was a timeout (so `recover` marks data sent
     /// before it).
     pub recover_from_timeout: bool,
+    /// HighData at the last timeout of the standard response: the data
+    /// that timeout's go-back-N resends. A later expiry below it is of a
+    /// segment the retransmission timer has already resent, and RFC 5681
+    /// §3.1 holds ssthresh; at or above it the segment was first sent after
+    /// that timeout, and (4) sets ssthresh even though the timer is still
+    /// backed off. None before any timeout.
+    pub timer_resent_until: Option<u64>,
     /// After a first timeout judged not congestion, without SACK
     /// (`rto/standard.rs`), the end of the data in flight at the timeout:
     /// each ACK that advances snd_una but stays below it names the next lost
@@ -321,6 +328,7 @@ impl SenderCore {
             in_recovery: false,
             recover: None,
             recover_from_timeout: false,
+            timer_resent_until: None,
             hole_repair_until: None,
             hole_repair_partial_acks: 0,
             high_rxt: 0,

@@ -1,6 +1,8 @@
 //! The standard response to a retransmission timeout: RFC 6298 (5.4)–(5.6)
 //! and RFC 5681 §3.1: ssthresh = max(FlightSize / 2, 2 SMSS) (held constant
-//! when the same segment times out again; during fast recovery the
+//! when a segment the timer has already resent times out again, not when
+//! one first sent after the last timeout's go-back-N expires while the
+//! timer is still backed off; during fast recovery the
 //! `timeout_in_recovery_ssthresh` rule decides), cwnd = 1 SMSS (the loss window),
 //! back off the timer, retransmit the first unacknowledged segment and
 //! resend the rest go-back-N in slow start. NewReno records `recover`
@@ -81,20 +83,26 @@ pub fn standard_timeout_actions(
     now_ns: TimeNs,
     out: &mut Vec<Packet>,
 ) -> LossCause {
-    // Partial ACKs moved snd_una since a timeout judged not congestion:
-    // the segment expiring now was resent by that repair, never by the
-    // timer.
+    // RFC 5681 §3.1 holds ssthresh only when "the given segment" has
+    // already been "resent by way of the retransmission timer". It has not
+    // when partial ACKs moved snd_una since a timeout judged not congestion
+    // (the segment expiring now was resent by that repair, never by the
+    // timer), nor when it was first sent after the last timeout's go-back-N
+    // (the timer stays backed off until a fresh RTT sample, RFC 6298 (5.5),
+    // but that says nothing of this segment).
     let repaired_since_timeout =
         core.hole_repair_until.is_some() && core.hole_repair_partial_acks > 0;
+    let sent_after_timer_resends = core
+        .timer_resent_until
+        .is_some_and(|until| core.snd_una >= until);
     core.record_timeout(now_ns);
     let first_expiry = core.rtt.backoff_count() == 0;
     let cause = if first_expiry {
         core.timeout_congestion_signal(now_ns)
     } else {
-        if repaired_since_timeout {
-            // RFC 5681 §3.1: ssthresh MUST be set by (4) when "the given
-            // segment has not yet been resent by way of the retransmission
-            // timer"; the judged-wireless timeout before it kept ssthresh.
+        if repaired_since_timeout || sent_after_timer_resends {
+            // RFC 5681 §3.1: ssthresh MUST be set by (4); the expiry is
+            // later only in the timer's backoff, not for this segment.
             let flight = core.flight_size();
             core.w.ssthresh = core.cc.ssthresh_after_congestion(&core.w, flight);
         }
@@ -105,6 +113,7 @@ pub fn standard_timeout_actions(
     core.dupacks = 0;
     core.recover = Some(core.snd_max);
     core.recover_from_timeout = true;
+    core.timer_resent_until = Some(core.snd_max);
     core.hole_repair_until = None;
     if cause == LossCause::NonCongestion {
         // Retransmit, do not reduce (module doc).
