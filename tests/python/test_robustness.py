@@ -171,6 +171,27 @@ def test_reproduction_parameters_keep_their_kind():
     assert kick.EXPERIMENT.params["queue_pkts"] == 32
 
 
+def test_documented_null_settings_are_accepted_and_no_others():
+    """ns2.py: rtt_tick_s None measures RTTs exactly and max_backoff None
+    removes the cap; docs/reproductions/kick.md and gsnoop.md run
+    `--set rtt_tick_s=null` and `--set max_backoff=null`. Those two take
+    null in every ns-2 reproduction and leave the TCP table without the
+    entry; a number that has no None setting still refuses it."""
+    from airtcp.experiments import gsnoop, kick, threshold, wmecn
+
+    for mod in (kick, gsnoop, threshold, wmecn):
+        exp = mod.EXPERIMENT
+        off = {n: None for n in ("rtt_tick_s", "max_backoff") if n in exp.params}
+        assert "rtt_tick_s" in off, mod.__name__
+        e = exp.with_params(**off)
+        tcp = [f["tcp"] for f in e.scenario(e.cells[0], e.schemes[0].name, e.params)["flow"] if "tcp" in f]
+        assert tcp and all("rtt_tick" not in t and "max_backoff" not in t for t in tcp), mod.__name__
+    with pytest.raises(ValueError, match="parameter queue_pkts takes a number"):
+        kick.EXPERIMENT.with_params(queue_pkts=None)
+    p = run_cli("reproduce", "kick", "--set", "queue_pkts=null")
+    assert p.returncode == 2 and "parameter queue_pkts takes a number" in p.stderr, p.stderr
+
+
 def test_case5_per_flow_queue_statistics():
     """Case 5: a UDP source at twice the rate keeps a 20-packet per-flow
     (STIS) buffer full: its mean occupancy and queue series are ~20."""

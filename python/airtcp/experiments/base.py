@@ -113,12 +113,13 @@ def _kind(v: Any) -> str | None:
     return "str" if isinstance(v, str) else None
 
 
-def _check_param_type(experiment: str, name: str, default: Any, value: Any) -> None:
+def _check_param_type(experiment: str, name: str, default: Any, value: Any, nullable: bool = False) -> None:
     """A changed parameter has its default's kind: a number stays a number
     (never the string "2", which float() would read, spaces and all),
-    a flag a bool, a word a string. A default of None takes anything."""
+    a flag a bool, a word a string. A default of None takes anything; a
+    ``nullable`` parameter also takes None (JSON null: the feature off)."""
     want = _kind(default)
-    if want is not None and _kind(value) != want:
+    if want is not None and _kind(value) != want and not (nullable and value is None):
         raise ValueError(f"{experiment}: parameter {name} takes a {want} (like {default!r}), got {value!r}")
 
 
@@ -306,7 +307,9 @@ class Experiment:
     may write PNG files and return their names. ``setup`` and ``choices``
     may be functions of the parameters, so that the report describes the
     values actually used. ``version`` is part of every
-    cache key: bump it when ``metrics`` changes meaning.
+    cache key: bump it when ``metrics`` changes meaning. ``nullable`` names
+    the parameters whose None is a setting (e.g. ``rtt_tick_s``: exact
+    RTTs), so that ``--set NAME=null`` is accepted for them and no other.
 
     Two hooks serve an experiment that is not one document's evaluation
     (the cross-scheme matrix, :mod:`airtcp.experiments.matrix`):
@@ -339,6 +342,7 @@ class Experiment:
     plots: Callable[..., list[str]] | None = None
     not_applicable: Callable[[Cell, str, Mapping[str, Any]], str | None] | None = None
     write: Callable[..., dict] | None = None
+    nullable: frozenset[str] = frozenset()
 
     def applicable(self, cell: Cell, scheme: str, params: Mapping[str, Any] | None = None) -> bool:
         """Does ``scheme`` run in ``cell``? (See ``not_applicable``.)"""
@@ -369,7 +373,7 @@ class Experiment:
         if unknown:
             raise KeyError(f"{self.name}: unknown parameter(s) {sorted(unknown)}; known: {sorted(self.params)}")
         for name, value in changes.items():
-            _check_param_type(self.name, name, self.params[name], value)
+            _check_param_type(self.name, name, self.params[name], value, name in self.nullable)
         return dataclasses.replace(self, params={**self.params, **changes})
 
     def with_cells(self, cells: Sequence[Cell]) -> Experiment:

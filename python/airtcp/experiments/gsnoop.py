@@ -684,6 +684,7 @@ EXPERIMENT = Experiment(
     name="gsnoop",
     title="G-Snoop (Leung & Yeung), Figs. 4-6",
     source=SOURCE,
+    nullable=ns2.NULLABLE,
     cells=CELLS,
     schemes=SCHEMES,
     scenario=scenario,

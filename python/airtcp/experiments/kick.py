@@ -939,6 +939,7 @@ EXPERIMENT = Experiment(
     name="kick",
     title="Kick TCP (draft-bahk-pilc-tcp-wireless-00), Tables 1-3",
     source=SOURCE,
+    nullable=ns2.NULLABLE,
     cells=CELLS,
     schemes=[
         Scheme("tcp", "TCP", "TCP Reno"),

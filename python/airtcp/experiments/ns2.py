@@ -17,6 +17,10 @@ from typing import Any
 
 from .base import whole
 
+#: The parameters above whose None is a setting (exact RTTs, no backoff cap):
+#: an experiment that uses them passes ``nullable=ns2.NULLABLE``.
+NULLABLE = frozenset({"rtt_tick_s", "max_backoff"})
+
 
 def duration_us(seconds: float) -> str:
     """A scenario duration string in whole microseconds."""

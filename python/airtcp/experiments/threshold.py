@@ -954,6 +954,7 @@ EXPERIMENT = Experiment(
     name="threshold",
     title="RTT-threshold TCP (Teng & Chang), Figs. 2-9",
     source=SOURCE,
+    nullable=ns2.NULLABLE,
     cells=_cells(),
     schemes=_schemes(MAX_TICKS),
     scenario=scenario,

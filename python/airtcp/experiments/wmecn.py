@@ -832,6 +832,7 @@ EXPERIMENT = Experiment(
     name="wmecn",
     title="WMECN (Sridharan, Durresi, Liu, Jain), Figs. 4-6 and §4",
     source=SOURCE,
+    nullable=ns2.NULLABLE,
     cells=CELLS,
     schemes=SCHEMES,
     scenario=scenario,
