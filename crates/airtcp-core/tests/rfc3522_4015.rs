@@ -188,3 +188,19 @@ fn rfc4015_reseed_takes_the_new_measurement_when_it_is_larger() {
     );
     assert_eq!(sc.s.core.rto_deadline, Some(2251 * MS + 3000 * MS));
 }
+
+/// RFC 5681 §3.1 (4) after RFC 4015's response to a spurious timeout: the
+/// timeout's go-back-N is undone (step (3)), so of the data sent before it
+/// only the acknowledged segment 0 was "resent by way of the retransmission
+/// timer". Segment 1 then expiring has not been: ssthresh = max(FlightSize
+/// / 2, 2 SMSS) = 5 SMSS (segments 1-10 in flight), not pipe_prev held.
+#[test]
+fn rfc5681_expiry_after_a_spurious_timeout_sets_ssthresh_by_flight_size() {
+    let mut sc = eifel(false);
+    sc.start(100);
+    assert_eq!(sc.timeout(), "r0");
+    assert_eq!(sc.deliver(&ack_ts(1, &[], FIRST_TS)), "10");
+    assert_eq!(sc.window(), (10.0, 64.0));
+    assert_eq!(sc.timeout(), "r1");
+    assert_eq!(sc.window(), (1.0, 5.0));
+}

@@ -258,3 +258,19 @@ fn s4_eifel_response_reseeds_the_rto_from_the_first_new_measurement() {
     );
     assert_eq!(sc.s.core.rto_deadline, Some(1451 * MS + 902 * MS));
 }
+
+/// RFC 5681 §3.1 (4) after step 3b: the Eifel response undoes the
+/// timeout's go-back-N, so the timer resent segment 0 alone. Segment 2,
+/// never resent, then expires before any fresh RTT sample (the backoff
+/// stands): "the given segment has not yet been resent by way of the
+/// retransmission timer", so ssthresh = FlightSize / 2 = 5.5 SMSS
+/// (segments 2-12 in flight), not the restored 64 SMSS held.
+#[test]
+fn step3b_then_an_expiry_of_a_segment_never_resent_sets_ssthresh() {
+    let mut sc = timed_out(false, 100);
+    assert_eq!(sc.ack(1, &[]), "10 11", "step 2b");
+    assert_eq!(sc.ack(2, &[]), "12", "step 3b");
+    assert_eq!(sc.window(), (11.0, 64.0));
+    assert_eq!(sc.timeout(), "r2");
+    assert_eq!(sc.window(), (1.0, 5.5));
+}

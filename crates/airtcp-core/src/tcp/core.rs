@@ -1047,6 +1047,10 @@ impl SenderCore {
     /// resume sending from snd_max (a timeout found spurious, RFC 4015).
     pub fn undo_timeout_go_back_n(&mut self) {
         self.hole_repair_until = None;
+        // Of the data sent before the timeout the timer resent only the
+        // first segment, which the ACK being processed acknowledges: a
+        // later expiry is of a segment it never resent (RFC 5681 §3.1).
+        self.timer_resent_until = Some(self.snd_una);
         self.sb.clear_loss_marks();
         self.sack_after_timeout = false;
         self.snd_nxt = self.snd_max;
