@@ -19,6 +19,16 @@ pub fn prefetch<T: ?Sized>(value: &T) {
     prefetch_head(value, MAX_LINES)
 }
 
+/// Ask the CPU to bring the lines holding the first `bytes` bytes of
+/// `value` into cache (at most `MAX_LINES`): for a struct whose hot fields
+/// come first and whose type says how many bytes they take.
+#[inline(always)]
+pub fn prefetch_bytes<T: ?Sized>(value: &T, bytes: usize) {
+    let offset = value as *const T as *const u8 as usize % 64;
+    let lines = (offset + bytes.min(std::mem::size_of_val(value))).div_ceil(64);
+    prefetch_head(value, lines.clamp(1, MAX_LINES))
+}
+
 /// Ask the CPU to bring the first `lines` cache lines of `value` into
 /// cache (for a struct whose hot fields come first). A no-op on targets
 /// without a prefetch instruction.

@@ -13,8 +13,11 @@ use crate::tcp::mecn::{self, MecnLevel};
 use crate::tcp::rtt::{RtoConfig, RttEstimator};
 use crate::tcp::scoreboard::Scoreboard;
 
-/// Static configuration of a sender.
+/// Static configuration of a sender. In declaration order (`repr(C)`):
+/// what every segment reads first, what only the connection's start reads
+/// last (`SenderCore` keeps it at the end of its hot part).
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct SenderConfig {
     pub flow: u32,
     pub epoch: u32,
@@ -22,9 +25,8 @@ pub struct SenderConfig {
     pub dst: u32,
     /// Sender maximum segment size: payload bytes per segment.
     pub mss: u32,
-    pub initial_cwnd_segments: u32,
-    pub initial_ssthresh_bytes: u64,
-    pub rto: RtoConfig,
+    /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
+    pub dupthresh: u32,
     /// RFC 7323 timestamps option on every segment, with RTTM.
     pub timestamps: bool,
     /// RFC 3168 ECN-capable transport.
@@ -32,8 +34,6 @@ pub struct SenderConfig {
     /// Open the connection with SYN / SYN-ACK; otherwise start established
     /// (like ns-2's one-way agents).
     pub handshake: bool,
-    /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
-    pub dupthresh: u32,
     /// Restart the retransmission timer when fast retransmit sends.
     pub restart_rto_on_fast_retransmit: bool,
     /// Keep a per-event trace (tests and diagnostics).
@@ -55,11 +55,16 @@ pub struct SenderConfig {
     pub rescue_retransmission: bool,
     /// ssthresh when the retransmission timer expires during fast recovery.
     pub timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh,
+    // Read when the connection starts only: past `SenderCore::HOT_BYTES`.
+    pub initial_cwnd_segments: u32,
+    pub initial_ssthresh_bytes: u64,
     /// The peer's receive window before its first ACK: without a handshake
     /// the sender starts with the window the receiver will advertise (as if
     /// learnt at connection setup, RFC 9293 §3.8.6); with one, the SYN-ACK
     /// sets it.
     pub peer_rwnd_bytes: u64,
+    /// The RTT estimator's copy is the one in use (`SenderCore::rtt`).
+    pub rto: RtoConfig,
 }
 
 /// ssthresh when the retransmission timer expires during fast recovery.
@@ -118,29 +123,32 @@ impl SenderConfig {
     }
 }
 
-/// Counters reported per flow.
+/// Counters reported per flow. In declaration order (`repr(C)`): those of
+/// every segment and every timeout first (the sender's hot part), then
+/// the rarer ones.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct SenderStats {
+    /// Integral of cwnd over the connection's life (byte-ns) and that
+    /// life (ns), for the time-averaged cwnd.
+    pub cwnd_byte_ns: u128,
+    pub cwnd_time_ns: u128,
+    /// Sum of the RTO values that expired (for the PFTK model's T0).
+    pub expired_rto_sum_ns: u128,
+    /// Sum of the base (un-backed-off) RTO at each first expiry.
+    pub first_expiry_rto_sum_ns: u128,
     pub segments_sent: u64,
     pub bytes_sent: u64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     pub timeouts: u64,
+    pub first_expiries: u64,
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
     /// Losses the classifier called non-congestion (no window reduction).
     pub non_congestion_losses: u64,
-    /// Sum of the RTO values that expired (for the PFTK model's T0).
-    pub expired_rto_sum_ns: u128,
-    /// Sum of the base (un-backed-off) RTO at each first expiry.
-    pub first_expiry_rto_sum_ns: u128,
-    pub first_expiries: u64,
     /// Timeouts the timeout response (Eifel, F-RTO, DCLOR) judged spurious.
     pub spurious_timeouts_detected: u64,
-    /// Integral of cwnd over the connection's life (byte-ns) and that
-    /// life (ns), for the time-averaged cwnd.
-    pub cwnd_byte_ns: u128,
-    pub cwnd_time_ns: u128,
 }
 
 /// One entry of the optional per-sender trace.
@@ -217,10 +225,14 @@ pub enum ConnState {
 
 /// The sender state shared by the pluggable parts. Field names follow the
 /// RFCs: snd_una = HighACK, snd_max = HighData (RFC 6675 §2).
+///
+/// In declaration order (`repr(C)`): what an ACK or a timeout reads and
+/// writes comes first, together ([`SenderCore::HOT_BYTES`]), and the
+/// rarely touched rest last. With many flows each event finds its sender
+/// out of cache, and the lines it needs are what it costs (the loop hints
+/// just those into cache, `World::prefetch_flow`).
+#[repr(C)]
 pub struct SenderCore {
-    pub cfg: SenderConfig,
-    pub mss: u64,
-    pub state: ConnState,
     pub snd_una: u64,
     /// Next sequence number to send (below snd_max during go-back-N).
     pub snd_nxt: u64,
@@ -231,13 +243,18 @@ pub struct SenderCore {
     pub rwnd: u64,
     /// Bytes the application has handed to TCP so far.
     pub app_limit: u64,
-    pub dupacks: u32,
-    pub in_recovery: bool,
+    pub mss: u64,
+    /// RFC 6675 HighRxt.
+    pub high_rxt: u64,
+    /// Retransmission timer deadline (None = stopped).
+    pub rto_deadline: Option<TimeNs>,
+    /// Incremented whenever the retransmission timer is set, reset or stopped.
+    pub rto_generation: u64,
+    cwnd_accounted_ns: Option<TimeNs>,
+    /// Segment being timed without timestamps: (end seq, send time).
+    timed: Option<(u64, TimeNs)>,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; None before any loss.
     pub recover: Option<u64>,
-    /// The last loss response was a timeout (so `recover` marks data sent
-    /// before it).
-    pub recover_from_timeout: bool,
     /// HighData at the last timeout of the standard response: the data
     /// that timeout's go-back-N resends. A later expiry below it is of a
     /// segment the retransmission timer has already resent, and RFC 5681
@@ -250,58 +267,66 @@ pub struct SenderCore {
     /// each ACK that advances snd_una but stays below it names the next lost
     /// segment, which is retransmitted alone. None otherwise.
     pub hole_repair_until: Option<u64>,
-    /// Partial ACKs of that repair so far (only the first resets the
-    /// timer, RFC 6582's Impatient rule).
-    pub hole_repair_partial_acks: u32,
-    /// RFC 6675 HighRxt.
-    pub high_rxt: u64,
-    /// The window fast recovery deflates to: ssthresh after a congestion
-    /// loss, the pre-loss cwnd after a non-congestion one.
-    pub recovery_cwnd: u64,
-    /// Classifier decisions not yet collected by the simulator.
-    pub loss_decisions: Vec<LossDecision>,
-    /// RFC 6675 §5.1: after a timeout, SACK senders retransmit what is
-    /// deemed lost from the scoreboard until the RecoveryPoint is acked.
-    pub sack_after_timeout: bool,
-    pub sack_enabled: bool,
-    pub sb: Scoreboard,
-    pub rtt: RttEstimator,
-    /// Retransmission timer deadline (None = stopped).
-    pub rto_deadline: Option<TimeNs>,
-    /// Incremented whenever the retransmission timer is set, reset or stopped.
-    pub rto_generation: u64,
-    /// Segment being timed without timestamps: (end seq, send time).
-    timed: Option<(u64, TimeNs)>,
     /// RFC 3168 §6.1.2: no second ECN reduction until this is acked.
     ecn_recover: u64,
-    cwr_pending: bool,
     /// TSval of the last ACK, echoed in TSecr (RFC 7323 §4.3).
     ts_recent: u64,
-    syn_retransmitted: bool,
-    syn_sent_ns: TimeNs,
-    /// When the window was last reduced (once-per-RTT rule).
-    pub last_reduction_ns: Option<TimeNs>,
-    /// An ACK with a SACK block has arrived (DCLOR §6).
-    pub sack_seen: bool,
     /// Bytes the last ACK SACKed for the first time (RFC 6675 Update()).
     pub newly_sacked_bytes: u64,
     /// New data sent by Limited Transmit since the last cumulative ACK; RFC
     /// 5681 §3.2 step 2 leaves it out of FlightSize for ssthresh.
     limited_transmit_bytes: u64,
+    pub dupacks: u32,
+    pub state: ConnState,
+    pub in_recovery: bool,
+    /// The last loss response was a timeout (so `recover` marks data sent
+    /// before it).
+    pub recover_from_timeout: bool,
+    /// RFC 6675 §5.1: after a timeout, SACK senders retransmit what is
+    /// deemed lost from the scoreboard until the RecoveryPoint is acked.
+    pub sack_after_timeout: bool,
+    pub sack_enabled: bool,
+    cwr_pending: bool,
+    /// An ACK with a SACK block has arrived (DCLOR §6).
+    pub sack_seen: bool,
+    pub cc: Box<dyn CongestionControl>,
+    pub classifier: Box<dyn LossClassifier>,
+    /// Classifier decisions not yet collected by the simulator.
+    pub loss_decisions: Vec<LossDecision>,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    /// Counters of every segment and timeout first, then the rarer ones.
+    pub stats: SenderStats,
+    /// Read on every segment (its head) and at the connection's start
+    /// only (its tail), so it ends the hot part.
+    pub cfg: SenderConfig,
+    // Rarely touched: losses, the handshake, options.
+    /// The window fast recovery deflates to: ssthresh after a congestion
+    /// loss, the pre-loss cwnd after a non-congestion one.
+    pub recovery_cwnd: u64,
+    /// When the window was last reduced (once-per-RTT rule).
+    pub last_reduction_ns: Option<TimeNs>,
     /// RFC 6675 RescueRxt (one past the octet), None = undefined.
     pub rescue_rxt: Option<u64>,
     /// RFC 4015 §3.1 step (5), pending after a spurious timeout: the first
     /// RTT measurement for data sent after the timeout re-seeds the
     /// estimator instead of updating it.
     pub rtt_reseed: Option<RttReseed>,
-    cwnd_accounted_ns: Option<TimeNs>,
-    pub cc: Box<dyn CongestionControl>,
-    pub classifier: Box<dyn LossClassifier>,
-    pub stats: SenderStats,
+    syn_sent_ns: TimeNs,
+    /// Partial ACKs of that repair so far (only the first resets the
+    /// timer, RFC 6582's Impatient rule).
+    pub hole_repair_partial_acks: u32,
+    syn_retransmitted: bool,
     pub trace: Vec<(TimeNs, TraceEvent)>,
 }
 
 impl SenderCore {
+    /// The bytes at the start of a `SenderCore` that ACKs and timeouts read
+    /// and write: up to the tail of its configuration that only the
+    /// connection's start reads.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(SenderCore, cfg)
+        + std::mem::offset_of!(SenderConfig, initial_cwnd_segments);
+
     /// A new SenderCore in the closed state with the initial window (RFC
     /// 5681 §3.1) and timer (RFC 6298 (2.1)) of `cfg`.
     pub fn new(

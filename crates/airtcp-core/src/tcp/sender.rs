@@ -22,15 +22,23 @@ pub use crate::tcp::core::{
     ConnState, LossDecision, SenderConfig, SenderCore, SenderHook, SenderStats, TraceEvent,
 };
 
-/// A TCP sender: the core plus its pluggable parts.
+/// A TCP sender: the core plus its pluggable parts. In declaration order
+/// (`repr(C)`): the parts, which every event calls, then the core, hot
+/// part first ([`TcpSender::HOT_BYTES`]).
+#[repr(C)]
 pub struct TcpSender {
-    pub core: SenderCore,
     pub recovery: Box<dyn LossRecovery>,
     pub timeout: Box<dyn TimeoutResponse>,
     pub hook: Option<Box<dyn SenderHook>>,
+    pub core: SenderCore,
 }
 
 impl TcpSender {
+    /// The bytes at the start of a sender that its events touch (the rest
+    /// is read when the connection starts, or on rare losses): what the
+    /// event loop hints into cache before a sender's event.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(TcpSender, core) + SenderCore::HOT_BYTES;
+
     pub fn new(
         cfg: SenderConfig,
         cc: Box<dyn CongestionControl>,

@@ -3,8 +3,6 @@
 //! transfers, loss ground truth for scoring classifiers) and UDP on/off
 //! sources.
 
-use rustc_hash::FxHashMap;
-
 use super::World;
 use crate::app::{OnOffConfig, TcpApp, TransferRecord};
 use crate::metrics::N_CAUSES;
@@ -18,22 +16,36 @@ use crate::tcp::sender::{SenderStats, TcpSender};
 use crate::tcp::spec::TcpSpec;
 
 /// A TCP flow: its configuration, application, and current connection.
+/// In declaration order (`repr(C)`): what the events of a running
+/// connection read and write first, together ([`TcpFlow::HOT_BYTES`]);
+/// with many flows each event finds its flow out of cache, and the loop
+/// hints just those lines into cache. What a connection's start, its close
+/// and the results read comes after.
+#[repr(C)]
 pub struct TcpFlow {
-    pub spec: TcpSpec,
-    pub app: TcpApp,
+    pub epoch: u32,
+    /// Deaths of the current connection's data segments (first, with the
+    /// epoch: all a drop reads, `TcpFlow::DEATH_BYTES`).
+    pub(super) lost_segments: LostSegments,
     /// The current connection's endpoints, boxed: closing a connection
     /// (at the end of every run, for every flow) moves a pointer rather
     /// than copying a kilobyte, and the flow's own record stays small.
     pub sender: Option<Box<TcpSender>>,
     pub receiver: Option<Box<TcpReceiver>>,
+    pub(super) sender_wakeup: Option<TimeNs>,
+    pub(super) receiver_wakeup: Option<TimeNs>,
+    pub app: TcpApp,
+    /// Classifier confusion counts: [truth][verdict], truth = congestion,
+    /// wireless, other; verdict = congestion, non-congestion.
+    pub(super) confusion: [[u64; 2]; 3],
+    pub spurious_timeouts: u64,
+    // Colder: connections' starts and closes, rarer losses, results.
+    pub spec: TcpSpec,
     /// The last closed connection, kept for inspection after the run.
     pub finished_sender: Option<Box<TcpSender>>,
     pub finished_receiver: Option<Box<TcpReceiver>>,
-    pub epoch: u32,
     pub(super) transfer_start_ns: TimeNs,
     pub(super) transfers_done: u64,
-    pub(super) sender_wakeup: Option<TimeNs>,
-    pub(super) receiver_wakeup: Option<TimeNs>,
     pub(super) app_rng: RandomStream,
     /// Draws each connection's RTT tick phase (`rtt_tick_phase = "random"`).
     pub(super) tick_rng: RandomStream,
@@ -42,15 +54,6 @@ pub struct TcpFlow {
     pub(super) closed_receiver: ReceiverStats,
     /// Counters of the sender hooks of closed connections, by name.
     pub(super) closed_hook_counters: Vec<(&'static str, u64)>,
-    pub spurious_timeouts: u64,
-    /// Latest death of each data segment of the current connection, by
-    /// sequence number: (send time of the packet that died, cause).
-    /// (FxHash: the keys are our own sequence numbers, and SipHash cost
-    /// more than the rest of recording a drop.)
-    pub(super) lost_segments: FxHashMap<u64, (TimeNs, DeathCause)>,
-    /// Classifier confusion counts: [truth][verdict], truth = congestion,
-    /// wireless, other; verdict = congestion, non-congestion.
-    pub(super) confusion: [[u64; 2]; 3],
     /// Wireless (channel) losses whose response halved the window or more.
     pub(super) wireless_losses_halved: u64,
     pub(super) wireless_losses_halved_by_dupacks: u64,
@@ -63,7 +66,58 @@ pub struct TcpFlow {
     pub(super) min_rtt_ns: Option<TimeNs>,
 }
 
+/// Ground truth of the deaths of a connection's data segments, for scoring
+/// its loss classifier: the latest death of each sequence number (send
+/// time of the packet that died, cause), sorted by sequence number.
+///
+/// A classifier's decisions are about the segment at snd_una
+/// (`SenderCore::congestion_signal`), which never decreases, so deaths
+/// below it are forgotten ([`Self::forget_below`]) and what is kept is
+/// about the data in flight: a short vector, allocated once per flow and
+/// reused, where a hash table kept every death of the connection and grew
+/// (rehashing, allocating) at its drops, which with many flows are each a
+/// flow out of cache.
+#[derive(Default)]
+pub(super) struct LostSegments {
+    deaths: Vec<(u64, TimeNs, DeathCause)>,
+}
+
+impl LostSegments {
+    /// The segment at `seq` died: its packet left at `sent_ns`.
+    fn record(&mut self, seq: u64, sent_ns: TimeNs, cause: DeathCause) {
+        match self.deaths.binary_search_by_key(&seq, |d| d.0) {
+            Ok(i) => self.deaths[i] = (seq, sent_ns, cause),
+            Err(i) => self.deaths.insert(i, (seq, sent_ns, cause)),
+        }
+    }
+
+    /// The latest death of the segment at `seq`: (send time of the packet
+    /// that died, cause).
+    fn get(&self, seq: u64) -> Option<(TimeNs, DeathCause)> {
+        let i = self.deaths.binary_search_by_key(&seq, |d| d.0).ok()?;
+        Some((self.deaths[i].1, self.deaths[i].2))
+    }
+
+    /// Forget the deaths of segments below `snd_una`: no decision will be
+    /// about them.
+    fn forget_below(&mut self, snd_una: u64) {
+        let n = self.deaths.partition_point(|d| d.0 < snd_una);
+        self.deaths.drain(..n);
+    }
+
+    /// A new connection: forget the last one's deaths (keeping the space).
+    fn clear(&mut self) {
+        self.deaths.clear();
+    }
+}
+
 impl TcpFlow {
+    /// The bytes at the start of a flow's record that a running
+    /// connection's events read and write.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(TcpFlow, spec);
+    /// The bytes at its start that recording a packet's death reads.
+    pub const DEATH_BYTES: usize = std::mem::offset_of!(TcpFlow, sender);
+
     /// The RTT tick phase of a new connection: uniform in [0, tick) when
     /// the flow asks for a random one (ns-2's `boot_time_`), else 0.
     fn next_tick_phase(&mut self) -> TimeNs {
@@ -89,27 +143,36 @@ pub struct UdpFlow {
     pub bytes_received: u64,
 }
 
-#[allow(clippy::large_enum_variant)]
 pub enum FlowKind {
     Tcp(Box<TcpFlow>),
-    Udp(UdpFlow),
+    /// Boxed like a TCP flow's record, so that a flow's own record stays
+    /// within a cache line where events read it (`Flow`).
+    Udp(Box<UdpFlow>),
 }
 
+/// A flow: its endpoints, its transport, and its drops. In declaration
+/// order (`repr(C)`), and aligned to a cache line: what every event of the
+/// flow reads (its nodes and transport) and what a packet's fate updates
+/// come first, within the record's first line ([`Flow::HOT_BYTES`]).
+#[repr(C, align(64))]
 pub struct Flow {
-    pub name: String,
     pub src: u32,
     pub dst: u32,
-    pub start_ns: TimeNs,
-    pub stop_ns: Option<TimeNs>,
     pub kind: FlowKind,
+    pub stop_ns: Option<TimeNs>,
+    pub ecn_marks: u64,
+    pub ack_drops: u64,
+    pub data_drops: [u64; N_CAUSES],
+    pub start_ns: TimeNs,
     /// When the flow finished (file transfer done, repeated count reached).
     pub finished_ns: Option<TimeNs>,
-    pub data_drops: [u64; N_CAUSES],
-    pub ack_drops: u64,
-    pub ecn_marks: u64,
+    pub name: String,
 }
 
 impl Flow {
+    /// The bytes at the start of a flow's record that its events read.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Flow, ack_drops);
+
     /// Bytes delivered in order to the application and bytes received
     /// (duplicates included) so far, over all the flow's connections; for
     /// UDP, datagram bytes received (both).
@@ -157,8 +220,8 @@ impl Flow {
                 closed_sender: SenderStats::default(),
                 closed_receiver: ReceiverStats::default(),
                 closed_hook_counters: Vec::new(),
+                lost_segments: LostSegments::default(),
                 spurious_timeouts: 0,
-                lost_segments: FxHashMap::default(),
                 confusion: [[0; 2]; 3],
                 wireless_losses_halved: 0,
                 wireless_losses_halved_by_dupacks: 0,
@@ -186,7 +249,7 @@ impl Flow {
     pub(super) fn record_death(&mut self, pkt: &Packet, cause: DeathCause) {
         if let FlowKind::Tcp(t) = &mut self.kind {
             if pkt.kind == PacketKind::TcpData && pkt.payload_len > 0 && pkt.epoch == t.epoch {
-                t.lost_segments.insert(pkt.seq, (pkt.sent_ns, cause));
+                t.lost_segments.record(pkt.seq, pkt.sent_ns, cause);
             }
         }
         match pkt.kind {
@@ -207,7 +270,7 @@ impl Flow {
     ) -> Self {
         let rng = RandomStream::new(seed, &format!("app:{name}"));
         Self {
-            kind: FlowKind::Udp(UdpFlow {
+            kind: FlowKind::Udp(Box::new(UdpFlow {
                 cfg,
                 started: false,
                 on: false,
@@ -217,7 +280,7 @@ impl Flow {
                 bytes_sent: 0,
                 packets_received: 0,
                 bytes_received: 0,
-            }),
+            })),
             name,
             src,
             dst,
@@ -278,10 +341,14 @@ impl World {
         let FlowKind::Tcp(t) = &mut flow.kind else {
             return;
         };
-        if let Some(s) = t.sender.as_mut() {
+        if let Some(s) = t
+            .sender
+            .as_mut()
+            .filter(|s| !s.core.loss_decisions.is_empty())
+        {
             for d in s.core.loss_decisions.drain(..) {
-                let truth = match t.lost_segments.get(&d.seq) {
-                    Some(&(sent, cause)) if sent == d.last_sent_ns => match cause {
+                let truth = match t.lost_segments.get(d.seq) {
+                    Some((sent, cause)) if sent == d.last_sent_ns => match cause {
                         DeathCause::QueueOverflow | DeathCause::AqmDrop => 0,
                         DeathCause::ChannelError => 1,
                         _ => 2,
@@ -306,6 +373,7 @@ impl World {
                     }
                 }
             }
+            t.lost_segments.forget_below(s.core.snd_una);
         }
         let Some(size) = t.app.transfer_bytes() else {
             return;

@@ -27,7 +27,7 @@ use crate::net::stis::StallProcess;
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::observe::Observers;
 use crate::sim::events::{EventKind, EventQueue};
-use crate::sim::prefetch::{prefetch, prefetch_head};
+use crate::sim::prefetch::{prefetch, prefetch_bytes, prefetch_head};
 use crate::sim::{tx_time_ns, TimeNs, NS_PER_S};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -412,6 +412,17 @@ impl World {
             self.routes.prefetch(node, pkt.dst);
         } else if k == PREFETCH_STAGES - 3 {
             self.prefetch_link_towards(node, pkt.dst);
+            // A data segment may die in the link's queue: its flow's
+            // record, then where the death is recorded (`record_death`).
+            if pkt.kind == PacketKind::TcpData {
+                if let Some(f) = self.flows.get(pkt.flow as usize) {
+                    prefetch_bytes(f, Flow::HOT_BYTES);
+                }
+            }
+        } else if k == 0 && pkt.kind == PacketKind::TcpData {
+            if let Some(FlowKind::Tcp(t)) = self.flows.get(pkt.flow as usize).map(|f| &f.kind) {
+                prefetch_bytes(&**t, TcpFlow::DEATH_BYTES);
+            }
         }
     }
 
@@ -436,23 +447,28 @@ impl World {
         };
         let depth = PREFETCH_STAGES - 1 - k;
         if depth == 0 {
-            prefetch(f);
+            prefetch_bytes(f, Flow::HOT_BYTES);
             return;
         }
         let FlowKind::Tcp(t) = &f.kind else {
             return;
         };
         let (sender, receiver) = (t.sender.as_deref(), t.receiver.as_deref());
+        // The hot parts of the flow's record and of its sender only
+        // (`TcpFlow::HOT_BYTES`, `TcpSender::HOT_BYTES`), except for a
+        // connection's start, which reads its configuration.
+        let hot_sender = |s: &TcpSender| prefetch_bytes(s, TcpSender::HOT_BYTES);
         match (depth, event) {
-            (1, _) => prefetch(&**t),
+            (1, FlowEvent::App) => prefetch(&**t),
+            (1, _) => prefetch_bytes(&**t, TcpFlow::HOT_BYTES),
             // A sender's timeout asks the receiver whether it holds the
             // segment (ground truth of a spurious timeout).
             (2, FlowEvent::SenderTimer) => {
-                sender.map(prefetch);
+                sender.map(hot_sender);
                 receiver.map(prefetch);
             }
             (2, FlowEvent::ToSender) => {
-                sender.map(prefetch);
+                sender.map(hot_sender);
             }
             (2, FlowEvent::ReceiverTimer | FlowEvent::ToReceiver) => {
                 receiver.map(prefetch);
