@@ -194,6 +194,10 @@ fn rfc4015_reseed_takes_the_new_measurement_when_it_is_larger() {
 /// only the acknowledged segment 0 was "resent by way of the retransmission
 /// timer". Segment 1 then expiring has not been: ssthresh = max(FlightSize
 /// / 2, 2 SMSS) = 5 SMSS (segments 1-10 in flight), not pipe_prev held.
+/// (With timestamps the ACK that finds the timeout spurious is also an RTT
+/// sample, which ends the backoff, so this expiry is a first expiry; the
+/// case where the backoff stands is F-RTO's without timestamps,
+/// `rfc5682.rs::step3b_then_an_expiry_of_a_segment_never_resent_sets_ssthresh`.)
 #[test]
 fn rfc5681_expiry_after_a_spurious_timeout_sets_ssthresh_by_flight_size() {
     let mut sc = eifel(false);
