@@ -75,6 +75,37 @@ fn s5_step_c_nextseg_rules_1_and_2() {
     assert_eq!(sc.ack(0, &[(1, 4), (6, 8)]), "r5 11");
 }
 
+/// §6: "a more careful variant that re-arms the RTO timer on each
+/// retransmission that is sent during recovery MAY be used" (option
+/// `restart_rto_on_recovery_retransmission`). Segment 5's retransmission,
+/// sent during recovery, re-arms the timer. By default only RFC 6298
+/// (5.3) restarts it, on an ACK of new data, and none came since the fast
+/// retransmission of segment 0, so the deadline stays where that put it.
+#[test]
+fn s6_rto_rearmed_on_each_retransmission_in_recovery_option() {
+    for rearm in [false, true] {
+        let mut cfg = config(10);
+        cfg.restart_rto_on_recovery_retransmission = rearm;
+        let mut sc = Script::new(cfg, Recovery::Sack);
+        sc.start(100);
+        sc.ack(0, &[(1, 1)]);
+        sc.ack(0, &[(1, 2)]);
+        assert_eq!(sc.ack(0, &[(1, 3)]), "r0");
+        let after_fast_retransmit = sc.s.core.rto_deadline;
+        sc.ack(0, &[(1, 4)]);
+        sc.ack(0, &[(1, 4), (6, 6)]);
+        assert_eq!(sc.ack(0, &[(1, 4), (6, 7)]), "10");
+        assert_eq!(sc.s.core.rto_deadline, after_fast_retransmit, "new data");
+        assert_eq!(sc.ack(0, &[(1, 4), (6, 8)]), "r5 11");
+        let expected = if rearm {
+            Some(sc.now + sc.s.core.rtt.rto_ns())
+        } else {
+            after_fast_retransmit
+        };
+        assert_eq!(sc.s.core.rto_deadline, expected, "re-arm: {rearm}");
+    }
+}
+
 /// §5 step (A): a cumulative ACK beyond RecoveryPoint ends recovery.
 #[test]
 fn s5_step_a_ack_beyond_recovery_point_ends_recovery() {

@@ -384,3 +384,33 @@ fn rack_tlp_needs_sack() {
         check(&err_with(tcp, bad), 20, "flow[0].tcp.loss_detection", words);
     }
 }
+
+/// RFC 6675's options (`rescue_retransmission`, NextSeg rule (4);
+/// `restart_rto_on_recovery_retransmission`, §6) act only in SACK loss
+/// recovery: turned on without SACK they would do nothing, so they are
+/// refused, one line naming the field.
+#[test]
+fn rfc6675_options_need_sack() {
+    let tcp = "tcp = { variant = \"newreno\", sack = true }";
+    for field in [
+        "rescue_retransmission",
+        "restart_rto_on_recovery_retransmission",
+    ] {
+        for ok in [
+            format!("tcp = {{ variant = \"sack\", {field} = true }}"),
+            format!("tcp = {{ variant = \"newreno\", sack = true, {field} = true }}"),
+            format!("tcp = {{ variant = \"newreno\", {field} = false }}"),
+        ] {
+            Scenario::from_toml_str(&GOOD.replace(tcp, &ok), "good.toml").unwrap();
+        }
+        for variant in ["newreno", "reno"] {
+            let bad = format!("tcp = {{ variant = \"{variant}\", {field} = true }}");
+            check(
+                &err_with(tcp, &bad),
+                20,
+                &format!("flow[0].tcp.{field}"),
+                "has no effect without SACK",
+            );
+        }
+    }
+}

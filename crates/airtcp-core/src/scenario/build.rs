@@ -1144,6 +1144,22 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "multi-level ECN (an mecn/wmecn cc or the wmecn classifier) replaces RFC 3168 ECN: remove `ecn`",
         ));
     }
+    // Options of RFC 6675's SACK loss recovery: without SACK nothing reads them.
+    let sack_recovery = sack || variant == Variant::Sack;
+    for (field, on) in [
+        ("rescue_retransmission", t.rescue_retransmission),
+        (
+            "restart_rto_on_recovery_retransmission",
+            t.restart_rto_on_recovery_retransmission,
+        ),
+    ] {
+        if on == Some(true) && !sack_recovery {
+            return Err(err(
+                field,
+                "has no effect without SACK (an RFC 6675 option): set variant = \"sack\" or sack = true",
+            ));
+        }
+    }
     let ecn_capable_retransmissions = t.ecn_capable_retransmissions.unwrap_or(false);
     if ecn_capable_retransmissions && !mecn && t.ecn != Some(true) {
         return Err(err(
@@ -1178,6 +1194,9 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         limited_transmit: t.limited_transmit.unwrap_or(true),
         ecn_capable_retransmissions,
         rescue_retransmission: t.rescue_retransmission.unwrap_or(false),
+        restart_rto_on_recovery_retransmission: t
+            .restart_rto_on_recovery_retransmission
+            .unwrap_or(false),
         timeout_in_recovery_ssthresh: match t.timeout_in_recovery_ssthresh {
             None | Some(TimeoutInRecoverySsthreshSpec::Keep) => TimeoutInRecoverySsthresh::Keep,
             Some(TimeoutInRecoverySsthreshSpec::FlightSize) => {

@@ -449,6 +449,9 @@ pub struct TcpFileSpec {
     pub ecn_capable_retransmissions: Option<bool>,
     /// RFC 6675 NextSeg rule (4) rescue retransmission (default false).
     pub rescue_retransmission: Option<bool>,
+    /// RFC 6675 §6's MAY: restart the retransmission timer at each
+    /// retransmission sent during SACK loss recovery (default false).
+    pub restart_rto_on_recovery_retransmission: Option<bool>,
     /// ssthresh when the RTO fires during fast recovery: "keep" (default,
     /// Linux) or "flight_size" (RFC 5681 (4) literally).
     pub timeout_in_recovery_ssthresh: Option<TimeoutInRecoverySsthreshSpec>,

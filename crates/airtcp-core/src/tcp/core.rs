@@ -53,6 +53,12 @@ pub struct SenderConfig {
     /// RFC 6675 §4 NextSeg rule (4): one rescue retransmission of the
     /// highest unSACKed segment per entry into loss recovery.
     pub rescue_retransmission: bool,
+    /// RFC 6675 §6: "a more careful variant that re-arms the RTO timer on
+    /// each retransmission that is sent during recovery MAY be used": a
+    /// long SACK recovery keeps the ACK clock going, and with the RFC 6298
+    /// (5.3) timer alone the RTO can expire while a retransmission is in
+    /// flight, resending what need not be resent.
+    pub restart_rto_on_recovery_retransmission: bool,
     /// ssthresh when the retransmission timer expires during fast recovery.
     pub timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh,
     // Read when the connection starts only: past `SenderCore::HOT_BYTES`.
@@ -104,6 +110,7 @@ impl Default for SenderConfig {
             limited_transmit: true,
             ecn_capable_retransmissions: false,
             rescue_retransmission: false,
+            restart_rto_on_recovery_retransmission: false,
             timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh::Keep,
             peer_rwnd_bytes: u64::MAX,
         }
@@ -783,6 +790,9 @@ impl SenderCore {
     fn emit_retransmission(&mut self, now_ns: TimeNs, seq: u64, len: u32, out: &mut Vec<Packet>) {
         self.stop_timing_resent(seq);
         self.emit(now_ns, seq, len, out);
+        if self.in_recovery && self.cfg.restart_rto_on_recovery_retransmission {
+            self.restart_rto_timer(now_ns);
+        }
     }
 
     /// Karn's rule (RFC 6298 §3): a segment starting at `seq` is being sent

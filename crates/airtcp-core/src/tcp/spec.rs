@@ -128,6 +128,9 @@ pub struct TcpSpec {
     pub ecn_capable_retransmissions: bool,
     /// RFC 6675 NextSeg rule (4), the rescue retransmission.
     pub rescue_retransmission: bool,
+    /// RFC 6675 §6's MAY: the timer re-armed at each retransmission in
+    /// loss recovery.
+    pub restart_rto_on_recovery_retransmission: bool,
     /// ssthresh when the RTO fires during fast recovery.
     pub timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh,
     /// Reno: no second fast retransmit before the window of the first is
@@ -227,6 +230,7 @@ impl TcpSpec {
             limited_transmit: self.limited_transmit,
             ecn_capable_retransmissions: self.ecn_capable_retransmissions,
             rescue_retransmission: self.rescue_retransmission,
+            restart_rto_on_recovery_retransmission: self.restart_rto_on_recovery_retransmission,
             timeout_in_recovery_ssthresh: self.timeout_in_recovery_ssthresh,
             // Without a handshake the sender starts with the receiver's
             // window (RFC 9293 §3.8.6: never more than min(cwnd, rwnd)).
