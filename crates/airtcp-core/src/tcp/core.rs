@@ -262,12 +262,14 @@ pub struct SenderCore {
     timed: Option<(u64, TimeNs)>,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; None before any loss.
     pub recover: Option<u64>,
-    /// HighData at the last timeout of the standard response: the data
-    /// that timeout's go-back-N resends. A later expiry below it is of a
-    /// segment the retransmission timer has already resent, and RFC 5681
-    /// §3.1 holds ssthresh; at or above it the segment was first sent after
-    /// that timeout, and (4) sets ssthresh even though the timer is still
-    /// backed off. None before any timeout.
+    /// The end of what the last timeout had the timer resend: HighData
+    /// (go-back-N), the first segment's end (a timeout judged not
+    /// congestion, without SACK), snd_una once a timeout is found spurious
+    /// (nothing more is resent). A later expiry below it is of a segment
+    /// the retransmission timer has already resent, and RFC 5681 §3.1
+    /// holds ssthresh; at or above it the timer never resent the segment,
+    /// and (4) sets ssthresh even though the timer is still backed off.
+    /// None before any timeout.
     pub timer_resent_until: Option<u64>,
     /// After a first timeout judged not congestion, without SACK
     /// (`rto/standard.rs`), the end of the data in flight at the timeout:

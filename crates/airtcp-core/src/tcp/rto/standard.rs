@@ -84,14 +84,11 @@ pub fn standard_timeout_actions(
     out: &mut Vec<Packet>,
 ) -> LossCause {
     // RFC 5681 §3.1 holds ssthresh only when "the given segment" has
-    // already been "resent by way of the retransmission timer". It has not
-    // when partial ACKs moved snd_una since a timeout judged not congestion
-    // (the segment expiring now was resent by that repair, never by the
-    // timer), nor when it was first sent after the last timeout's go-back-N
-    // (the timer stays backed off until a fresh RTT sample, RFC 6298 (5.5),
-    // but that says nothing of this segment).
-    let repaired_since_timeout =
-        core.hole_repair_until.is_some() && core.hole_repair_partial_acks > 0;
+    // already been "resent by way of the retransmission timer": below what
+    // the last timeout had the timer resend. Above it (a segment first sent
+    // after that timeout's go-back-N, or one resent by the partial-ACK
+    // repair after a timeout judged not congestion) it has not, though the
+    // timer stays backed off until a fresh RTT sample (RFC 6298 (5.5)).
     let sent_after_timer_resends = core
         .timer_resent_until
         .is_some_and(|until| core.snd_una >= until);
@@ -100,7 +97,7 @@ pub fn standard_timeout_actions(
     let cause = if first_expiry {
         core.timeout_congestion_signal(now_ns)
     } else {
-        if repaired_since_timeout || sent_after_timer_resends {
+        if sent_after_timer_resends {
             // RFC 5681 §3.1: ssthresh MUST be set by (4); the expiry is
             // later only in the timer's backoff, not for this segment.
             let flight = core.flight_size();
@@ -113,6 +110,7 @@ pub fn standard_timeout_actions(
     core.dupacks = 0;
     core.recover = Some(core.snd_max);
     core.recover_from_timeout = true;
+    // Go-back-N: the timer resends everything sent so far.
     core.timer_resent_until = Some(core.snd_max);
     core.hole_repair_until = None;
     if cause == LossCause::NonCongestion {
@@ -133,6 +131,10 @@ pub fn standard_timeout_actions(
     } else if cause == LossCause::NonCongestion {
         core.hole_repair_until = Some(core.snd_max);
         core.hole_repair_partial_acks = 0;
+        // The timer resends the first segment alone; partial ACKs repair
+        // the holes above it.
+        let first_len = core.mss.min(core.flight_size());
+        core.timer_resent_until = Some(core.snd_una + first_len);
     }
     recovery.on_timeout(core, now_ns, out);
     if cause == LossCause::Congestion || core.sack_enabled {
