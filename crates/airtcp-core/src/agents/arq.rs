@@ -27,7 +27,13 @@
 //!   as with DDA's TCP-unaware link layer; if the queue refuses it (buffer
 //!   full), the frame is dropped and the loss left to TCP. Copies keep the
 //!   segment's send time, so the ground truth still matches a death of any
-//!   copy to the sender's transmission.
+//!   copy to the sender's transmission. The agent knows its copies by
+//!   packet (the uid the world gives each, [`AgentOutput::next_uid`]), not
+//!   by segment: a TCP retransmission of the same segment can reach the
+//!   link before or after a copy (both may wait at a stalled link's
+//!   entrance), and it is TCP's frame, protected afresh, while the copy's
+//!   fate (sent or refused) is the agent's. At most one frame per segment
+//!   is held, its latest transmission's.
 //! * [`Dda`] on the mobile host (the far end): sends a link-layer ACK for
 //!   every data segment that arrives over the wireless link, and delays
 //!   duplicate TCP ACKs as DDA does: the first two duplicate ACKs for a
@@ -83,6 +89,7 @@ struct Frame {
 /// reported yet (it may wait at a stalled link's entrance).
 #[derive(Clone, Copy, Debug)]
 struct Resend {
+    /// The copy as injected; its uid is the one the world gives it.
     pkt: Packet,
     attempts: u8,
     /// A link ACK for an earlier copy arrived meanwhile: forget it once
@@ -186,15 +193,18 @@ impl NodeAgent for LinkArq {
         if pkt.kind != PacketKind::TcpData || pkt.payload_len == 0 {
             return;
         }
-        // One of our retransmissions, or a segment from TCP?
+        // One of our retransmissions (that very packet), or a segment from
+        // TCP?
         let resend = self
             .resends
             .iter()
-            .position(|r| Self::same_segment(&r.pkt, pkt))
+            .position(|r| r.pkt.uid == pkt.uid)
             .map(|i| self.resends.swap_remove(i));
         match (tx, resend) {
             (LinkTx::Sent { end_ns, .. }, Some(r)) => {
                 if !r.acked {
+                    // It replaces a frame TCP sent meanwhile.
+                    self.forget(pkt);
                     self.hold(Frame {
                         pkt: r.pkt,
                         deadline_ns: end_ns + self.cfg.timeout_ns,
@@ -242,10 +252,11 @@ impl NodeAgent for LinkArq {
             // It re-sends bytes sent before: the trace's ground truth, as
             // for Snoop's and G-Snoop's local copies (docs/results.md).
             copy.is_retransmission = true;
+            copy.uid = out.next_uid();
             out.inject.push(copy);
             // Its timer starts when the link sends it (`on_link_tx`).
             self.resends.push(Resend {
-                pkt: f.pkt,
+                pkt: copy,
                 attempts: f.attempts + 1,
                 acked: false,
             });
@@ -552,6 +563,61 @@ mod tests {
         a.on_link_tx(38, &out.inject[1], sent(40, 48));
         assert_eq!(a.deadline(), None);
         assert_eq!(a.local_retransmissions, 2);
+    }
+
+    /// The agent's copies are its own frames (module doc: "The agent knows
+    /// its copies by packet"): a TCP retransmission of the same segment at
+    /// the link while a copy waits to be sent is TCP's frame, protected
+    /// afresh, and the copy's fate is counted for the copy. Found on DCLOR's
+    /// path (docs/reproductions/matrix.md, ARQ row): TCP's retransmission
+    /// and the agent's copy left a stall together, TCP's first.
+    #[test]
+    fn arq_knows_its_copies_from_tcp_retransmissions_of_the_same_segment() {
+        let tcp = |uid, sent_ns| Packet {
+            uid,
+            sent_ns,
+            is_retransmission: uid > 1,
+            ..data(0)
+        };
+        // TCP's retransmission leaves first and is sent; the copy is
+        // refused.
+        let mut a = arq(1);
+        let mut out = AgentOutput {
+            first_uid: 50,
+            ..Default::default()
+        };
+        a.on_link_tx(0, &tcp(1, 0), sent(0, 8));
+        a.on_timer(18, &mut out);
+        let copy = out.inject[0];
+        assert_eq!((copy.uid, copy.sent_ns), (50, 0));
+        a.on_link_tx(20, &tcp(2, 15), sent(100, 108));
+        a.on_link_tx(20, &copy, LinkTx::Refused(DeathCause::QueueOverflow));
+        assert_eq!((a.copies_refused, a.frames_protected), (1, 2));
+        // What it holds is TCP's retransmission, with a whole retry budget:
+        // its timeout brings a copy of it, not the retry limit.
+        assert_eq!(a.deadline(), Some(118));
+        out.first_uid = 60;
+        a.on_timer(118, &mut out);
+        assert_eq!((a.local_retransmissions, a.gave_up), (2, 0));
+        assert_eq!((out.inject[1].uid, out.inject[1].sent_ns), (61, 15));
+
+        // The other way round: TCP's retransmission is refused, the copy
+        // sent. No copy was refused; the copy is held as the agent's
+        // first retry, so with one retry its timeout ends the repair.
+        let mut a = arq(1);
+        let mut out = AgentOutput {
+            first_uid: 50,
+            ..Default::default()
+        };
+        a.on_link_tx(0, &tcp(1, 0), sent(0, 8));
+        a.on_timer(18, &mut out);
+        a.on_link_tx(20, &tcp(2, 15), LinkTx::Refused(DeathCause::QueueOverflow));
+        a.on_link_tx(20, &out.inject[0], sent(100, 108));
+        assert_eq!((a.copies_refused, a.frames_protected), (0, 1));
+        assert_eq!(a.deadline(), Some(118));
+        a.on_timer(118, &mut out);
+        assert_eq!((a.local_retransmissions, a.gave_up), (1, 1));
+        assert_eq!(a.deadline(), None);
     }
 
     /// With per-connection service (STIS) frames do not finish in the order

@@ -52,6 +52,23 @@ pub enum LinkTx {
 #[derive(Default, Debug)]
 pub struct AgentOutput {
     pub inject: Vec<Packet>,
+    /// The uid the world gives `inject[0]` when it sends the packets; the
+    /// others get the next ones, in order. The world sets it before each
+    /// call that may inject, so that an agent can know its own packets
+    /// again by identity ([`AgentOutput::next_uid`]).
+    pub first_uid: u64,
+}
+
+impl AgentOutput {
+    /// The uid the packet pushed next onto `inject` will carry: an agent
+    /// that must later recognise that very packet (in
+    /// [`NodeAgent::on_link_tx`]) keeps it, since a packet of the same
+    /// segment from elsewhere (the TCP sender's retransmission) is another
+    /// packet.
+    #[inline]
+    pub fn next_uid(&self) -> u64 {
+        self.first_uid + self.inject.len() as u64
+    }
 }
 
 pub trait NodeAgent: Send {

@@ -520,6 +520,7 @@ impl World {
         let n = node as usize;
         if !self.nodes[n].agents.is_empty() {
             for a in 0..self.nodes[n].agents.len() {
+                self.agent_out.first_uid = self.next_uid;
                 let verdict = self.nodes[n].agents[a].on_packet(
                     self.now_ns,
                     &mut pkt,
@@ -656,10 +657,15 @@ impl World {
 
     fn flush_agent_output(&mut self, node: u32, agent: u32) {
         if !self.agent_out.inject.is_empty() {
+            // The uids the agent was told its packets would carry
+            // (`AgentOutput::next_uid`), all given before any is routed
+            // (routing one may send other packets).
+            debug_assert_eq!(self.agent_out.first_uid, self.next_uid);
             let mut inject = std::mem::take(&mut self.agent_out.inject);
-            for mut pkt in inject.drain(..) {
-                pkt.uid = self.next_uid;
-                self.next_uid += 1;
+            let first_uid = self.next_uid;
+            self.next_uid += inject.len() as u64;
+            for (uid, mut pkt) in (first_uid..).zip(inject.drain(..)) {
+                pkt.uid = uid;
                 if pkt.ttl == 0 || pkt.ttl == DEFAULT_TTL {
                     pkt.ttl = self.initial_ttl;
                 }
@@ -690,6 +696,7 @@ impl World {
             .deadline()
             .is_some_and(|d| d <= self.now_ns)
         {
+            self.agent_out.first_uid = self.next_uid;
             n.agents[agent as usize].on_timer(self.now_ns, &mut self.agent_out);
         }
         self.flush_agent_output(node, agent);
