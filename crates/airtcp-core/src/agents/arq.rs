@@ -596,10 +596,11 @@ mod tests {
         // What it holds is TCP's retransmission, with a whole retry budget:
         // its timeout brings a copy of it, not the retry limit.
         assert_eq!(a.deadline(), Some(118));
+        out.inject.clear();
         out.first_uid = 60;
         a.on_timer(118, &mut out);
         assert_eq!((a.local_retransmissions, a.gave_up), (2, 0));
-        assert_eq!((out.inject[1].uid, out.inject[1].sent_ns), (61, 15));
+        assert_eq!((out.inject[0].uid, out.inject[0].sent_ns), (60, 15));
 
         // The other way round: TCP's retransmission is refused, the copy
         // sent. No copy was refused; the copy is held as the agent's
@@ -616,6 +617,23 @@ mod tests {
         assert_eq!((a.copies_refused, a.frames_protected), (0, 1));
         assert_eq!(a.deadline(), Some(118));
         a.on_timer(118, &mut out);
+        assert_eq!((a.local_retransmissions, a.gave_up), (1, 1));
+        assert_eq!(a.deadline(), None);
+
+        // Both sent, TCP's first: the copy, the latest transmission,
+        // replaces TCP's frame; one frame of the segment is held.
+        let mut a = arq(1);
+        let mut out = AgentOutput {
+            first_uid: 50,
+            ..Default::default()
+        };
+        a.on_link_tx(0, &tcp(1, 0), sent(0, 8));
+        a.on_timer(18, &mut out);
+        a.on_link_tx(20, &tcp(2, 15), sent(100, 108));
+        a.on_link_tx(20, &out.inject[0], sent(108, 116));
+        assert_eq!((a.copies_refused, a.frames_protected), (0, 2));
+        assert_eq!(a.deadline(), Some(126));
+        a.on_timer(126, &mut out);
         assert_eq!((a.local_retransmissions, a.gave_up), (1, 1));
         assert_eq!(a.deadline(), None);
     }
