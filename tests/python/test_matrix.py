@@ -102,6 +102,36 @@ def test_environments_are_built_by_their_reproductions():
     assert agents["R2"] == ["arq"] * p["wmecn_n"] and agents["D1"] == ["dda"]
 
 
+def test_sack_restart_rto_in_recovery_sets_rfc6675_s6_on_every_sack_connection_and_only_there():
+    """`--set sack_restart_rto_in_recovery=true` turns on RFC 6675 §6's MAY
+    (restart the timer at each retransmission in SACK recovery) on every
+    connection that recovers with SACK, in generic and own-scenario cells
+    alike, and on no other (the core refuses it without SACK); off, every
+    scenario is the one the matrix always ran."""
+    exp = matrix.make_experiment()
+    on = exp.with_params(sack_restart_rto_in_recovery=True).params
+    seen = set()
+    for env in ENVS:
+        for scheme in [s.name for s in matrix.schemes()]:
+            if (env, scheme) in NOT_APPLICABLE:
+                continue
+            off_sc = matrix.scenario({"env": env}, scheme, exp.params)
+            on_sc = matrix.scenario({"env": env}, scheme, on)
+            for f_off, f_on in zip(off_sc["flow"], on_sc["flow"], strict=True):
+                tcp_off, tcp_on = f_off.get("tcp"), f_on.get("tcp")
+                if tcp_off is None:
+                    assert tcp_on is None
+                    continue
+                assert "restart_rto_on_recovery_retransmission" not in tcp_off
+                sack = tcp_off.get("variant") == "sack" or tcp_off.get("sack") is True
+                assert tcp_on.get("restart_rto_on_recovery_retransmission", False) is sack
+                assert {k: v for k, v in tcp_on.items() if k != "restart_rto_on_recovery_retransmission"} == tcp_off
+                seen.add(sack)
+            # The core accepts it (a scenario it refuses would raise).
+            airtcp.load(on_sc)
+    assert seen == {True, False}
+
+
 def test_same_seed_same_channel_draws_for_every_scheme():
     # Common random numbers: in WMECN's environment the on/off UDP source
     # draws from its own stream, so run i sends the same datagrams whatever

@@ -371,6 +371,10 @@ PARAMS: dict[str, Any] = {
     "gsnoop_cache": 50,
     # RTT threshold: base RTT + 4 ticks of 10 ms (the document's Fig. 2: 550 ms on a 511 ms path)
     "rtt_threshold_ticks": 4,
+    # RFC 6675 §6's MAY for every connection with SACK loss recovery, in
+    # every row (`restart_rto_on_recovery_retransmission`): off, as the
+    # schemes' documents and RFC 6298 (5.3) have it; on as a sensitivity run
+    "sack_restart_rto_in_recovery": False,
 }
 
 
@@ -474,7 +478,7 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
     if scheme == "gsnoop" and env.name == "gsnoop":
         own = f"gsnoop{whole(p, 'gsnoop_cache')}"
     if own is not None:
-        return env.module.scenario(ec, own, ep)
+        return _sack_options(env.module.scenario(ec, own, ep), p)
     sc = copy.deepcopy(env.module.scenario(ec, env.base, ep))
     fields = dict(s.tcp)
     if scheme == "rtt_threshold":
@@ -492,6 +496,20 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
             _node(sc, after)["agents"].append({"kind": "dda", "peer": before})
     elif s.agent is not None:
         raise AssertionError(f"{scheme}: agent {s.agent} has no generic placement")
+    return _sack_options(sc, p)
+
+
+def _sack_options(sc: dict, p: Mapping[str, Any]) -> dict:
+    """``sc`` with RFC 6675 §6's timer restart on every connection that
+    recovers with SACK, if ``sack_restart_rto_in_recovery`` asks for it (the
+    core refuses the option without SACK: the same test as its own)."""
+    if not p["sack_restart_rto_in_recovery"]:
+        return sc
+    sc = copy.deepcopy(sc)
+    for f in sc["flow"]:
+        tcp = f.get("tcp")
+        if tcp is not None and (tcp.get("variant") == "sack" or tcp.get("sack") is True):
+            tcp["restart_rto_on_recovery_retransmission"] = True
     return sc
 
 
