@@ -579,15 +579,21 @@ mod tests {
             is_retransmission: uid > 1,
             ..data(0)
         };
+        // The segment's frame times out and the agent's copy (uid 50)
+        // waits at the link, while TCP's retransmission (uid 2) arrives.
+        let copy_waiting = || {
+            let mut a = arq(1);
+            let mut out = AgentOutput {
+                first_uid: 50,
+                ..Default::default()
+            };
+            a.on_link_tx(0, &tcp(1, 0), sent(0, 8));
+            a.on_timer(18, &mut out);
+            (a, out)
+        };
         // TCP's retransmission leaves first and is sent; the copy is
         // refused.
-        let mut a = arq(1);
-        let mut out = AgentOutput {
-            first_uid: 50,
-            ..Default::default()
-        };
-        a.on_link_tx(0, &tcp(1, 0), sent(0, 8));
-        a.on_timer(18, &mut out);
+        let (mut a, mut out) = copy_waiting();
         let copy = out.inject[0];
         assert_eq!((copy.uid, copy.sent_ns), (50, 0));
         a.on_link_tx(20, &tcp(2, 15), sent(100, 108));
@@ -605,13 +611,7 @@ mod tests {
         // The other way round: TCP's retransmission is refused, the copy
         // sent. No copy was refused; the copy is held as the agent's
         // first retry, so with one retry its timeout ends the repair.
-        let mut a = arq(1);
-        let mut out = AgentOutput {
-            first_uid: 50,
-            ..Default::default()
-        };
-        a.on_link_tx(0, &tcp(1, 0), sent(0, 8));
-        a.on_timer(18, &mut out);
+        let (mut a, mut out) = copy_waiting();
         a.on_link_tx(20, &tcp(2, 15), LinkTx::Refused(DeathCause::QueueOverflow));
         a.on_link_tx(20, &out.inject[0], sent(100, 108));
         assert_eq!((a.copies_refused, a.frames_protected), (0, 1));
@@ -622,13 +622,7 @@ mod tests {
 
         // Both sent, TCP's first: the copy, the latest transmission,
         // replaces TCP's frame; one frame of the segment is held.
-        let mut a = arq(1);
-        let mut out = AgentOutput {
-            first_uid: 50,
-            ..Default::default()
-        };
-        a.on_link_tx(0, &tcp(1, 0), sent(0, 8));
-        a.on_timer(18, &mut out);
+        let (mut a, mut out) = copy_waiting();
         a.on_link_tx(20, &tcp(2, 15), sent(100, 108));
         a.on_link_tx(20, &out.inject[0], sent(108, 116));
         assert_eq!((a.copies_refused, a.frames_protected), (0, 2));

@@ -110,8 +110,15 @@ pub fn standard_timeout_actions(
     core.dupacks = 0;
     core.recover = Some(core.snd_max);
     core.recover_from_timeout = true;
-    // Go-back-N: the timer resends everything sent so far.
-    core.timer_resent_until = Some(core.snd_max);
+    // What the timer resends: without SACK, after a timeout judged not
+    // congestion, the first segment alone (partial ACKs repair the holes
+    // above it); otherwise everything sent so far (go-back-N).
+    let repair_holes = cause == LossCause::NonCongestion && !core.sack_enabled;
+    core.timer_resent_until = Some(if repair_holes {
+        core.snd_una + core.mss.min(core.flight_size())
+    } else {
+        core.snd_max
+    });
     core.hole_repair_until = None;
     if cause == LossCause::NonCongestion {
         // Retransmit, do not reduce (module doc).
@@ -128,13 +135,9 @@ pub fn standard_timeout_actions(
         core.sb.mark_all_lost();
         core.high_rxt = core.snd_una;
         core.sack_after_timeout = true;
-    } else if cause == LossCause::NonCongestion {
+    } else if repair_holes {
         core.hole_repair_until = Some(core.snd_max);
         core.hole_repair_partial_acks = 0;
-        // The timer resends the first segment alone; partial ACKs repair
-        // the holes above it.
-        let first_len = core.mss.min(core.flight_size());
-        core.timer_resent_until = Some(core.snd_una + first_len);
     }
     recovery.on_timeout(core, now_ns, out);
     if cause == LossCause::Congestion || core.sack_enabled {
