@@ -1,4 +1,5 @@
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -7,6 +8,30 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
+
+TSHARK = shutil.which("tshark")
+needs_tshark = pytest.mark.skipif(
+    TSHARK is None, reason="tshark is not installed and scripts/test could not install it (apt-get install tshark)"
+)
+
+
+def doc_blocks(doc, lang=""):
+    """The fenced blocks of ``lang`` ("python", "toml", "sh"; "" for the
+    plain ones, which show output) of the doc ``doc`` (a path from the
+    repository root), as written, in order. The tests run the docs'
+    examples from their text, so an edit to a doc is tested."""
+    blocks, block, fence = [], None, None
+    for line in (REPO / doc).read_text().splitlines(keepends=True):
+        if block is None:
+            if line.startswith("```"):
+                block, fence = [], line[3:].strip()
+        elif line.rstrip() == "```":
+            if fence == lang:
+                blocks.append("".join(block))
+            block = None
+        else:
+            block.append(line)
+    return blocks
 
 
 def run_cli(*args, cwd=None, timeout=120):

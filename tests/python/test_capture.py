@@ -5,7 +5,6 @@ scripts/test installs Debian's tshark when it is missing; the tshark tests
 skip (saying why) only where it cannot be installed.
 """
 
-import shutil
 import struct
 import subprocess
 
@@ -15,12 +14,7 @@ import pytest
 import airtcp
 from airtcp.experiments import gsnoop
 
-from conftest import EXAMPLES, run_cli
-
-TSHARK = shutil.which("tshark")
-needs_tshark = pytest.mark.skipif(
-    TSHARK is None, reason="tshark is not installed and scripts/test could not install it (apt-get install tshark)"
-)
+from conftest import EXAMPLES, TSHARK, needs_tshark, run_cli
 
 # Loss on the wireless hop, ECN marking at a RED bottleneck, a handshake,
 # SACK with timestamps and Kick TCP's kick bit: every header feature at once.

@@ -8,7 +8,7 @@ import textwrap
 
 import airtcp
 from airtcp._threads import Cancelled, run_in_threads
-from conftest import REPO
+from conftest import REPO, doc_blocks
 
 
 def python(code: str, cwd=REPO, timeout=300):
@@ -60,8 +60,7 @@ def test_summary_without_pandas_matches_the_dataframes(wireless):
 
 def test_readme_example_runs_at_the_top_level_of_a_script(tmp_path):
     # The README's example as written (fewer seeds), no __main__ guard.
-    readme = (REPO / "README.md").read_text()
-    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    code = doc_blocks("README.md", "python")[0]
     assert "run_many" in code and "__main__" not in code
     code = code.replace("range(1, 101)", "range(1, 5)").replace('"examples/', f'"{REPO}/examples/')
     script = tmp_path / "example.py"

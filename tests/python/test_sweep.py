@@ -20,7 +20,7 @@ from airtcp.campaign import paths
 from airtcp.campaign.store import JOURNAL, StoreBusy, StoreError, StoreWarning, open_store
 from airtcp.campaign.sweep import STORE_TABLES, define
 from airtcp.experiments import base, stats
-from conftest import EXAMPLES, REPO, run_cli
+from conftest import EXAMPLES, REPO, doc_blocks, run_cli
 
 BASE = """\
 [simulation]
@@ -503,13 +503,12 @@ def test_the_example_validates_and_its_docs_page_exists():
 def test_the_docs_page_runs(tmp_path):
     """docs/sweeps.md: its commands and Python blocks run as written (a
     shorter sweep; the SLURM block needs a cluster)."""
-    text = (REPO / "docs" / "sweeps.md").read_text()
     (tmp_path / "examples").mkdir()
     for name in ("sweep.toml", "wireless.toml"):
         (tmp_path / "examples" / name).write_text((EXAMPLES / name).read_text())
     r = run_cli("sweep", "examples/sweep.toml", "--runs", "3", "-q", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    blocks = doc_blocks("docs/sweeps.md", "python")
     assert len(blocks) == 5
     # One interpreter for all of them (each block imports what it uses).
     code = "\n".join(b for b in blocks if "dask_jobqueue" not in b)
