@@ -12,10 +12,14 @@
                      [--quiet] [--set PARAM=VALUE ...]
     airtcp --version
 
-Exit status: 0 on success, 2 for a wrong scenario or wrong usage (the error
-is one line on stderr), 1 when another sweep or reproduction is writing the
-same output directory, 130 when interrupted with Ctrl-C (whatever finished
-is still reported and written, and the command that resumes is printed).
+Exit status: 0 on success, 2 for a wrong scenario or wrong usage, or an
+output that cannot be written (the error is one line on stderr), 1 when
+another sweep or reproduction is writing the same output directory, 130
+when interrupted with Ctrl-C (whatever finished is still reported and
+written, and the command that resumes is printed), 141 when the reader of
+stdout went away (``airtcp run FILE --out DIR | head -1``): every file asked
+for is written before anything is printed, the rest of what would have
+been printed is dropped, and nothing is said about it.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ from .api import DeterministicScenarioWarning, Result, ScenarioError, load, run,
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# stdout's reader went away: 128 + SIGPIPE, the status a shell reports for
+# a command SIGPIPE ended (`seq 1000000 | head -1`), as 130 is 128 + SIGINT.
+EXIT_READER_GONE = 141
 # Another sweep or reproduction is writing the same output directory.
 EXIT_BUSY = 1
 TABLE_FILES = ("flows", "links", "transfers", "series", "agents")
@@ -166,7 +173,69 @@ def _dask_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+class _ReaderGone(Exception):
+    """stdout's reader went away (EPIPE): ``airtcp ... | head -1``. Not an
+    OSError, so that no handler of output errors takes it for one."""
+
+
+class _Stream:
+    """``sys.stdout`` or ``sys.stderr`` while a command runs. Once its
+    reader has gone (EPIPE), its file descriptor is pointed at os.devnull,
+    so that nothing written later, nor Python's flush at exit, fails on it
+    again ("Exception ignored ... BrokenPipeError", status 120). Then stdout
+    raises _ReaderGone: the command stops, its files already written (the
+    commands print only once they are). stderr carries on: a warning nobody
+    reads is no reason to stop writing a run's results."""
+
+    def __init__(self, stream, stop: bool):
+        self.stream = stream
+        self.stop = stop
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def _gone(self) -> None:
+        with contextlib.suppress(OSError, ValueError):  # no file descriptor (a test's capture)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self.stream.fileno())
+            finally:
+                os.close(devnull)
+        if self.stop:
+            raise _ReaderGone
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
+    out, err = _Stream(sys.stdout, stop=True), _Stream(sys.stderr, stop=False)
+    sys.stdout, sys.stderr = out, err
+    try:
+        try:
+            code = _command(argv)
+        except SystemExit:  # argparse, after --help, --version or a usage error
+            out.flush()
+            raise
+        out.flush()  # here, not at exit, where a reader gone is too late to catch
+        return code
+    except _ReaderGone:
+        return EXIT_READER_GONE
+    finally:
+        sys.stdout, sys.stderr = out.stream, err.stream
+
+
+def _command(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "run":
@@ -242,12 +311,8 @@ def cmd_run(args) -> int:
             interrupted = True
             print(f"airtcp: interrupted; {len(res.seeds)} of {len(seeds)} runs finished", file=sys.stderr)
     wall_s = time.perf_counter() - t0
-    if not args.quiet:
-        print(res.summary())
-        for path, packets in res.captures:
-            print(f"\nwrote {packets:,} packets to {path} (open it in Wireshark, or: tshark -r {path})")
-        for _, path in res.trace_files:
-            print(f"\nwrote the per-packet trace to {path} (airtcp.read_trace)")
+    # Every file first, then the summary: a reader of stdout that has gone
+    # (| head -1) stops the printing, never the writing.
     if args.out:
         files = write_result(res, args.out, args.format)
         meta = {
@@ -271,7 +336,13 @@ def cmd_run(args) -> int:
         with open(os.path.join(args.out, "run.json"), "w") as f:
             json.dump(meta, f, indent=2)
             f.write("\n")
-        if not args.quiet:
+    if not args.quiet:
+        print(res.summary())
+        for path, packets in res.captures:
+            print(f"\nwrote {packets:,} packets to {path} (open it in Wireshark, or: tshark -r {path})")
+        for _, path in res.trace_files:
+            print(f"\nwrote the per-packet trace to {path} (airtcp.read_trace)")
+        if args.out:
             print(f"\nwrote {', '.join(files.values())} and run.json to {args.out}")
     return EXIT_INTERRUPTED if interrupted else 0
 
@@ -348,10 +419,11 @@ def cmd_sweep(args) -> int:
             print("airtcp: give FILE or --status DIR, not both", file=sys.stderr)
             return EXIT_USAGE
         try:
-            print(status(args.status))
+            text = status(args.status)
         except FileNotFoundError as e:
             print(f"airtcp: {e}", file=sys.stderr)
             return EXIT_USAGE
+        print(text)
         return 0
     if not args.file:
         print("airtcp: sweep needs FILE (or --status DIR)", file=sys.stderr)
