@@ -252,12 +252,20 @@ def _command(argv: list[str] | None) -> int:
         print(str(e), file=sys.stderr)
         return EXIT_USAGE
     except OSError as e:  # an output (capture, trace, --out) cannot be written
-        print(f"airtcp: {e}", file=sys.stderr)
+        print(_os_error(e), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("airtcp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     raise AssertionError(args.command)
+
+
+def _os_error(e: OSError) -> str:
+    """One line naming the file and the problem ("airtcp: out: File
+    exists"), not Python's "[Errno 17] File exists: 'out'"."""
+    if e.filename is not None and e.strerror:
+        return f"airtcp: {os.fsdecode(e.filename)}: {e.strerror}"
+    return f"airtcp: {e}"
 
 
 def cmd_validate(args) -> int:
@@ -291,6 +299,10 @@ def cmd_run(args) -> int:
     pointless = seeds_warning(sc, seeds)
     if pointless:
         print(f"airtcp: warning: {pointless}", file=sys.stderr)
+    if args.out:
+        # Now, not after the run: a --out that cannot be a directory is
+        # said at once, naming it (the capture writer would not name it).
+        os.makedirs(args.out, exist_ok=True)
     show = not args.quiet and sys.stderr.isatty()
     observe = _observe_args(args)
     interrupted = False
@@ -421,7 +433,7 @@ def cmd_sweep(args) -> int:
         try:
             text = status(args.status)
         except FileNotFoundError as e:
-            print(f"airtcp: {e}", file=sys.stderr)
+            print(_os_error(e), file=sys.stderr)
             return EXIT_USAGE
         print(text)
         return 0
@@ -492,7 +504,10 @@ def _campaign(call, stored_in: str, command: str, usage_errors: tuple = ()):
     except StoreBusy as e:
         print(f"airtcp: {e}", file=sys.stderr)
         return None, EXIT_BUSY
-    except (StoreError, DaskMissing, OSError, *usage_errors) as e:
+    except OSError as e:
+        print(_os_error(e), file=sys.stderr)
+        return None, EXIT_USAGE
+    except (StoreError, DaskMissing, *usage_errors) as e:
         print(f"airtcp: {e}", file=sys.stderr)
         return None, EXIT_USAGE
     except KeyboardInterrupt:

@@ -9,7 +9,8 @@ What a user is owed (README, "Exit status"):
   files never waits on printing;
 * a closed stdout is not bad input: no "Broken pipe" or "Exception
   ignored" on stderr, and the exit status is 141 (128 + SIGPIPE, what a
-  shell reports for ``seq 1000000 | head -1``), not 2.
+  shell reports for ``seq 1000000 | head -1``), not 2;
+* a file that cannot be written is still one line naming it, exit 2.
 
 Each command runs with its stdout a pipe whose read end is closed before
 it starts, so its first write to stdout fails (deterministic: no race
@@ -33,6 +34,7 @@ import pytest
 from conftest import EXAMPLES
 
 READER_GONE = 141
+USAGE = 2
 WIRELESS = EXAMPLES / "wireless.toml"
 SWEEP = EXAMPLES / "sweep.toml"
 NOISE = ("Traceback", "Broken pipe", "Errno 32", "Exception ignored", "BrokenPipeError")
@@ -247,3 +249,32 @@ def test_bench_stops_once_stdout_is_gone(monkeypatch, capsys):
     assert cli.main(["bench", "--quick", "--run-file", "no-such-file.toml"]) == READER_GONE
     assert sys.stdout is gone  # put back as it was
     assert capsys.readouterr().err == ""
+
+
+def _one_line(stderr: str) -> str:
+    assert stderr.endswith("\n") and stderr.count("\n") == 1, stderr
+    assert "Errno" not in stderr and "os error" not in stderr, stderr
+    return stderr.strip()
+
+
+@pytest.mark.parametrize(
+    "args, problem",
+    [
+        (("run", WIRELESS, "--out", "afile"), "File exists"),
+        (("run", WIRELESS, "--out", "afile", "--pcap", "base_station<->mobile"), "File exists"),
+        (("run", WIRELESS, "--out", "afile/sub", "--format", "parquet"), "Not a directory"),
+        (("sweep", SWEEP, "--runs", "1", "--out", "afile"), "File exists"),
+        (("reproduce", "kick", "--runs", "1", "--out", "afile"), "Not a directory"),
+    ],
+    ids=lambda v: _id(v) if isinstance(v, tuple) else v,
+)
+def test_unwritable_output_is_one_line_exit_2(tmp_path, args, problem):
+    """--out naming a file: one line naming the path and the problem, exit
+    2, with stdout open or closed (the error is the news, not the pipe)."""
+    (tmp_path / "afile").write_text("not a directory\n")
+    for stdout in ("devnull", "closed"):
+        status, _, stderr = airtcp(*args, cwd=tmp_path, stdout=stdout)
+        assert status == USAGE, (stdout, stderr)
+        line = _one_line(stderr)
+        assert line.startswith("airtcp: afile") and line.endswith(problem), line
+    assert (tmp_path / "afile").read_text() == "not a directory\n"
