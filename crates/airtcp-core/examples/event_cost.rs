@@ -12,7 +12,8 @@
 //! ```
 //!
 //! Divide the totals (`callgrind_annotate`) by the events printed. Run
-//! natively, it also prints wall and on-CPU ns per event; built with
+//! natively, it also prints the setup time (parsing, validating and
+//! building the world once) and wall and on-CPU ns per event; built with
 //! `--features event-profile`, the events and ns per event of each kind
 //! (`world/profile.rs`), which tell a dearer event from a dearer mix.
 //!
@@ -104,9 +105,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flows: usize = args.get(1).map_or(10, |s| s.parse().expect("flows"));
     let seconds: f64 = args.get(2).map_or(10.0, |s| s.parse().expect("seconds"));
-    let sc =
-        Scenario::from_toml_str(&compact_dumbbell(flows, seconds), "event_cost").expect("scenario");
-    let mut world = sc.build(None).expect("world");
+    // Loading validates by building the world, once, as `airtcp run` does.
+    let t_setup = std::time::Instant::now();
+    let (_, mut world) =
+        Scenario::load(&compact_dumbbell(flows, seconds), "event_cost", None).expect("scenario");
+    let setup_s = t_setup.elapsed().as_secs_f64();
     let (t, cpu0) = (std::time::Instant::now(), cpu_ns());
     simulate(&mut world);
     let (wall_s, cpu_s) = (t.elapsed().as_secs_f64(), (cpu_ns() - cpu0) as f64 / 1e9);
@@ -121,7 +124,7 @@ fn main() {
             (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
         });
     println!(
-        "{flows} flows, {seconds} s: {} events, {} packet-hops, {:.0} ns/event (wall), {:.0} ns/event (on CPU), result digest {digest:016x}",
+        "{flows} flows, {seconds} s: setup {setup_s:.3} s, {} events, {} packet-hops, {:.0} ns/event (wall), {:.0} ns/event (on CPU), result digest {digest:016x}",
         r.events,
         r.packet_hops,
         wall_s * 1e9 / r.events as f64,
