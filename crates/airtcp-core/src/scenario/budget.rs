@@ -218,7 +218,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
                     let q = dir
                         .as_ref()
                         .and_then(|d| d.queue.as_ref())
-                        .or(l.queue.as_ref());
+                        .or(l.queue.as_deref());
                     let averaged = q.is_some_and(|q| {
                         matches!(
                             q.get_ref().kind,
@@ -304,7 +304,7 @@ fn largest_queue(f: &ScenarioFile) -> Option<Share> {
         };
         match over.as_ref().and_then(|d| d.queue.as_ref()) {
             Some(q) => (Some(dir), Some(q)),
-            None => (None, l.queue.as_ref()),
+            None => (None, l.queue.as_deref()),
         }
     }
     // (packets, link, direction) of the largest; named only at the end.

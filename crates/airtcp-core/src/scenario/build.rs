@@ -186,11 +186,11 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             let own = |table: bool| table.then_some(which);
             let (qspec, qdir) = match over.as_ref().and_then(|o| o.queue.as_ref()) {
                 Some(q) => (Some(q), own(true)),
-                None => (l.queue.as_ref(), own(false)),
+                None => (l.queue.as_deref(), own(false)),
             };
             let (espec, edir) = match over.as_ref().and_then(|o| o.error.as_ref()) {
                 Some(e) => (Some(e), own(true)),
-                None => (l.error.as_ref(), own(false)),
+                None => (l.error.as_deref(), own(false)),
             };
             let table_field = |dir: Option<&'static str>, table: &'static str| {
                 FieldPath(move |f: &mut fmt::Formatter<'_>| match dir {

@@ -263,12 +263,11 @@ impl Scenario {
     pub fn uses_randomness(&self) -> bool {
         use schema::{AppKind, ErrorKind, QueueKind};
         let f = &self.file;
-        let random_error = |e: &Option<toml::Spanned<schema::ErrorSpec>>| {
-            e.as_ref()
-                .is_some_and(|e| e.get_ref().kind != ErrorKind::DropList)
+        let random_error = |e: Option<&toml::Spanned<schema::ErrorSpec>>| {
+            e.is_some_and(|e| e.get_ref().kind != ErrorKind::DropList)
         };
-        let random_queue = |q: &Option<toml::Spanned<schema::QueueSpec>>| {
-            q.as_ref().is_some_and(|q| {
+        let random_queue = |q: Option<&toml::Spanned<schema::QueueSpec>>| {
+            q.is_some_and(|q| {
                 matches!(
                     q.get_ref().kind,
                     QueueKind::Red | QueueKind::Mecn | QueueKind::Wmecn
@@ -277,12 +276,12 @@ impl Scenario {
         };
         let link_random = f.link.iter().any(|l| {
             l.stall.is_some()
-                || random_error(&l.error)
-                || random_queue(&l.queue)
+                || random_error(l.error.as_deref())
+                || random_queue(l.queue.as_deref())
                 || [&l.a_to_b, &l.b_to_a]
                     .into_iter()
                     .flatten()
-                    .any(|d| random_error(&d.error) || random_queue(&d.queue))
+                    .any(|d| random_error(d.error.as_ref()) || random_queue(d.queue.as_ref()))
         });
         let app_random = f
             .flow
