@@ -17,7 +17,7 @@
 use rustc_hash::FxHashMap;
 
 use super::build::{DEFAULT_QUEUE_PKTS, MAX_WINDOW_BYTES, MIN_PERIOD_NS};
-use super::schema::{AgentKind, AppKind, LinkSpec, QueueKind, QueueSpec, ScenarioFile};
+use super::schema::{AgentKind, AppKind, QueueKind, ScenarioFile};
 use super::units::QueueCapacity;
 use super::{Scenario, ScenarioError};
 use crate::net::packet::Packet;
@@ -291,48 +291,29 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
 /// but far above what runs need (a 100,000-flow dumbbell's 400,000
 /// directions of 50 packets would be 9 GB; it peaks at 1 GB).
 fn largest_queue(f: &ScenarioFile) -> Option<Share> {
-    // A direction's queue: its own table's (then named by the direction),
-    // else the link's.
-    fn queue_of<'a>(
-        l: &'a LinkSpec,
-        dir: &'static str,
-    ) -> (Option<&'static str>, Option<&'a toml::Spanned<QueueSpec>>) {
-        let over = if dir == "a_to_b" {
-            &l.a_to_b
-        } else {
-            &l.b_to_a
-        };
-        match over.as_ref().and_then(|d| d.queue.as_ref()) {
-            Some(q) => (Some(dir), Some(q)),
-            None => (None, l.queue.as_deref()),
-        }
-    }
-    // (packets, link, direction) of the largest; named only at the end.
-    let mut largest: Option<(u64, usize, &'static str)> = None;
+    let mut largest: Option<(u64, String, Option<std::ops::Range<usize>>)> = None;
     for (i, l) in f.link.iter().enumerate() {
-        for dir in ["a_to_b", "b_to_a"] {
-            let limit = queue_of(l, dir).1.and_then(|q| q.get_ref().limit.as_ref());
+        for (dir, over) in [("a_to_b", &l.a_to_b), ("b_to_a", &l.b_to_a)] {
+            let (field, q) = match over.as_ref().and_then(|d| d.queue.as_ref()) {
+                Some(q) => (format!("link[{i}].{dir}.queue"), Some(q)),
+                None => (format!("link[{i}].queue"), l.queue.as_deref()),
+            };
+            let limit = q.and_then(|q| q.get_ref().limit.as_ref());
             let packets = match limit.map(|l| l.get_ref().0) {
                 None => u64::from(DEFAULT_QUEUE_PKTS),
                 Some(QueueCapacity::Packets(n)) => u64::from(n),
                 Some(QueueCapacity::Bytes(b)) => b / SMALLEST_PACKET_BYTES,
             };
-            if largest.is_none_or(|(most, ..)| packets > most) {
-                largest = Some((packets, i, dir));
+            if largest.as_ref().is_none_or(|(most, _, _)| packets > *most) {
+                let (field, span) = match limit {
+                    Some(l) => (format!("{field}.limit"), Some(l.span())),
+                    None => (field, q.map(|q| q.span())),
+                };
+                largest = Some((packets, field, span));
             }
         }
     }
-    let (packets, i, dir) = largest?;
-    let (own, q) = queue_of(&f.link[i], dir);
-    let queue = match own {
-        Some(dir) => format!("link[{i}].{dir}.queue"),
-        None => format!("link[{i}].queue"),
-    };
-    let (field, span) = match q.and_then(|q| q.get_ref().limit.as_ref()) {
-        Some(l) => (format!("{queue}.limit"), Some(l.span())),
-        None => (queue, q.map(|q| q.span())),
-    };
-    Some(Share {
+    largest.map(|(packets, field, span)| Share {
         field,
         span,
         bytes: packets.saturating_mul(QUEUED_PACKET_BYTES),

@@ -1,8 +1,6 @@
 //! From a parsed scenario file to a runnable World, with the semantic checks
 //! that serde cannot do (names, routes, consistency of parameters).
 
-use std::fmt;
-
 use rustc_hash::FxHashMap;
 
 use super::schema::*;
@@ -63,37 +61,6 @@ pub const MIN_PERIOD_NS: TimeNs = crate::sim::NS_PER_US;
 const MIN_PERIOD_REASON: &str =
     "must be at least 1us (each period is an event: shorter ones make the process, not the traffic, the run)";
 
-/// A field path written out only when an error names it: building checks
-/// every member of a large topology, and formatting each member's paths up
-/// front was 40% of the instructions of building a 10,000-flow dumbbell
-/// (callgrind).
-struct FieldPath<F>(F);
-
-impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for FieldPath<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (self.0)(f)
-    }
-}
-
-/// Where a link direction's queue is written: the direction's own table
-/// (`link[i].a_to_b.queue`) or the link's, and the span of its limit; for
-/// errors about that limit (`check_fits_queues`).
-struct QueueSite {
-    link: usize,
-    /// The direction's table, if it has its own queue.
-    direction: Option<&'static str>,
-    limit_span: Option<std::ops::Range<usize>>,
-}
-
-impl QueueSite {
-    fn limit_field(&self) -> String {
-        match self.direction {
-            Some(d) => format!("link[{}].{d}.queue.limit", self.link),
-            None => format!("link[{}].queue.limit", self.link),
-        }
-    }
-}
-
 pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     let f = &sc.file;
     let duration = f.simulation.duration.get_ref().0;
@@ -129,10 +96,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     if f.link.is_empty() {
         return Err(sc.error_at(None, "link", "a scenario needs at least one [[link]]"));
     }
-    // Sized up front: a large topology's records would otherwise be copied
-    // at every doubling (a 100,000-flow dumbbell's link directions are
-    // 240 MB).
-    let mut ends = Vec::with_capacity(f.link.len());
+    let mut ends = Vec::new();
     for (i, l) in f.link.iter().enumerate() {
         for (end, which) in [(&l.a, "a"), (&l.b, "b")] {
             if end.get_ref().trim().is_empty() {
@@ -155,24 +119,24 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         ends.push((a, b));
     }
     // Link directions 2i (a->b) and 2i+1 (b->a).
-    let mut dir_pairs = Vec::with_capacity(2 * f.link.len());
+    let mut dir_pairs = Vec::new();
     for &(a, b) in &ends {
         dir_pairs.push((a, b));
         dir_pairs.push((b, a));
     }
     let mut routes = Routes::new(names.len(), &dir_pairs);
     let ttl = initial_ttl(sc)?;
-    let mut links = Vec::with_capacity(2 * f.link.len());
+    let mut links = Vec::new();
     // Where each direction's queue was written, for errors about its limit.
-    let mut queue_sites: Vec<QueueSite> = Vec::with_capacity(2 * f.link.len());
-    let mut used_names: FxHashMap<String, u32> =
-        FxHashMap::with_capacity_and_hasher(2 * f.link.len(), Default::default());
+    let mut queue_sites: Vec<(String, Option<std::ops::Range<usize>>)> = Vec::new();
+    let mut used_names: FxHashMap<String, u32> = FxHashMap::default();
     for (i, l) in f.link.iter().enumerate() {
         for (d, (from, to), over, which) in [
             (0, ends[i], &l.a_to_b, "a_to_b"),
             (1, (ends[i].1, ends[i].0), &l.b_to_a, "b_to_a"),
         ] {
             let _ = d;
+            let field = format!("link[{i}].{which}");
             let base = format!("{}->{}", names[from as usize], names[to as usize]);
             let k = used_names.entry(base.clone()).or_insert(0);
             *k += 1;
@@ -181,31 +145,19 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             let delay = over.as_ref().and_then(|o| o.delay).unwrap_or(l.delay).0;
             // A per-direction table overrides the link's; errors name
             // whichever one the user wrote.
-            // The direction's own table, if it has one for the queue or
-            // the error model.
-            let own = |table: bool| table.then_some(which);
-            let (qspec, qdir) = match over.as_ref().and_then(|o| o.queue.as_ref()) {
-                Some(q) => (Some(q), own(true)),
-                None => (l.queue.as_deref(), own(false)),
+            let (qspec, qfield) = match over.as_ref().and_then(|o| o.queue.as_ref()) {
+                Some(q) => (Some(q), format!("{field}.queue")),
+                None => (l.queue.as_deref(), format!("link[{i}].queue")),
             };
-            let (espec, edir) = match over.as_ref().and_then(|o| o.error.as_ref()) {
-                Some(e) => (Some(e), own(true)),
-                None => (l.error.as_deref(), own(false)),
+            let (espec, efield) = match over.as_ref().and_then(|o| o.error.as_ref()) {
+                Some(e) => (Some(e), format!("{field}.error")),
+                None => (l.error.as_deref(), format!("link[{i}].error")),
             };
-            let table_field = |dir: Option<&'static str>, table: &'static str| {
-                FieldPath(move |f: &mut fmt::Formatter<'_>| match dir {
-                    Some(d) => write!(f, "link[{i}].{d}.{table}"),
-                    None => write!(f, "link[{i}].{table}"),
-                })
-            };
-            let queue = build_queue(sc, qspec, rate, &table_field(qdir, "queue"))?;
-            queue_sites.push(QueueSite {
-                link: i,
-                direction: qdir,
-                limit_span: qspec.and_then(|q| q.get_ref().limit.as_ref().map(|l| l.span())),
-            });
-            let channel = build_channel(sc, espec, seed, &name, &table_field(edir, "error"))?;
-            let qrng = RandomStream::named(seed, &["queue:", &name]);
+            let queue = build_queue(sc, qspec, rate, &qfield)?;
+            let limit_span = qspec.and_then(|q| q.get_ref().limit.as_ref().map(|l| l.span()));
+            queue_sites.push((format!("{qfield}.limit"), limit_span));
+            let channel = build_channel(sc, espec, seed, &name, &efield)?;
+            let qrng = RandomStream::new(seed, &format!("queue:{name}"));
             let mut link = LinkDir::new(name, from, to, rate, delay, queue, channel, qrng);
             if qspec.is_some_and(|q| q.get_ref().kind == QueueKind::PerFlow) {
                 link.per_flow = Some(Box::new(PerFlowService::new(link.queue.limit())));
@@ -217,16 +169,16 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     for (i, n) in f.node.iter().enumerate() {
         let id = index[n.name.get_ref()];
         for (j, a) in n.agents.iter().enumerate() {
-            let field = FieldPath(|f: &mut fmt::Formatter<'_>| write!(f, "node[{i}].agents[{j}]"));
+            let field = format!("node[{i}].agents[{j}]");
             let agent = build_agent(sc, a, &field, id, (&names, &index), &ends, &links, &routes)?;
             nodes[id as usize].add_agent(agent);
         }
     }
-    let node_of = |s: &toml::Spanned<String>, i: usize, end: &str| -> Result<u32, ScenarioError> {
+    let node_of = |s: &toml::Spanned<String>, field: String| -> Result<u32, ScenarioError> {
         index.get(s.get_ref()).copied().ok_or_else(|| {
             sc.error_at(
                 Some(s.span()),
-                format!("flow[{i}].{end}"),
+                field,
                 format!(
                     "unknown node \"{}\" (nodes: {})",
                     s.get_ref(),
@@ -235,12 +187,11 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             )
         })
     };
-    let mut flows = Vec::with_capacity(f.flow.len());
-    let mut flow_names: FxHashMap<String, usize> =
-        FxHashMap::with_capacity_and_hasher(f.flow.len(), Default::default());
+    let mut flows = Vec::new();
+    let mut flow_names: FxHashMap<String, usize> = FxHashMap::default();
     for (i, fl) in f.flow.iter().enumerate() {
-        let src = node_of(&fl.from, i, "from")?;
-        let dst = node_of(&fl.to, i, "to")?;
+        let src = node_of(&fl.from, format!("flow[{i}].from"))?;
+        let dst = node_of(&fl.to, format!("flow[{i}].to"))?;
         if src == dst {
             return Err(sc.error_at(
                 Some(fl.to.span()),
@@ -305,7 +256,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 ));
             }
         }
-        let app_field = FieldPath(|f: &mut fmt::Formatter<'_>| write!(f, "flow[{i}].app"));
+        let app_field = format!("flow[{i}].app");
         let app = fl.app.get_ref();
         let app_span = Some(fl.app.span());
         let present = [
@@ -375,9 +326,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 mean_on_ns: period(&app.mean_on, "mean_on")?,
                 mean_off_ns: period(&app.mean_off, "mean_off")?,
             };
-            let what = format_args!("datagram of flow[{i}] (packet_size)");
+            let what = format!("datagram of flow[{i}] (packet_size)");
             let path = route_path(&mut routes, &dir_pairs, src, dst);
-            check_fits_queues(sc, &links, &queue_sites, &path, packet_bytes as u32, what)?;
+            check_fits_queues(sc, &links, &queue_sites, &path, packet_bytes as u32, &what)?;
             flows.push(Flow::udp(name, src, dst, start, stop, cfg, seed));
         } else {
             let size = || {
@@ -400,13 +351,15 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             let spec = tcp_spec(sc, fl, i)?;
             let options = if spec.timestamps { TS_OPTION_BYTES } else { 0 };
             let headers = IP_HEADER_BYTES + TCP_HEADER_BYTES + options;
-            let mss = spec.mss;
-            let what = format_args!("segment of flow[{i}] (mss {mss}B + {headers}B of headers)");
+            let what = format!(
+                "segment of flow[{i}] (mss {}B + {headers}B of headers)",
+                spec.mss
+            );
             let path = route_path(&mut routes, &dir_pairs, src, dst);
-            check_fits_queues(sc, &links, &queue_sites, &path, mss + headers, what)?;
-            let what = format_args!("ACK of flow[{i}] ({headers}B)");
+            check_fits_queues(sc, &links, &queue_sites, &path, spec.mss + headers, &what)?;
+            let what = format!("ACK of flow[{i}] ({headers}B)");
             let path = route_path(&mut routes, &dir_pairs, dst, src);
-            check_fits_queues(sc, &links, &queue_sites, &path, headers, what)?;
+            check_fits_queues(sc, &links, &queue_sites, &path, headers, &what)?;
             flows.push(Flow::tcp(name, src, dst, start, stop, spec, tcp_app, seed));
         }
     }
@@ -443,7 +396,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
 fn build_agent(
     sc: &Scenario,
     spanned: &toml::Spanned<AgentSpec>,
-    field: &dyn fmt::Display,
+    field: &str,
     id: u32,
     (names, index): (&[String], &FxHashMap<String, u32>),
     ends: &[(u32, u32)],
@@ -682,18 +635,18 @@ fn route_path(routes: &mut Routes, dirs: &[(u32, u32)], src: u32, dst: u32) -> V
 fn check_fits_queues(
     sc: &Scenario,
     links: &[LinkDir],
-    sites: &[QueueSite],
+    sites: &[(String, Option<std::ops::Range<usize>>)],
     path: &[u32],
     bytes: u32,
-    what: fmt::Arguments<'_>,
+    what: &str,
 ) -> Result<(), ScenarioError> {
     for &l in path {
         if let QueueLimit::Bytes(limit) = links[l as usize].queue.limit() {
             if limit < bytes as u64 {
-                let site = &sites[l as usize];
+                let (field, span) = &sites[l as usize];
                 return Err(sc.error_at(
-                    site.limit_span.clone(),
-                    site.limit_field(),
+                    span.clone(),
+                    field.clone(),
                     format!(
                         "{limit}B cannot hold one {what}, {bytes}B on the wire: \
                          no such packet could ever enter this queue"
@@ -728,7 +681,7 @@ fn queue_limit(c: QueueCapacity) -> QueueLimit {
 fn check_kind_fields(
     sc: &Scenario,
     span: Option<std::ops::Range<usize>>,
-    field: &dyn fmt::Display,
+    field: &str,
     (kind, required, optional): (&str, &[&str], &[&str]),
     present: &[(&str, bool)],
 ) -> Result<(), ScenarioError> {
@@ -743,11 +696,7 @@ fn check_kind_fields(
     }
     for r in required {
         if !present.iter().any(|(n, is)| n == r && *is) {
-            return Err(sc.error_at(
-                span,
-                field.to_string(),
-                format!("kind \"{kind}\" needs `{r}`"),
-            ));
+            return Err(sc.error_at(span, field, format!("kind \"{kind}\" needs `{r}`")));
         }
     }
     Ok(())
@@ -757,7 +706,7 @@ fn build_queue(
     sc: &Scenario,
     q: Option<&toml::Spanned<QueueSpec>>,
     rate_bps: u64,
-    field: &dyn fmt::Display,
+    field: &str,
 ) -> Result<QueueDiscipline, ScenarioError> {
     let Some(spanned) = q else {
         return Ok(QueueDiscipline::DropTail(DropTail::new(
@@ -885,7 +834,7 @@ fn build_queue(
 fn mean_packet_size(
     sc: &Scenario,
     q: &toml::Spanned<QueueSpec>,
-    field: &dyn fmt::Display,
+    field: &str,
 ) -> Result<u32, ScenarioError> {
     match q.get_ref().mean_packet_size {
         None => Ok(1000),
@@ -904,7 +853,7 @@ fn multi_level_config(
     sc: &Scenario,
     spanned: &toml::Spanned<QueueSpec>,
     limit: QueueLimit,
-    field: &dyn fmt::Display,
+    field: &str,
 ) -> Result<MultiLevelConfig, ScenarioError> {
     let q = spanned.get_ref();
     let th = |x: &Option<toml::Spanned<f64>>| {
@@ -965,7 +914,7 @@ fn build_channel(
     e: Option<&toml::Spanned<ErrorSpec>>,
     seed: u64,
     name: &str,
-    field: &dyn fmt::Display,
+    field: &str,
 ) -> Result<Channel, ScenarioError> {
     use crate::net::channel::gilbert_elliott::{
         InitialState as GeInitialState, LossRule as GeLossRule,
@@ -999,7 +948,7 @@ fn build_channel(
         ErrorKind::RouteChange => ("route_change", &["switch_probability", "extra_delay"], &[]),
     };
     check_kind_fields(sc, Some(spanned.span()), field, kind, &present)?;
-    let rng = RandomStream::named(seed, &["channel:", name]);
+    let rng = RandomStream::new(seed, &format!("channel:{name}"));
     let model = match e.kind {
         ErrorKind::Bernoulli => ChannelModel::Bernoulli(Bernoulli {
             per: e.per.expect("checked").0,
@@ -1019,7 +968,7 @@ fn build_channel(
                     }
                 }
             };
-            let mut fading = RandomStream::named(seed, &["fading:", name]);
+            let mut fading = RandomStream::new(seed, &format!("fading:{name}"));
             ChannelModel::GilbertElliott(GilbertElliott::with_options(
                 mean(&e.mean_good, "mean_good")?,
                 mean(&e.mean_bad, "mean_bad")?,

@@ -162,9 +162,6 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         if !counted {
             continue;
         }
-        // Sized up front, not copied at each doubling.
-        nodes.reserve(members as usize);
-        node_members.reserve(members as usize);
         for i in 0..members {
             let mut m = n.clone();
             m.count = None;
@@ -194,8 +191,6 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         if !counted {
             continue;
         }
-        links.reserve(members as usize);
-        link_members.reserve(members as usize);
         for i in 0..members {
             let mut m = l.clone();
             m.count = None;
@@ -234,8 +229,6 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
         }
         let start_ns = fl.start.as_ref().map_or(0, |d| d.get_ref().0);
         let stagger_ns = fl.stagger.as_ref().map_or(0, |s| s.get_ref().0);
-        flows.reserve(members as usize);
-        flow_members.reserve(members as usize);
         for i in 0..members {
             let mut m = fl.clone();
             m.count = None;

@@ -11,14 +11,8 @@ use rand_chacha::ChaCha8Rng;
 /// FNV-1a, 64 bit: stable across platforms and Rust versions, unlike std's
 /// `DefaultHasher`.
 pub fn stable_hash(name: &str) -> u64 {
-    stable_hash_of_parts(&[name])
-}
-
-/// [`stable_hash`] of the concatenation of `parts`, without making it
-/// (FNV-1a reads the bytes in order, so the parts give the same hash).
-pub fn stable_hash_of_parts(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in parts.iter().flat_map(|p| p.as_bytes()) {
+    for b in name.as_bytes() {
         h ^= *b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -40,17 +34,9 @@ pub struct RandomStream {
 impl RandomStream {
     /// The stream of component `name` under master seed `seed`.
     pub fn new(seed: u64, name: &str) -> Self {
-        Self::named(seed, &[name])
-    }
-
-    /// The stream of the component named by the concatenation of `parts`
-    /// (e.g. `["app:", flow]`), the same as [`Self::new`] of it: a large
-    /// topology names hundreds of thousands of streams, and building each
-    /// name was a string allocation apiece.
-    pub fn named(seed: u64, parts: &[&str]) -> Self {
         Self {
             seed,
-            stream: stable_hash_of_parts(parts),
+            stream: stable_hash(name),
             rng: None,
         }
     }
@@ -98,22 +84,6 @@ mod tests {
         let zs: Vec<f64> = (0..5).map(|_| b.uniform()).collect();
         assert_eq!(xs, ys);
         assert_ne!(xs, zs);
-    }
-
-    /// A stream named in parts is the stream of the whole name: results
-    /// pinned before `named` existed stay the same.
-    #[test]
-    fn a_name_in_parts_is_the_same_stream() {
-        // FNV-1a 64's published test vectors (draft-eastlake-fnv, "a" and
-        // "foobar").
-        assert_eq!(stable_hash("a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(stable_hash_of_parts(&["foo", "bar"]), 0x8594_4171_f739_67e8);
-        let mut whole = RandomStream::new(7, "queue:s1->R1");
-        let mut parts = RandomStream::named(7, &["queue:", "s1->R1"]);
-        let mut other = RandomStream::named(7, &["queue:", "s1->R2"]);
-        let xs: Vec<f64> = (0..5).map(|_| whole.uniform()).collect();
-        assert_eq!(xs, (0..5).map(|_| parts.uniform()).collect::<Vec<_>>());
-        assert_ne!(xs, (0..5).map(|_| other.uniform()).collect::<Vec<_>>());
     }
 
     #[test]

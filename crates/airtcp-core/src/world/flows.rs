@@ -200,8 +200,8 @@ impl Flow {
         app: TcpApp,
         seed: u64,
     ) -> Self {
-        let app_rng = RandomStream::named(seed, &["app:", &name]);
-        let tick_rng = RandomStream::named(seed, &["tick:", &name]);
+        let app_rng = RandomStream::new(seed, &format!("app:{name}"));
+        let tick_rng = RandomStream::new(seed, &format!("tick:{name}"));
         Self {
             kind: FlowKind::Tcp(Box::new(TcpFlow {
                 spec,
@@ -268,7 +268,7 @@ impl Flow {
         cfg: OnOffConfig,
         seed: u64,
     ) -> Self {
-        let rng = RandomStream::named(seed, &["app:", &name]);
+        let rng = RandomStream::new(seed, &format!("app:{name}"));
         Self {
             kind: FlowKind::Udp(Box::new(UdpFlow {
                 cfg,
