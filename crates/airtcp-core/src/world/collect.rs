@@ -42,7 +42,7 @@ impl World {
                     push(SeriesMetric::ThroughputBps, i, r as f64 * 8.0 / dt);
                 }
                 let FlowKind::Tcp(tf) = &f.kind else { continue };
-                let Some(s) = tf.sender.as_ref() else {
+                let Some(s) = tf.sender() else {
                     continue;
                 };
                 push(SeriesMetric::CwndBytes, i, s.core.w.cwnd as f64);
@@ -104,10 +104,7 @@ impl World {
             };
             match &mut f.kind {
                 FlowKind::Tcp(t) => {
-                    let open = t
-                        .sender
-                        .as_ref()
-                        .map(|s| (s.core.w.cwnd, s.core.w.ssthresh));
+                    let open = t.sender().map(|s| (s.core.w.cwnd, s.core.w.ssthresh));
                     Self::close_connection(t, end);
                     let s = &t.closed_sender;
                     let rx = &t.closed_receiver;

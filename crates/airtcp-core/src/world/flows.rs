@@ -17,21 +17,19 @@ use crate::tcp::spec::TcpSpec;
 
 /// A TCP flow: its configuration, application, and current connection.
 /// In declaration order (`repr(C)`): what the events of a running
-/// connection read and write first, together ([`TcpFlow::HOT_BYTES`]);
-/// with many flows each event finds its flow out of cache, and the loop
-/// hints just those lines into cache. What a connection's start, its close
-/// and the results read comes after.
+/// connection read and write first, together ([`TcpFlow::HOT_BYTES`]),
+/// then the connection's endpoints; with many flows each event finds its
+/// flow out of cache, and the loop hints just those lines into cache. What
+/// a connection's start, its close and the results read comes after.
 #[repr(C)]
 pub struct TcpFlow {
     pub epoch: u32,
+    /// Whether the latest connection is running: its endpoints take
+    /// events ([`Self::sender`]); a closed one's stay for inspection.
+    pub(super) open: bool,
     /// Deaths of the current connection's data segments (first, with the
     /// epoch: all a drop reads, `TcpFlow::DEATH_BYTES`).
     pub(super) lost_segments: LostSegments,
-    /// The current connection's endpoints, boxed: closing a connection
-    /// (at the end of every run, for every flow) moves a pointer rather
-    /// than copying a kilobyte, and the flow's own record stays small.
-    pub sender: Option<Box<TcpSender>>,
-    pub receiver: Option<Box<TcpReceiver>>,
     pub(super) sender_wakeup: Option<TimeNs>,
     pub(super) receiver_wakeup: Option<TimeNs>,
     pub app: TcpApp,
@@ -39,11 +37,15 @@ pub struct TcpFlow {
     /// wireless, other; verdict = congestion, non-congestion.
     pub(super) confusion: [[u64; 2]; 3],
     pub spurious_timeouts: u64,
+    /// The latest connection's endpoints, inline in the flow's record
+    /// (allocated with it when the world is built), open or closed
+    /// (`open`): an event's sender or receiver is at a fixed offset from
+    /// the flow's record, found without waiting for a pointer, and a
+    /// connection's start or close neither allocates nor moves them.
+    pub(super) sender_slot: Option<TcpSender>,
+    pub(super) receiver_slot: Option<TcpReceiver>,
     // Colder: connections' starts and closes, rarer losses, results.
     pub spec: TcpSpec,
-    /// The last closed connection, kept for inspection after the run.
-    pub finished_sender: Option<Box<TcpSender>>,
-    pub finished_receiver: Option<Box<TcpReceiver>>,
     pub(super) transfer_start_ns: TimeNs,
     pub(super) transfers_done: u64,
     pub(super) app_rng: RandomStream,
@@ -111,12 +113,46 @@ impl LostSegments {
     }
 }
 
+// An endpoint's hot fields are at the start of its slot in the flow's
+// record (`World::prefetch_flow` hints them without reading the slot):
+// `None` is a niche value, not a tag before the endpoint.
+const _: () = assert!(size_of::<Option<TcpSender>>() == size_of::<TcpSender>());
+const _: () = assert!(size_of::<Option<TcpReceiver>>() == size_of::<TcpReceiver>());
+
 impl TcpFlow {
     /// The bytes at the start of a flow's record that a running
-    /// connection's events read and write.
-    pub const HOT_BYTES: usize = std::mem::offset_of!(TcpFlow, spec);
+    /// connection's events read and write, besides its endpoints.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(TcpFlow, sender_slot);
     /// The bytes at its start that recording a packet's death reads.
-    pub const DEATH_BYTES: usize = std::mem::offset_of!(TcpFlow, sender);
+    pub const DEATH_BYTES: usize = std::mem::offset_of!(TcpFlow, sender_wakeup);
+
+    /// The running connection's sender, if a connection is open.
+    pub fn sender(&self) -> Option<&TcpSender> {
+        self.sender_slot.as_ref().filter(|_| self.open)
+    }
+
+    pub fn sender_mut(&mut self) -> Option<&mut TcpSender> {
+        self.sender_slot.as_mut().filter(|_| self.open)
+    }
+
+    /// The running connection's receiver, if a connection is open.
+    pub fn receiver(&self) -> Option<&TcpReceiver> {
+        self.receiver_slot.as_ref().filter(|_| self.open)
+    }
+
+    pub fn receiver_mut(&mut self) -> Option<&mut TcpReceiver> {
+        self.receiver_slot.as_mut().filter(|_| self.open)
+    }
+
+    /// The latest connection's sender, open or closed (inspection).
+    pub fn latest_sender(&self) -> Option<&TcpSender> {
+        self.sender_slot.as_ref()
+    }
+
+    /// The latest connection's receiver, open or closed (inspection).
+    pub fn latest_receiver(&self) -> Option<&TcpReceiver> {
+        self.receiver_slot.as_ref()
+    }
 
     /// The RTT tick phase of a new connection: uniform in [0, tick) when
     /// the flow asks for a random one (ns-2's `boot_time_`), else 0.
@@ -180,7 +216,7 @@ impl Flow {
         match &self.kind {
             FlowKind::Tcp(t) => {
                 let closed = &t.closed_receiver;
-                let (d, r) = t.receiver.as_ref().map_or((0, 0), |rx| {
+                let (d, r) = t.receiver().map_or((0, 0), |rx| {
                     (rx.stats.delivered_bytes, rx.stats.received_bytes)
                 });
                 (closed.delivered_bytes + d, closed.received_bytes + r)
@@ -206,10 +242,9 @@ impl Flow {
             kind: FlowKind::Tcp(Box::new(TcpFlow {
                 spec,
                 app,
-                sender: None,
-                receiver: None,
-                finished_sender: None,
-                finished_receiver: None,
+                open: false,
+                sender_slot: None,
+                receiver_slot: None,
                 epoch: 0,
                 transfer_start_ns: 0,
                 transfers_done: 0,
@@ -308,7 +343,7 @@ impl World {
         let flow = &mut self.flows[fi];
         match (&mut flow.kind, pkt.kind) {
             (FlowKind::Tcp(t), PacketKind::TcpData) if pkt.epoch == t.epoch => {
-                if let Some(r) = t.receiver.as_mut() {
+                if let Some(r) = t.receiver_mut() {
                     r.on_packet(now, &pkt, &mut out);
                     let node = flow.dst;
                     self.sync_receiver_timer(fi);
@@ -316,7 +351,7 @@ impl World {
                 }
             }
             (FlowKind::Tcp(t), PacketKind::TcpAck) if pkt.epoch == t.epoch => {
-                if let Some(s) = t.sender.as_mut() {
+                if let Some(s) = t.sender_mut() {
                     s.on_packet(now, &pkt, &mut out);
                     let node = flow.src;
                     self.after_sender_activity(fi);
@@ -342,9 +377,9 @@ impl World {
             return;
         };
         if let Some(s) = t
-            .sender
+            .sender_slot
             .as_mut()
-            .filter(|s| !s.core.loss_decisions.is_empty())
+            .filter(|s| t.open && !s.core.loss_decisions.is_empty())
         {
             for d in s.core.loss_decisions.drain(..) {
                 let truth = match t.lost_segments.get(d.seq) {
@@ -378,7 +413,7 @@ impl World {
         let Some(size) = t.app.transfer_bytes() else {
             return;
         };
-        let Some(s) = t.sender.as_ref() else { return };
+        let Some(s) = t.sender() else { return };
         if s.core.snd_una < size {
             return;
         }
@@ -404,51 +439,52 @@ impl World {
         }
     }
 
-    /// Fold a finished connection's counters into the flow totals.
+    /// Close the connection: fold its counters into the flow totals (its
+    /// endpoints stay in place for inspection, no longer taking events).
     pub(super) fn close_connection(t: &mut TcpFlow, now_ns: TimeNs) {
-        if let Some(mut s) = t.sender.take() {
-            s.core.account_cwnd(now_ns);
-            let st = &s.core.stats;
-            let c = &mut t.closed_sender;
-            c.segments_sent += st.segments_sent;
-            c.bytes_sent += st.bytes_sent;
-            c.retransmitted_segments += st.retransmitted_segments;
-            c.retransmitted_bytes += st.retransmitted_bytes;
-            c.timeouts += st.timeouts;
-            c.fast_retransmits += st.fast_retransmits;
-            c.ecn_reductions += st.ecn_reductions;
-            c.non_congestion_losses += st.non_congestion_losses;
-            c.spurious_timeouts_detected += st.spurious_timeouts_detected;
-            c.cwnd_byte_ns += st.cwnd_byte_ns;
-            c.cwnd_time_ns += st.cwnd_time_ns;
-            c.first_expiries += st.first_expiries;
-            c.first_expiry_rto_sum_ns += st.first_expiry_rto_sum_ns;
-            t.rtt_samples += s.core.rtt.samples;
-            t.rtt_sum_ns += s.core.rtt.sample_sum_ns;
-            if let Some(m) = s.core.rtt.min_rtt_ns() {
-                t.min_rtt_ns = Some(t.min_rtt_ns.map_or(m, |x| x.min(m)));
-            }
-            if let Some(h) = s.hook.as_ref() {
-                for (name, v) in h.counters() {
-                    match t.closed_hook_counters.iter_mut().find(|(n, _)| *n == name) {
-                        Some((_, total)) => *total += v,
-                        None => t.closed_hook_counters.push((name, v)),
+        if std::mem::replace(&mut t.open, false) {
+            if let Some(s) = t.sender_slot.as_mut() {
+                s.core.account_cwnd(now_ns);
+                let st = &s.core.stats;
+                let c = &mut t.closed_sender;
+                c.segments_sent += st.segments_sent;
+                c.bytes_sent += st.bytes_sent;
+                c.retransmitted_segments += st.retransmitted_segments;
+                c.retransmitted_bytes += st.retransmitted_bytes;
+                c.timeouts += st.timeouts;
+                c.fast_retransmits += st.fast_retransmits;
+                c.ecn_reductions += st.ecn_reductions;
+                c.non_congestion_losses += st.non_congestion_losses;
+                c.spurious_timeouts_detected += st.spurious_timeouts_detected;
+                c.cwnd_byte_ns += st.cwnd_byte_ns;
+                c.cwnd_time_ns += st.cwnd_time_ns;
+                c.first_expiries += st.first_expiries;
+                c.first_expiry_rto_sum_ns += st.first_expiry_rto_sum_ns;
+                t.rtt_samples += s.core.rtt.samples;
+                t.rtt_sum_ns += s.core.rtt.sample_sum_ns;
+                if let Some(m) = s.core.rtt.min_rtt_ns() {
+                    t.min_rtt_ns = Some(t.min_rtt_ns.map_or(m, |x| x.min(m)));
+                }
+                if let Some(h) = s.hook.as_ref() {
+                    for (name, v) in h.counters() {
+                        match t.closed_hook_counters.iter_mut().find(|(n, _)| *n == name) {
+                            Some((_, total)) => *total += v,
+                            None => t.closed_hook_counters.push((name, v)),
+                        }
                     }
                 }
             }
-            t.finished_sender = Some(s);
-        }
-        if let Some(r) = t.receiver.take() {
-            let st = &r.stats;
-            let c = &mut t.closed_receiver;
-            c.delivered_bytes += st.delivered_bytes;
-            c.duplicate_bytes += st.duplicate_bytes;
-            c.received_bytes += st.received_bytes;
-            c.segments_received += st.segments_received;
-            c.acks_sent += st.acks_sent;
-            c.duplicate_acks += st.duplicate_acks;
-            c.ce_marked_segments += st.ce_marked_segments;
-            t.finished_receiver = Some(r);
+            if let Some(r) = t.receiver_slot.as_ref() {
+                let st = &r.stats;
+                let c = &mut t.closed_receiver;
+                c.delivered_bytes += st.delivered_bytes;
+                c.duplicate_bytes += st.duplicate_bytes;
+                c.received_bytes += st.received_bytes;
+                c.segments_received += st.segments_received;
+                c.acks_sent += st.acks_sent;
+                c.duplicate_acks += st.duplicate_acks;
+                c.ce_marked_segments += st.ce_marked_segments;
+            }
         }
         t.sender_wakeup = None;
         t.receiver_wakeup = None;
@@ -458,7 +494,7 @@ impl World {
         let FlowKind::Tcp(t) = &mut self.flows[fi].kind else {
             return;
         };
-        let Some(d) = t.sender.as_ref().and_then(|s| s.next_deadline()) else {
+        let Some(d) = t.sender().and_then(|s| s.next_deadline()) else {
             return;
         };
         if t.sender_wakeup.is_none_or(|w| d < w) {
@@ -474,7 +510,7 @@ impl World {
         let FlowKind::Tcp(t) = &mut self.flows[fi].kind else {
             return;
         };
-        let Some(d) = t.receiver.as_ref().and_then(|r| r.next_deadline()) else {
+        let Some(d) = t.receiver().and_then(|r| r.next_deadline()) else {
             return;
         };
         if t.receiver_wakeup.is_none_or(|w| d < w) {
@@ -499,7 +535,7 @@ impl World {
             t.sender_wakeup = None;
         }
         let mut expired = None;
-        if let Some(s) = t.sender.as_mut() {
+        if let Some(s) = t.sender_mut() {
             if s.next_deadline().is_some_and(|d| d <= now) {
                 expired = s.on_timer(now, &mut out);
             }
@@ -508,7 +544,7 @@ impl World {
             // Ground truth: was the segment actually lost? It was not if the
             // receiver holds it or a copy is still in the network.
             let epoch = t.epoch;
-            let held = t.receiver.as_ref().is_some_and(|r| r.holds(seq));
+            let held = t.receiver().is_some_and(|r| r.holds(seq));
             let in_network = self.pool.live_packets_of(flow).any(|p| {
                 p.epoch == epoch
                     && !p.has_flag(crate::tcp::kick::KICK)
@@ -540,7 +576,7 @@ impl World {
         if t.receiver_wakeup == Some(now) {
             t.receiver_wakeup = None;
         }
-        if let Some(r) = t.receiver.as_mut() {
+        if let Some(r) = t.receiver_mut() {
             r.on_timer(now, &mut out);
         }
         self.sync_receiver_timer(fi);
@@ -566,14 +602,15 @@ impl World {
                 t.epoch += 1;
                 t.lost_segments.clear();
                 let phase = t.next_tick_phase();
-                let mut sender = Box::new(t.spec.build_sender(flow, t.epoch, src, dst, phase));
-                t.receiver = Some(Box::new(t.spec.build_receiver(flow, t.epoch, src, dst)));
+                let sender = t.spec.build_sender(flow, t.epoch, src, dst, phase);
+                t.receiver_slot = Some(t.spec.build_receiver(flow, t.epoch, src, dst));
+                t.open = true;
                 t.transfer_start_ns = now;
                 let mut out = std::mem::take(&mut self.scratch);
-                sender.start(now, &mut out);
                 let bytes = t.app.transfer_bytes().unwrap_or(u64::MAX);
+                let sender = t.sender_slot.insert(sender);
+                sender.start(now, &mut out);
                 sender.app_write(now, bytes, &mut out);
-                t.sender = Some(sender);
                 self.after_sender_activity(fi);
                 self.send_from(src, &mut out);
                 self.scratch = out;

@@ -437,9 +437,10 @@ impl World {
         }
     }
 
-    /// Stage `k` of the hints for an event of flow `flow`: its record, its
-    /// connection, then the endpoint state the event reads, then what a
-    /// timer's endpoint calls through and the link it sends on.
+    /// Stage `k` of the hints for an event of flow `flow`: its record; then
+    /// its connection's record and the endpoint state the event reads (at
+    /// fixed offsets in it: `TcpFlow::sender_slot`); then what a timer's
+    /// endpoint calls through and the link it sends on.
     #[inline(always)]
     fn prefetch_flow(&self, k: usize, flow: u32, event: FlowEvent) {
         let Some(f) = self.flows.get(flow as usize) else {
@@ -453,29 +454,34 @@ impl World {
         let FlowKind::Tcp(t) = &f.kind else {
             return;
         };
-        let (sender, receiver) = (t.sender.as_deref(), t.receiver.as_deref());
         // The hot parts of the flow's record and of its sender only
         // (`TcpFlow::HOT_BYTES`, `TcpSender::HOT_BYTES`), except for a
-        // connection's start, which reads its configuration.
-        let hot_sender = |s: &TcpSender| prefetch_bytes(s, TcpSender::HOT_BYTES);
+        // connection's start, which reads its configuration. The
+        // endpoints' addresses are known without reading them.
+        let hot_sender = || prefetch_bytes(&t.sender_slot, TcpSender::HOT_BYTES);
+        let receiver = || prefetch(&t.receiver_slot);
         match (depth, event) {
-            (1, FlowEvent::App) => prefetch(&**t),
-            (1, _) => prefetch_bytes(&**t, TcpFlow::HOT_BYTES),
-            // A sender's timeout asks the receiver whether it holds the
-            // segment (ground truth of a spurious timeout).
-            (2, FlowEvent::SenderTimer) => {
-                sender.map(hot_sender);
-                receiver.map(prefetch);
+            (1, FlowEvent::App) => {
+                prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
+                prefetch(&t.spec);
             }
-            (2, FlowEvent::ToSender) => {
-                sender.map(hot_sender);
-            }
-            (2, FlowEvent::ReceiverTimer | FlowEvent::ToReceiver) => {
-                receiver.map(prefetch);
+            (1, event) => {
+                prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
+                match event {
+                    // A sender's timeout asks the receiver whether it
+                    // holds the segment (ground truth of a spurious
+                    // timeout).
+                    FlowEvent::SenderTimer => {
+                        hot_sender();
+                        receiver();
+                    }
+                    FlowEvent::ToSender => hot_sender(),
+                    _ => receiver(),
+                }
             }
             (2, FlowEvent::App) => self.prefetch_link_towards(f.src, f.dst),
-            (_, FlowEvent::SenderTimer) => {
-                if let Some(s) = sender {
+            (2, FlowEvent::SenderTimer) => {
+                if let Some(s) = &t.sender_slot {
                     prefetch(&*s.core.cc);
                     prefetch(&*s.core.classifier);
                     prefetch(&*s.recovery);
@@ -483,7 +489,7 @@ impl World {
                 }
                 self.prefetch_link_towards(f.src, f.dst);
             }
-            (_, FlowEvent::ReceiverTimer) => self.prefetch_link_towards(f.dst, f.src),
+            (2, FlowEvent::ReceiverTimer) => self.prefetch_link_towards(f.dst, f.src),
             _ => {}
         }
     }
@@ -733,14 +739,14 @@ impl World {
     /// The sender of flow `fi`'s current connection (tests, diagnostics).
     pub fn tcp_sender(&self, fi: usize) -> Option<&TcpSender> {
         match &self.flows.get(fi)?.kind {
-            FlowKind::Tcp(t) => t.sender.as_deref().or(t.finished_sender.as_deref()),
+            FlowKind::Tcp(t) => t.latest_sender(),
             _ => None,
         }
     }
 
     pub fn tcp_receiver(&self, fi: usize) -> Option<&TcpReceiver> {
         match &self.flows.get(fi)?.kind {
-            FlowKind::Tcp(t) => t.receiver.as_deref().or(t.finished_receiver.as_deref()),
+            FlowKind::Tcp(t) => t.latest_receiver(),
             _ => None,
         }
     }
