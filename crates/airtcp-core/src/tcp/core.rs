@@ -158,6 +158,44 @@ pub struct SenderStats {
     pub spurious_timeouts_detected: u64,
 }
 
+impl SenderStats {
+    /// Add a closed connection's counters to these totals (a flow's, over
+    /// its connections). Every field is named, so a new counter cannot be
+    /// left out of the totals.
+    pub fn add(&mut self, other: &SenderStats) {
+        let SenderStats {
+            cwnd_byte_ns,
+            cwnd_time_ns,
+            expired_rto_sum_ns,
+            first_expiry_rto_sum_ns,
+            segments_sent,
+            bytes_sent,
+            retransmitted_segments,
+            retransmitted_bytes,
+            timeouts,
+            first_expiries,
+            fast_retransmits,
+            ecn_reductions,
+            non_congestion_losses,
+            spurious_timeouts_detected,
+        } = other;
+        self.cwnd_byte_ns += cwnd_byte_ns;
+        self.cwnd_time_ns += cwnd_time_ns;
+        self.expired_rto_sum_ns += expired_rto_sum_ns;
+        self.first_expiry_rto_sum_ns += first_expiry_rto_sum_ns;
+        self.segments_sent += segments_sent;
+        self.bytes_sent += bytes_sent;
+        self.retransmitted_segments += retransmitted_segments;
+        self.retransmitted_bytes += retransmitted_bytes;
+        self.timeouts += timeouts;
+        self.first_expiries += first_expiries;
+        self.fast_retransmits += fast_retransmits;
+        self.ecn_reductions += ecn_reductions;
+        self.non_congestion_losses += non_congestion_losses;
+        self.spurious_timeouts_detected += spurious_timeouts_detected;
+    }
+}
+
 /// One entry of the optional per-sender trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TraceEvent {

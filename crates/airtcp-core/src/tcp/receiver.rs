@@ -54,6 +54,29 @@ pub struct ReceiverStats {
     pub ce_marked_segments: u64,
 }
 
+impl ReceiverStats {
+    /// Add a closed connection's counters to these totals (see
+    /// `SenderStats::add`).
+    pub fn add(&mut self, other: &ReceiverStats) {
+        let ReceiverStats {
+            delivered_bytes,
+            duplicate_bytes,
+            received_bytes,
+            segments_received,
+            acks_sent,
+            duplicate_acks,
+            ce_marked_segments,
+        } = other;
+        self.delivered_bytes += delivered_bytes;
+        self.duplicate_bytes += duplicate_bytes;
+        self.received_bytes += received_bytes;
+        self.segments_received += segments_received;
+        self.acks_sent += acks_sent;
+        self.duplicate_acks += duplicate_acks;
+        self.ce_marked_segments += ce_marked_segments;
+    }
+}
+
 pub struct TcpReceiver {
     pub cfg: ReceiverConfig,
     pub rcv_nxt: u64,

@@ -376,6 +376,8 @@ impl World {
         let FlowKind::Tcp(t) = &mut flow.kind else {
             return;
         };
+        // The slot itself, not `sender_mut()`: the loop below also reads
+        // the flow's other fields while the sender is borrowed.
         if let Some(s) = t
             .sender_slot
             .as_mut()
@@ -445,21 +447,7 @@ impl World {
         if std::mem::replace(&mut t.open, false) {
             if let Some(s) = t.sender_slot.as_mut() {
                 s.core.account_cwnd(now_ns);
-                let st = &s.core.stats;
-                let c = &mut t.closed_sender;
-                c.segments_sent += st.segments_sent;
-                c.bytes_sent += st.bytes_sent;
-                c.retransmitted_segments += st.retransmitted_segments;
-                c.retransmitted_bytes += st.retransmitted_bytes;
-                c.timeouts += st.timeouts;
-                c.fast_retransmits += st.fast_retransmits;
-                c.ecn_reductions += st.ecn_reductions;
-                c.non_congestion_losses += st.non_congestion_losses;
-                c.spurious_timeouts_detected += st.spurious_timeouts_detected;
-                c.cwnd_byte_ns += st.cwnd_byte_ns;
-                c.cwnd_time_ns += st.cwnd_time_ns;
-                c.first_expiries += st.first_expiries;
-                c.first_expiry_rto_sum_ns += st.first_expiry_rto_sum_ns;
+                t.closed_sender.add(&s.core.stats);
                 t.rtt_samples += s.core.rtt.samples;
                 t.rtt_sum_ns += s.core.rtt.sample_sum_ns;
                 if let Some(m) = s.core.rtt.min_rtt_ns() {
@@ -475,15 +463,7 @@ impl World {
                 }
             }
             if let Some(r) = t.receiver_slot.as_ref() {
-                let st = &r.stats;
-                let c = &mut t.closed_receiver;
-                c.delivered_bytes += st.delivered_bytes;
-                c.duplicate_bytes += st.duplicate_bytes;
-                c.received_bytes += st.received_bytes;
-                c.segments_received += st.segments_received;
-                c.acks_sent += st.acks_sent;
-                c.duplicate_acks += st.duplicate_acks;
-                c.ce_marked_segments += st.ce_marked_segments;
+                t.closed_receiver.add(&r.stats);
             }
         }
         t.sender_wakeup = None;
