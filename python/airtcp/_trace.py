@@ -10,6 +10,7 @@ imported only when a trace is written or read.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -50,12 +51,34 @@ def _array(kind: str, data: Any):
 
 class ParquetTraceWriter:
     """Appends the simulator's trace batches to a Parquet file (one row group
-    per batch)."""
+    per batch).
+
+    The file is created here, before the run, so that one that cannot be
+    is reported before anything is simulated. Its errors are Python's
+    OSError naming the file (``[Errno 2] No such file or directory:
+    'trace.parquet'``), not pyarrow's "Failed to open local file ...
+    Detail: ..."."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
         self._writer = None
         self.rows = 0
+        self._file = open(self.path, "wb")  # noqa: SIM115 (closed by close())
+
+    @contextlib.contextmanager
+    def _named(self):
+        """pyarrow's OSError as Python's, naming the file. The first error
+        ends the trace (the simulator writes no more), so the file is
+        closed here."""
+        try:
+            yield
+        except OSError as e:
+            self._writer = None
+            with contextlib.suppress(OSError):
+                self._file.close()
+            if not e.errno:
+                raise
+            raise OSError(e.errno, os.strerror(e.errno), self.path) from None
 
     def write(self, columns: list[tuple[str, str, Any]]) -> None:
         """Append one batch, given as (name, kind, data) per column."""
@@ -64,15 +87,20 @@ class ParquetTraceWriter:
 
         arrays = [_array(kind, data) for _, kind, data in columns]
         batch = pa.RecordBatch.from_arrays(arrays, names=[name for name, _, _ in columns])
-        if self._writer is None:
-            self._writer = pq.ParquetWriter(self.path, batch.schema)
-        self._writer.write_batch(batch)
+        with self._named():
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self._file, batch.schema)
+            self._writer.write_batch(batch)
         self.rows += batch.num_rows
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        with self._named():
+            try:
+                if self._writer is not None:
+                    self._writer.close()
+                    self._writer = None
+            finally:
+                self._file.close()
 
 
 def read_trace(path: str | os.PathLike, sort: bool = True):

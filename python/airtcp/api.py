@@ -526,7 +526,10 @@ def run(
     The scenario's own ``[[capture]]`` and ``[trace]`` tables are written
     as well. Files go to ``out_dir`` (default: the current directory);
     :attr:`Result.captures` lists them and :attr:`Result.trace` reads the
-    trace.
+    trace. They are created before anything is simulated: one that cannot
+    be raises OSError (FileNotFoundError, IsADirectoryError, ...) with the
+    file in ``filename`` and the problem in ``strerror``; so does a write
+    that fails during the run, when it ends.
 
     >>> import airtcp
     >>> r = airtcp.run("examples/wireless.toml", seed=3)   # doctest: +SKIP
@@ -591,7 +594,8 @@ def _observe(pcap, trace, out_dir, suffix: str = "") -> dict[str, Any]:
     else:
         raise TypeError(f"trace must be True, a file name or a dict, not {type(trace).__name__}")
     return {
-        "out_dir": "." if out_dir is None else os.fspath(out_dir),
+        # "", not ".": files are named as asked ("x.pcapng", not "./x.pcapng").
+        "out_dir": "" if out_dir is None else os.fspath(out_dir),
         "suffix": suffix,
         "pcap": points,
         "trace": tr,

@@ -301,7 +301,8 @@ def cmd_run(args) -> int:
         print(f"airtcp: warning: {pointless}", file=sys.stderr)
     if args.out:
         # Now, not after the run: a --out that cannot be a directory is
-        # said at once, naming it (the capture writer would not name it).
+        # said at once, naming it (captures and traces are created before
+        # the run too, and their errors name them).
         os.makedirs(args.out, exist_ok=True)
     show = not args.quiet and sys.stderr.isatty()
     observe = _observe_args(args)

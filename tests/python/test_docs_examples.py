@@ -133,7 +133,7 @@ def flows_csv(path):
 BLOCKS = {
     "README.md": {"sh": 4, "toml": 2, "python": 2, "": 1},
     "docs/scenario.md": {"toml": 4, "": 4, "python": 0, "sh": 0},
-    "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 6},
+    "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 7},
     # sweeps.md's other blocks: test_sweep.py::test_the_docs_page_runs
 }
 
@@ -449,3 +449,15 @@ def test_capture_scenario_block_and_unknown_point(scratch):
     with pytest.raises(airtcp.ScenarioError) as e:
         airtcp.run("examples/wireless.toml", pcap="R->D")
     assert str(e.value) == error_line(block)
+
+
+def test_capture_file_that_cannot_be_created(scratch):
+    (block,) = session_blocks("docs/capture.md", "airtcp run examples/wireless.toml --trace")
+    check_session(block, scratch, status=2)
+    ((command, _),) = sessions(block)
+    path = shlex.split(command)[-1]
+    simulated = []
+    with pytest.raises(FileNotFoundError) as e:
+        airtcp.run("examples/wireless.toml", trace=path, progress=simulated.append)
+    assert f"airtcp: {e.value.filename}: {e.value.strerror}" == error_line(block)
+    assert simulated == []  # "before anything is simulated"

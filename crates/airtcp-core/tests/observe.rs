@@ -251,3 +251,44 @@ fn requested_points_are_checked_against_the_names() {
     assert_eq!(plan.captures[0].file, "bs.pcapng");
     assert_eq!(plan.captures[0].points.len(), 2);
 }
+
+/// A capture file that cannot be created is an error of `open` (before the
+/// run), naming the file asked for, with the system's error kept whole: a
+/// directory by that name, and a name below a regular file (which the
+/// creation of the directories lets through, so that the file's own
+/// creation says "Not a directory").
+#[test]
+fn a_capture_that_cannot_be_created_is_named() {
+    use airtcp_core::observe::OutputError;
+
+    let sc = example("wireless.toml");
+    let w = sc.build(None).unwrap();
+    let dir = temp_dir("unwritable");
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    std::fs::write(dir.path().join("afile"), "a file\n").unwrap();
+    for (file, problem) in [
+        ("adir", "Is a directory"),
+        ("afile/x.pcapng", "Not a directory"),
+    ] {
+        let req = ObserveRequest {
+            pcap: vec![("base_station<->mobile".into(), Some(file.into()))],
+            ..Default::default()
+        };
+        let plan = sc.observe_plan(&w, &req).unwrap();
+        let Err(e) = plan.open(dir.path(), "", None) else {
+            panic!("{file}: created");
+        };
+        let named = OutputError::of(&e).unwrap_or_else(|| panic!("{file}: {e} names no file"));
+        assert_eq!(named.path, dir.path().join(file));
+        assert!(named.error.to_string().starts_with(problem), "{file}: {e}");
+        assert_eq!(e.kind(), named.error.kind());
+        assert_eq!(
+            e.to_string(),
+            format!("{}: {}", named.path.display(), named.error)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("afile")).unwrap(),
+        "a file\n"
+    );
+}

@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use airtcp_core::metrics;
-use airtcp_core::observe::trace::{ColumnData, TraceColumns, TraceRecord, TraceSink};
-use airtcp_core::observe::Observed;
+use airtcp_core::observe::trace::{ColumnData, TraceColumns, TraceRecord, TraceSink, Tracer};
+use airtcp_core::observe::{create_parent, Observed, OutputError};
 use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
 use airtcp_core::scenario::{Scenario, ScenarioError as CoreError};
 use airtcp_core::sim::NS_PER_S;
@@ -243,8 +243,42 @@ impl PyTraceSink {
     }
 }
 
+/// The trace writer's exception, carried through the core as an I/O error
+/// and raised as it was (`os_err`): an OSError naming the file.
 fn io_err(e: PyErr) -> std::io::Error {
-    std::io::Error::other(e.to_string())
+    std::io::Error::other(e)
+}
+
+/// An output error of a run as Python's OSError (FileNotFoundError, ...),
+/// `OSError(errno, strerror, filename)` when the core says which file
+/// (`OutputError`), so that `str()` is Python's "[Errno 2] No such file or
+/// directory: 'x.pcapng'" and the CLI prints "x.pcapng: No such file or
+/// directory", not Rust's "(os error 2)". An exception of the trace writer
+/// (`io_err`) is raised as it was.
+fn os_err(e: std::io::Error) -> PyErr {
+    if e.get_ref().is_some_and(|inner| inner.is::<PyErr>()) {
+        if let Ok(py_err) = e.into_inner().expect("checked above").downcast::<PyErr>() {
+            return *py_err;
+        }
+        unreachable!("checked above");
+    }
+    let (path, error) = match OutputError::of(&e) {
+        Some(o) => (Some(o.path.to_string_lossy().into_owned()), &o.error),
+        None => (None, &e),
+    };
+    let text = error.to_string();
+    // Rust's text is strerror(3) followed by " (os error N)".
+    let strerror = match error.raw_os_error() {
+        Some(n) => text
+            .strip_suffix(&format!(" (os error {n})"))
+            .unwrap_or(&text)
+            .to_owned(),
+        None => text,
+    };
+    match path {
+        Some(path) => PyOSError::new_err((error.raw_os_error(), strerror, path)),
+        None => PyOSError::new_err(strerror),
+    }
 }
 
 impl TraceSink for PyTraceSink {
@@ -274,7 +308,7 @@ fn observe_request(o: &Bound<'_, PyDict>) -> PyResult<(String, String, ObserveRe
     let get = |k: &str| o.get_item(k);
     let out_dir = match get("out_dir")? {
         Some(v) if !v.is_none() => v.extract::<String>()?,
-        _ => ".".to_string(),
+        _ => String::new(),
     };
     let suffix = match get("suffix")? {
         Some(v) if !v.is_none() => v.extract::<String>()?,
@@ -319,7 +353,7 @@ impl RunError {
     fn into_py(self, py: Python<'_>) -> PyErr {
         match self {
             RunError::Scenario(e) => scenario_err(py, &e),
-            RunError::Io(e) => PyOSError::new_err(e.to_string()),
+            RunError::Io(e) => os_err(e),
             RunError::Py(e) => e,
         }
     }
@@ -327,7 +361,10 @@ impl RunError {
 
 /// Attach what the scenario and the caller ask to observe (captures are
 /// opened, the trace gets its Parquet writer); returns the trace file's
-/// path, if any. Called without the GIL.
+/// path, if any. Every file is created here, before the run, so that one
+/// that cannot be is reported before anything is simulated: the captures
+/// first (dropped without a word if the trace's file then fails), then the
+/// trace's. Called without the GIL.
 fn attach_observers(
     sc: &Scenario,
     world: &mut World,
@@ -340,34 +377,25 @@ fn attach_observers(
         return Ok(None);
     }
     let out = std::path::Path::new(out_dir);
+    let mut observers = plan.open(out, suffix, None).map_err(RunError::Io)?;
     let trace_path = plan.trace_path(out, suffix);
-    let sink: Option<Box<dyn TraceSink>> = match (&trace_path, &plan.trace) {
-        (Some(path), Some(t)) => {
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| {
-                    RunError::Io(std::io::Error::new(
-                        e.kind(),
-                        format!("cannot create {}: {e}", parent.display()),
-                    ))
-                })?;
-            }
-            let writer = Python::with_gil(|py| -> PyResult<PyObject> {
-                Ok(py
-                    .import_bound("airtcp._trace")?
-                    .getattr("ParquetTraceWriter")?
-                    .call1((path.to_string_lossy().into_owned(),))?
-                    .unbind())
-            })
-            .map_err(RunError::Py)?;
-            Some(Box::new(PyTraceSink {
-                writer,
-                columns: TraceColumns::new(t.names.clone()),
-                rows: 0,
-            }))
-        }
-        _ => None,
-    };
-    let observers = plan.open(out, suffix, sink).map_err(RunError::Io)?;
+    if let (Some(path), Some(t)) = (&trace_path, &plan.trace) {
+        create_parent(path).map_err(RunError::Io)?;
+        let writer = Python::with_gil(|py| -> PyResult<PyObject> {
+            Ok(py
+                .import_bound("airtcp._trace")?
+                .getattr("ParquetTraceWriter")?
+                .call1((path.to_string_lossy().into_owned(),))?
+                .unbind())
+        })
+        .map_err(RunError::Py)?;
+        let sink = PyTraceSink {
+            writer,
+            columns: TraceColumns::new(t.names.clone()),
+            rows: 0,
+        };
+        observers.tracer = Some(Tracer::new(t.filter.clone(), Box::new(sink)));
+    }
     world.set_observers(observers);
     Ok(trace_path.map(|p| p.to_string_lossy().into_owned()))
 }
@@ -404,7 +432,8 @@ fn observed_into(
 /// "captures"
 /// [(path, packets)] and "trace" (path, records) or None. `observe` adds
 /// captures and a trace to the scenario's (see `observe_request`); outputs
-/// go to its "out_dir" (default ".").
+/// go to its "out_dir" (default "", the current directory: files are
+/// named as given, "x.pcapng" rather than "./x.pcapng").
 #[pyfunction]
 #[pyo3(signature = (scenario, seed=None, progress=None, observe=None))]
 fn run<'py>(
@@ -418,7 +447,7 @@ fn run<'py>(
     no_panic(|| {
         let (out_dir, suffix, req) = match &observe {
             Some(o) => observe_request(o)?,
-            None => (".".to_string(), String::new(), ObserveRequest::default()),
+            None => (String::new(), String::new(), ObserveRequest::default()),
         };
         let mut pending: Option<PyErr> = None;
         let mut setup_s = 0.0;
@@ -473,7 +502,7 @@ fn run<'py>(
         if let Some(e) = pending {
             return Err(e);
         }
-        let observed = observed.map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let observed = observed.map_err(os_err)?;
         let d = PyDict::new_bound(py);
         d.set_item("tables", Bound::new(py, tables)?)?;
         d.set_item("seed", seed)?;

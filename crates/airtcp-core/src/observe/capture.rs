@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use super::pcapng::{epb_flags, EpbPacket, PcapngWriter};
 use super::wire::{self, FlowWire};
+use super::{create_parent, OutputError};
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::TimeNs;
 
@@ -43,26 +44,32 @@ pub struct Capture {
 }
 
 impl Capture {
-    /// Create `path` and write the section header, the interfaces (named
-    /// `point_names`) and the node names.
+    /// Create `path` (and the directories it goes in) and write the
+    /// section header, the interfaces (named `point_names`) and the node
+    /// names. An error names `path` ([`OutputError`]).
     pub fn create(
         path: PathBuf,
         point_names: &[(String, String)],
         snaplen: Option<u32>,
         node_names: &[String],
     ) -> io::Result<Self> {
-        let file = File::create(&path)?;
+        create_parent(&path)?;
+        let named = |e| OutputError::wrap(&path, e);
+        let file = File::create(&path).map_err(named)?;
         let app = concat!("airtcp ", env!("CARGO_PKG_VERSION"));
-        let mut w = PcapngWriter::new(BufWriter::with_capacity(BUFFER_BYTES, file), app)?;
+        let mut w =
+            PcapngWriter::new(BufWriter::with_capacity(BUFFER_BYTES, file), app).map_err(named)?;
         for (name, description) in point_names {
-            w.add_interface(name, description, snaplen.unwrap_or(0))?;
+            w.add_interface(name, description, snaplen.unwrap_or(0))
+                .map_err(named)?;
         }
         w.name_resolution(
             node_names
                 .iter()
                 .enumerate()
                 .map(|(i, n)| (wire::node_ipv4(i as u32), n.as_str())),
-        )?;
+        )
+        .map_err(named)?;
         Ok(Self {
             path,
             writer: Some(w),
@@ -107,13 +114,13 @@ impl Capture {
         }
     }
 
-    /// Flush and close; the first write error, if any.
+    /// Flush and close; the first write error, if any, naming the file.
     pub fn finish(&mut self) -> io::Result<u64> {
         if let Some(e) = self.error.take() {
-            return Err(e);
+            return Err(OutputError::wrap(&self.path, e));
         }
         if let Some(w) = self.writer.take() {
-            w.finish()?;
+            w.finish().map_err(|e| OutputError::wrap(&self.path, e))?;
         }
         Ok(self.packets)
     }
@@ -225,9 +232,7 @@ impl Captures {
     pub fn finish(&mut self) -> io::Result<Vec<(PathBuf, u64)>> {
         let mut out = Vec::new();
         for c in &mut self.files {
-            let n = c
-                .finish()
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", c.path.display())))?;
+            let n = c.finish()?;
             out.push((c.path.clone(), n));
         }
         Ok(out)

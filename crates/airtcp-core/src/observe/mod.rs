@@ -9,14 +9,75 @@ pub mod pcapng;
 pub mod trace;
 pub mod wire;
 
+use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::TimeNs;
 use crate::world::{FlowKind, World};
 use capture::Captures;
 use trace::{PacketEvent, Tracer};
+
+/// An output file that cannot be created or written: its path and the
+/// system's error. It travels inside the `io::Error` that the run returns
+/// ([`OutputError::wrap`]), so that the caller can name the file
+/// ([`OutputError::of`]): "capture.pcapng: No such file or directory",
+/// not the bare "No such file or directory (os error 2)".
+#[derive(Debug)]
+pub struct OutputError {
+    pub path: PathBuf,
+    pub error: io::Error,
+}
+
+impl OutputError {
+    /// `error` about `path`, as an `io::Error` of the same kind (kept as it
+    /// is if it already names a file).
+    pub fn wrap(path: &Path, error: io::Error) -> io::Error {
+        if Self::of(&error).is_some() {
+            return error;
+        }
+        io::Error::new(
+            error.kind(),
+            OutputError {
+                path: path.to_path_buf(),
+                error,
+            },
+        )
+    }
+
+    /// The file and the error that `e` carries, if it was made by
+    /// [`OutputError::wrap`].
+    pub fn of(e: &io::Error) -> Option<&OutputError> {
+        e.get_ref()?.downcast_ref()
+    }
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.error)
+    }
+}
+
+impl std::error::Error for OutputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+/// Create the directories that output file `path` goes in. An error names
+/// `path` (the file asked for, rather than one of its directories). A
+/// regular file where a directory should be is left for the creation of
+/// `path` itself to report, as "Not a directory".
+pub fn create_parent(path: &Path) -> io::Result<()> {
+    let Some(parent) = path.parent() else {
+        return Ok(());
+    };
+    match std::fs::create_dir_all(parent) {
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(OutputError::wrap(path, e)),
+        _ => Ok(()),
+    }
+}
 
 /// What a run observes. The world calls the hooks below as packets move;
 /// they are cold and never inlined, so that a run without observers keeps

@@ -484,7 +484,9 @@ impl ObservePlan {
 
     /// Create the capture files in `out_dir` (names with `suffix` before the
     /// extension) and wire the trace to `trace_sink` (required when the
-    /// plan has a trace).
+    /// plan has a trace). An error names the file ([`OutputError`]).
+    ///
+    /// [`OutputError`]: crate::observe::OutputError
     pub fn open(
         &self,
         out_dir: &Path,
@@ -496,13 +498,7 @@ impl ObservePlan {
             let mut files = Vec::new();
             for c in &self.captures {
                 let path = out_dir.join(with_suffix(&c.file, suffix));
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                let cap = Capture::create(path.clone(), &c.interfaces, c.snaplen, &self.node_names)
-                    .map_err(|e| {
-                        std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-                    })?;
+                let cap = Capture::create(path, &c.interfaces, c.snaplen, &self.node_names)?;
                 files.push((cap, c.points.clone()));
             }
             obs.captures = Some(Captures::new(
