@@ -17,7 +17,7 @@ import pytest
 
 import airtcp
 from airtcp.campaign import paths
-from airtcp.campaign.store import JOURNAL, StoreBusy, StoreError, StoreWarning, open_store
+from airtcp.campaign.store import JOURNAL, LOCK, StoreBusy, StoreError, StoreWarning, open_store
 from airtcp.campaign.sweep import STORE_TABLES, define
 from airtcp.experiments import base, stats
 from conftest import EXAMPLES, REPO, doc_blocks, run_cli
@@ -248,6 +248,7 @@ def test_ctrl_c_then_kill_9_then_resume_stores_each_point_and_seed_once(tmp_path
     assert f"Run the same command again to resume: airtcp sweep {path} --out {out} --workers 1" in err
     after_ctrl_c = airtcp.load_results(out)
     assert 0 < after_ctrl_c.finished < 32 and (counts(after_ctrl_c) == 1).all()
+    assert not (out / LOCK).exists()  # removed by the writer on its way out
 
     # kill -9 in the middle of the resumed sweep.
     p = start()
@@ -256,6 +257,7 @@ def test_ctrl_c_then_kill_9_then_resume_stores_each_point_and_seed_once(tmp_path
     p.communicate(timeout=60)
     killed = airtcp.load_results(out)
     assert after_ctrl_c.finished < killed.finished < 32 and (counts(killed) == 1).all()
+    assert (out / LOCK).exists()  # left by the killed writer, holding nothing:
     st = run_cli("sweep", "--status", out)
     assert f"done: {killed.finished} of 32 runs" in st.stdout and "not being written now" in st.stdout
 
@@ -266,6 +268,7 @@ def test_ctrl_c_then_kill_9_then_resume_stores_each_point_and_seed_once(tmp_path
     assert f"32 runs ({32 - killed.finished} simulated on 2 threads, {killed.finished} already in" in r.stdout
     done = airtcp.load_results(out)
     assert done.complete and len(counts(done)) == 32 and (counts(done) == 1).all()
+    assert not (out / LOCK).exists()
     same_results(done, airtcp.sweep(path, out=tmp_path / "whole", workers=2, progress=False))
 
 

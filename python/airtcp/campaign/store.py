@@ -4,7 +4,8 @@ so that every run is stored exactly once whatever stops the campaign
 
 Layout of a store directory ROOT::
 
-    ROOT/.lock                        held (flock) by the one process writing
+    ROOT/.lock                        held (flock) by the one process writing;
+                                      there only while it writes
     ROOT/_journal.jsonl               one line per committed part
     ROOT/TABLE/part-000017.parquet    the part's rows of TABLE
 
@@ -30,7 +31,9 @@ deleted), so its tasks run again: a bad record is re-run, never trusted.
 Only one process writes a store at a time: opening it for writing takes an
 exclusive lock on ``ROOT/.lock`` (released by the kernel if the process
 dies, even by SIGKILL); a second writer waits a few seconds and then gets
-:class:`StoreBusy`. Readers (:meth:`Store.read`, ``--status``) take no lock
+:class:`StoreBusy`. The writer removes ``.lock`` when it closes the store
+(finished or interrupted), before releasing it; one that a killed process
+left holds nothing and is taken by the next writer. Readers (:meth:`Store.read`, ``--status``) take no lock
 and see the committed parts only; tools that read ``ROOT/TABLE`` as a
 Parquet dataset (pandas, pyarrow, DuckDB, Spark) skip the hidden files.
 """
@@ -91,6 +94,16 @@ def sigint_deferred():
         signal.signal(signal.SIGINT, previous)
     if caught:
         previous(signal.SIGINT, None)  # Python's default raises KeyboardInterrupt
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """Whether the open file ``fd`` is the file now at ``path``."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino)
 
 
 def _part_name(part: int) -> str:
@@ -259,12 +272,11 @@ class Store:
 
         os.makedirs(self.root, exist_ok=True)
         path = os.path.join(self.root, LOCK)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + wait_s
         while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     holder = os.read(fd, 200).decode(errors="replace").strip()
@@ -274,7 +286,16 @@ class Store:
                         + (f" ({holder})" if holder else "")
                         + "; wait for it to finish, or choose another output directory"
                     ) from None
+                os.close(fd)
                 time.sleep(0.1)
+                continue
+            # The writer we waited for removed the file before releasing
+            # it (close()): a lock on a file no longer at `path` is no
+            # lock, since the next writer creates a new one. Take the one
+            # that is there.
+            if _same_file(fd, path):
+                break
+            os.close(fd)
         os.ftruncate(fd, 0)
         os.write(
             fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode()
@@ -361,6 +382,12 @@ class Store:
             os.close(self._journal_fd)
             self._journal_fd = None
         if self._lock_fd is not None:
+            # Removed while still held, so that a finished directory holds
+            # only results, and a writer waiting on this file sees it gone
+            # and opens the next (_lock). One left by a killed process
+            # holds nothing: the lock went with the process.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.root, LOCK))
             os.close(self._lock_fd)  # releases the flock
             self._lock_fd = None
 
