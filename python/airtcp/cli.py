@@ -19,7 +19,8 @@ when interrupted with Ctrl-C (whatever finished is still reported and
 written, and the command that resumes is printed), 141 when the reader of
 stdout went away (``airtcp run FILE --out DIR | head -1``): every file asked
 for is written before anything is printed, the rest of what would have
-been printed is dropped, and nothing is said about it.
+been printed is dropped, and nothing is said about it (130 if Ctrl-C
+stopped the command as well).
 """
 
 from __future__ import annotations
@@ -219,6 +220,8 @@ class _Stream:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _interrupted_now
+    _interrupted_now = False
     out, err = _Stream(sys.stdout, stop=True), _Stream(sys.stderr, stop=False)
     sys.stdout, sys.stderr = out, err
     try:
@@ -230,9 +233,25 @@ def main(argv: list[str] | None = None) -> int:
         out.flush()  # here, not at exit, where a reader gone is too late to catch
         return code
     except _ReaderGone:
-        return EXIT_READER_GONE
+        # A Ctrl-C outranks it: the results are partial, which is what a
+        # script must be told (run prints what finished after Ctrl-C).
+        return EXIT_INTERRUPTED if _interrupted_now else EXIT_READER_GONE
     finally:
         sys.stdout, sys.stderr = out.stream, err.stream
+
+
+# Set by _interrupted(): this command was stopped by Ctrl-C.
+_interrupted_now = False
+
+
+def _interrupted(message: str) -> int:
+    """Say on stderr that Ctrl-C stopped the command ("airtcp: interrupted;
+    ..."), and return 130, the status from then on, even if stdout's reader
+    goes away while what finished is printed (main())."""
+    global _interrupted_now
+    _interrupted_now = True
+    print(message, file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _command(argv: list[str] | None) -> int:
@@ -255,8 +274,7 @@ def _command(argv: list[str] | None) -> int:
         print(_os_error(e), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("airtcp: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted("airtcp: interrupted")
     raise AssertionError(args.command)
 
 
@@ -312,8 +330,7 @@ def cmd_run(args) -> int:
         try:
             res = run(sc, seed=first, progress=_sim_bar(sc) if show else False, **observe)
         except KeyboardInterrupt:
-            print("airtcp: interrupted; no run finished", file=sys.stderr)
-            return EXIT_INTERRUPTED
+            return _interrupted("airtcp: interrupted; no run finished")
     else:
         with warnings.catch_warnings():
             # run_many warns on Ctrl-C; we say it ourselves below.
@@ -322,7 +339,7 @@ def cmd_run(args) -> int:
             res = run_many(sc, seeds, workers=args.workers, progress=show, **observe)
         if len(res.seeds) < len(seeds):
             interrupted = True
-            print(f"airtcp: interrupted; {len(res.seeds)} of {len(seeds)} runs finished", file=sys.stderr)
+            _interrupted(f"airtcp: interrupted; {len(res.seeds)} of {len(seeds)} runs finished")
     wall_s = time.perf_counter() - t0
     # Every file first, then the summary: a reader of stdout that has gone
     # (| head -1) stops the printing, never the writing.
@@ -469,11 +486,9 @@ def cmd_sweep(args) -> int:
     if code is not None:
         return code
     if res.interrupted:
-        print(
-            f"airtcp: interrupted; {res.finished} of {res.planned} runs are stored in {res.out}.\n{_resume(command)}",
-            file=sys.stderr,
+        return _interrupted(
+            f"airtcp: interrupted; {res.finished} of {res.planned} runs are stored in {res.out}.\n{_resume(command)}"
         )
-        return EXIT_INTERRUPTED
     if not args.quiet:
         print(res.summary_text())
         print()
@@ -512,8 +527,7 @@ def _campaign(call, stored_in: str, command: str, usage_errors: tuple = ()):
         print(f"airtcp: {e}", file=sys.stderr)
         return None, EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"airtcp: interrupted; finished runs are stored in {stored_in}.\n{_resume(command)}", file=sys.stderr)
-        return None, EXIT_INTERRUPTED
+        return None, _interrupted(f"airtcp: interrupted; finished runs are stored in {stored_in}.\n{_resume(command)}")
 
 
 @contextlib.contextmanager
@@ -606,12 +620,10 @@ def cmd_reproduce(args) -> int:
         return code
     oc = rep.outcome
     if rep.interrupted:
-        print(
+        return _interrupted(
             f"airtcp: interrupted; {oc.stored} of {len(oc.plan.jobs)} runs are stored in "
-            f"{store_path(out)}.\n{_resume(command)}",
-            file=sys.stderr,
+            f"{store_path(out)}.\n{_resume(command)}"
         )
-        return EXIT_INTERRUPTED
     wall = time.perf_counter() - t0
     if not args.quiet:
         for text in (rep.tables_text(), rep.claims_text()):

@@ -10,7 +10,8 @@ What a user is owed (README, "Exit status"):
 * a closed stdout is not bad input: no "Broken pipe" or "Exception
   ignored" on stderr, and the exit status is 141 (128 + SIGPIPE, what a
   shell reports for ``seq 1000000 | head -1``), not 2;
-* a file that cannot be written is still one line naming it, exit 2.
+* a file that cannot be written is still one line naming it, exit 2;
+* a Ctrl-C outranks the reader gone: exit 130, the results are partial.
 
 Each command runs with its stdout a pipe whose read end is closed before
 it starts, so its first write to stdout fails (deterministic: no race
@@ -35,6 +36,7 @@ from conftest import EXAMPLES
 
 READER_GONE = 141
 USAGE = 2
+EXIT_INTERRUPTED = 130
 WIRELESS = EXAMPLES / "wireless.toml"
 SWEEP = EXAMPLES / "sweep.toml"
 NOISE = ("Traceback", "Broken pipe", "Errno 32", "Exception ignored", "BrokenPipeError")
@@ -278,3 +280,52 @@ def test_unwritable_output_is_one_line_exit_2(tmp_path, args, problem):
         line = _one_line(stderr)
         assert line.startswith("airtcp: afile") and line.endswith(problem), line
     assert (tmp_path / "afile").read_text() == "not a directory\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("buffered", [False, True], ids=["unbuffered", "buffered"])
+def test_ctrl_c_wins_over_a_reader_gone(tmp_path, buffered):
+    """Ctrl-C during ``airtcp run FILE --runs N --out DIR | head -1`` whose
+    reader has gone: the status is 130, not 141. The interrupt is what the
+    user did and what a script must see: the results are partial (run.json
+    says so), whatever became of the printout. The tables and run.json are
+    written, and stderr says how many runs finished."""
+    import signal
+    import time
+
+    import tomli_w
+    from airtcp.bench import dumbbell
+
+    scenario = dumbbell(10, "100Mbps", 50)
+    # A link no flow uses: its capture (empty) is created as each run
+    # starts, which tells the test when runs are going.
+    scenario["link"].append({"a": "idle0", "b": "idle1", "rate": "1Mbps", "delay": "1ms"})
+    (tmp_path / "long.toml").write_text(tomli_w.dumps(scenario))
+    r, w = os.pipe()
+    os.close(r)  # stdout's reader is gone
+    args = ["run", "long.toml", "--seed", "1", "--runs", "20", "--workers", "2", "--out", "out"]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "airtcp", *args, "--pcap", "idle0->idle1"],
+        stdout=w,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=_env(buffered),
+        text=True,
+        start_new_session=True,
+    )
+    os.close(w)
+    # On two threads, seed 5 starts once three of seeds 1-4 have finished
+    # (at least one of them handed over: a run finished but not yet
+    # collected when Ctrl-C comes is not kept).
+    fifth = tmp_path / "out" / "capture-idle0-idle1-seed5.pcapng"
+    deadline = time.monotonic() + 60
+    while not fifth.exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert fifth.exists(), p.communicate(timeout=60)[1]
+    os.killpg(p.pid, signal.SIGINT)  # like Ctrl-C: the whole process group
+    _, stderr = p.communicate(timeout=60)
+    assert p.returncode == EXIT_INTERRUPTED, stderr
+    meta = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert meta["interrupted"] and 0 < meta["runs_finished"] < 20
+    assert stderr == f"airtcp: interrupted; {meta['runs_finished']} of 20 runs finished\n"
+    assert sorted(set(pd.read_csv(tmp_path / "out" / "flows.csv").seed)) == meta["seeds"]
