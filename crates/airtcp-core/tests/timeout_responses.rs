@@ -52,7 +52,7 @@ fn sender_with_handshake(
     let recovery: Box<dyn airtcp_core::tcp::recovery::LossRecovery> = if sack {
         Box::new(SackRecovery)
     } else {
-        Box::new(NewRenoRecovery::default())
+        Box::new(NewRenoRecovery)
     };
     TcpSender::new(
         cfg,

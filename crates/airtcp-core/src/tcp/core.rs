@@ -363,6 +363,9 @@ pub struct SenderCore {
     /// Partial ACKs of that repair so far (only the first resets the
     /// timer, RFC 6582's Impatient rule).
     pub hole_repair_partial_acks: u32,
+    /// Partial ACKs in the current NewReno recovery (RFC 6582 §3.2 step 3:
+    /// only the first resets the timer); `recovery/newreno.rs`.
+    pub recovery_partial_acks: u32,
     syn_retransmitted: bool,
     pub trace: Vec<(TimeNs, TraceEvent)>,
 }
@@ -403,6 +406,7 @@ impl SenderCore {
             timer_resent_until: None,
             hole_repair_until: None,
             hole_repair_partial_acks: 0,
+            recovery_partial_acks: 0,
             high_rxt: 0,
             recovery_cwnd: 0,
             loss_decisions: Vec::new(),

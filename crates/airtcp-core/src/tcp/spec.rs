@@ -194,7 +194,7 @@ impl TcpSpec {
             (Variant::Reno, false) => Box::new(RenoRecovery {
                 one_fast_retransmit_per_window: self.reno_one_fast_retransmit_per_window,
             }),
-            (Variant::NewReno | Variant::Sack, false) => Box::new(NewRenoRecovery::default()),
+            (Variant::NewReno | Variant::Sack, false) => Box::new(NewRenoRecovery),
         }
     }
 

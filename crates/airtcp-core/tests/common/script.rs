@@ -49,7 +49,7 @@ impl Recovery {
             Recovery::RenoOncePerWindow => Box::new(RenoRecovery {
                 one_fast_retransmit_per_window: true,
             }),
-            Recovery::NewReno => Box::new(NewRenoRecovery::default()),
+            Recovery::NewReno => Box::new(NewRenoRecovery),
             Recovery::Sack => Box::new(SackRecovery),
             Recovery::RackTlp => Box::new(RackTlpRecovery::new(RackTlpConfig {
                 max_ack_delay_ns: 200_000_000,

@@ -8,10 +8,11 @@ use crate::net::packet::Packet;
 use crate::sim::TimeNs;
 use crate::tcp::core::SenderCore;
 
+/// Stateless: its one counter, the partial ACKs of the current recovery,
+/// is `SenderCore::recovery_partial_acks`, so that a connection's start
+/// allocates nothing for it (a zero-sized box).
 #[derive(Clone, Debug, Default)]
-pub struct NewRenoRecovery {
-    partial_acks: u32,
-}
+pub struct NewRenoRecovery;
 
 impl LossRecovery for NewRenoRecovery {
     fn name(&self) -> &'static str {
@@ -26,7 +27,7 @@ impl LossRecovery for NewRenoRecovery {
             // Step 2: only if the cumulative ACK covers more than `recover`
             // (step 1 "A" otherwise: no fast retransmit).
             if core.recover.is_none_or(|r| core.snd_una > r) {
-                self.partial_acks = 0;
+                core.recovery_partial_acks = 0;
                 enter_fast_recovery(core, now_ns, out);
             }
         }
@@ -60,15 +61,15 @@ impl LossRecovery for NewRenoRecovery {
             if acked >= core.mss {
                 core.w.cwnd += core.mss;
             }
-            self.partial_acks += 1;
+            core.recovery_partial_acks += 1;
             // Reset the retransmission timer on the first partial ACK only.
             NewAckOutcome {
-                restart_timer: self.partial_acks == 1,
+                restart_timer: core.recovery_partial_acks == 1,
             }
         }
     }
 
-    fn on_timeout(&mut self, _core: &mut SenderCore, _now_ns: TimeNs, _out: &mut Vec<Packet>) {
-        self.partial_acks = 0;
+    fn on_timeout(&mut self, core: &mut SenderCore, _now_ns: TimeNs, _out: &mut Vec<Packet>) {
+        core.recovery_partial_acks = 0;
     }
 }
