@@ -82,20 +82,45 @@ pub struct TcpFlow {
 #[derive(Default)]
 pub(super) struct LostSegments {
     deaths: Vec<(u64, TimeNs, DeathCause)>,
+    /// The sequence numbers of the first and the last of `deaths`, if any.
+    /// Most deaths are of a segment beyond every earlier one (a window's
+    /// tail) or of the first (its retransmission after a timeout): these
+    /// tell so without reading the vector, out of cache with many flows,
+    /// and the record is then a store, which does not wait.
+    first_last_seq: Option<(u64, u64)>,
 }
 
 impl LostSegments {
     /// The segment at `seq` died: its packet left at `sent_ns`.
     fn record(&mut self, seq: u64, sent_ns: TimeNs, cause: DeathCause) {
-        match self.deaths.binary_search_by_key(&seq, |d| d.0) {
-            Ok(i) => self.deaths[i] = (seq, sent_ns, cause),
-            Err(i) => self.deaths.insert(i, (seq, sent_ns, cause)),
+        let death = (seq, sent_ns, cause);
+        match self.first_last_seq {
+            None => {
+                self.deaths.push(death);
+                self.first_last_seq = Some((seq, seq));
+            }
+            Some((first, last)) if seq > last => {
+                self.deaths.push(death);
+                self.first_last_seq = Some((first, seq));
+            }
+            Some((first, _)) if seq == first => self.deaths[0] = death,
+            Some((first, last)) => match self.deaths.binary_search_by_key(&seq, |d| d.0) {
+                Ok(i) => self.deaths[i] = death,
+                Err(i) => {
+                    self.deaths.insert(i, death);
+                    self.first_last_seq = Some((first.min(seq), last));
+                }
+            },
         }
     }
 
     /// The latest death of the segment at `seq`: (send time of the packet
     /// that died, cause).
     fn get(&self, seq: u64) -> Option<(TimeNs, DeathCause)> {
+        let (first, last) = self.first_last_seq?;
+        if seq < first || seq > last {
+            return None;
+        }
         let i = self.deaths.binary_search_by_key(&seq, |d| d.0).ok()?;
         Some((self.deaths[i].1, self.deaths[i].2))
     }
@@ -103,13 +128,21 @@ impl LostSegments {
     /// Forget the deaths of segments below `snd_una`: no decision will be
     /// about them.
     fn forget_below(&mut self, snd_una: u64) {
+        let Some((first, last)) = self.first_last_seq else {
+            return;
+        };
+        if first >= snd_una {
+            return;
+        }
         let n = self.deaths.partition_point(|d| d.0 < snd_una);
         self.deaths.drain(..n);
+        self.first_last_seq = self.deaths.first().map(|d| (d.0, last));
     }
 
     /// A new connection: forget the last one's deaths (keeping the space).
     fn clear(&mut self) {
         self.deaths.clear();
+        self.first_last_seq = None;
     }
 }
 
@@ -631,6 +664,72 @@ impl World {
                 } else {
                     self.events
                         .schedule(u.period_end_ns, EventKind::App { flow });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Record {
+            seq: u64,
+            sent_ns: TimeNs,
+            cause: DeathCause,
+        },
+        ForgetBelow(u64),
+        Clear,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let cause = prop_oneof![
+            Just(DeathCause::QueueOverflow),
+            Just(DeathCause::AqmDrop),
+            Just(DeathCause::ChannelError),
+        ];
+        prop_oneof![
+            8 => (0u64..30, 0u64..1_000, cause)
+                .prop_map(|(seq, sent_ns, cause)| Op::Record { seq: seq * 100, sent_ns, cause }),
+            2 => (0u64..3_000).prop_map(Op::ForgetBelow),
+            1 => Just(Op::Clear),
+        ]
+    }
+
+    proptest! {
+        /// `LostSegments` answers, for every sequence number, the latest
+        /// death recorded since the connection began or `forget_below`
+        /// passed it (its record, as a map from sequence number to death):
+        /// in whatever order deaths come, new highest, the first again,
+        /// or in between.
+        #[test]
+        fn lost_segments_keep_the_latest_death_of_each_segment(
+            ops in proptest::collection::vec(op(), 0..60),
+        ) {
+            let mut lost = LostSegments::default();
+            let mut model: BTreeMap<u64, (TimeNs, DeathCause)> = BTreeMap::new();
+            for op in ops {
+                match op {
+                    Op::Record { seq, sent_ns, cause } => {
+                        lost.record(seq, sent_ns, cause);
+                        model.insert(seq, (sent_ns, cause));
+                    }
+                    Op::ForgetBelow(snd_una) => {
+                        lost.forget_below(snd_una);
+                        model.retain(|&seq, _| seq >= snd_una);
+                    }
+                    Op::Clear => {
+                        lost.clear();
+                        model.clear();
+                    }
+                }
+                for seq in (0..31).map(|i| i * 100) {
+                    prop_assert_eq!(lost.get(seq), model.get(&seq).copied(), "seq {}", seq);
                 }
             }
         }
