@@ -38,11 +38,12 @@ pub fn prefetch_head<T: ?Sized>(value: &T, lines: usize) {
     {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let start = value as *const T as *const i8;
-        let lines = std::mem::size_of_val(value).div_ceil(64).clamp(1, lines);
+        // Nothing for a zero-sized value (a stateless strategy's box, whose
+        // address is no memory's).
+        let lines = std::mem::size_of_val(value).div_ceil(64).min(lines);
         for i in 0..lines {
             // SAFETY: a prefetch is a hint: it never faults and never
-            // changes memory. The addresses are inside a live object (its
-            // first byte for a zero-sized one).
+            // changes memory. The addresses are inside a live object.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(i * 64)) };
         }
     }

@@ -27,7 +27,7 @@ use crate::net::stis::StallProcess;
 use crate::net::topology::{Routes, NO_ROUTE};
 use crate::observe::Observers;
 use crate::sim::events::{EventKind, EventQueue};
-use crate::sim::prefetch::{prefetch, prefetch_bytes, prefetch_head};
+use crate::sim::prefetch::{prefetch, prefetch_bytes};
 use crate::sim::{tx_time_ns, TimeNs, NS_PER_S};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -48,6 +48,8 @@ impl Node {
         }
     }
 
+    /// Add an agent, before the run starts (`World::prime` notes which
+    /// nodes have agents once, when the loop first runs).
     pub fn add_agent(&mut self, agent: Box<dyn NodeAgent>) {
         self.agents.push(agent);
         self.agent_wakeups.push(None);
@@ -206,6 +208,10 @@ pub struct World {
     /// Agents told of each transmission on their link (empty if none, so
     /// that a link offer costs one length check).
     link_watchers: Vec<LinkWatcher>,
+    /// Bit `n % 64` of word `n / 64`: node `n` has agents (set when the
+    /// run starts). A packet at a node without agents reads this, never
+    /// the node's record, which with many flows is out of cache.
+    agent_nodes: Vec<u64>,
     /// Captures and the per-packet trace, if any (`observe/`); they watch
     /// and never change the run.
     pub observers: Option<Box<Observers>>,
@@ -247,6 +253,7 @@ impl World {
             scratch: Vec::with_capacity(64),
             agent_out: AgentOutput::default(),
             link_watchers: Vec::new(),
+            agent_nodes: Vec::new(),
             observers: None,
         }
     }
@@ -254,7 +261,11 @@ impl World {
     /// Schedule every flow's start and the first sample; note the agents
     /// that watch a link (agents may be added until the run starts).
     fn prime(&mut self) {
+        self.agent_nodes = vec![0; self.nodes.len().div_ceil(64)];
         for (node, n) in self.nodes.iter().enumerate() {
+            if !n.agents.is_empty() {
+                self.agent_nodes[node / 64] |= 1 << (node % 64);
+            }
             for (agent, a) in n.agents.iter().enumerate() {
                 if let Some(link) = a.watched_link() {
                     self.link_watchers.push(LinkWatcher {
@@ -397,18 +408,12 @@ impl World {
             };
             self.prefetch_flow(k + 1, pkt.flow, event);
             if k == PREFETCH_STAGES - 2 {
-                if let Some(n) = self.nodes.get(node as usize) {
-                    prefetch(n);
-                }
                 self.routes.prefetch(node, pkt.src);
             } else if k == 0 {
                 self.prefetch_link_towards(node, pkt.src);
             }
         } else if k == PREFETCH_STAGES - 2 {
             // Forwarded: the route records, then the link.
-            if let Some(n) = self.nodes.get(node as usize) {
-                prefetch(n);
-            }
             self.routes.prefetch(node, pkt.dst);
         } else if k == PREFETCH_STAGES - 3 {
             self.prefetch_link_towards(node, pkt.dst);
@@ -426,13 +431,14 @@ impl World {
         }
     }
 
-    /// The link direction `node` forwards packets for `dst` on: the fields
-    /// a packet's offer reads, which come first (`net/link.rs`).
+    /// The link direction `node` forwards packets for `dst` on: all of it,
+    /// as a packet's offer reads or writes nearly every line of it (its
+    /// counters, queue, channel and the queue's random stream).
     #[inline(always)]
     fn prefetch_link_towards(&self, node: u32, dst: u32) {
         if let Some(l) = self.routes.next_hop_if_built(node, dst) {
             if let Some(link) = self.links.get(l as usize) {
-                prefetch_head(link, 3);
+                prefetch(link);
             }
         }
     }
@@ -464,9 +470,17 @@ impl World {
             (1, FlowEvent::App) => {
                 prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
                 prefetch(&t.spec);
+                self.routes.prefetch(f.src, f.dst);
             }
             (1, event) => {
                 prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
+                // The route records the next stage's link lookup reads
+                // (a delivery's are hinted by `prefetch_arrival`).
+                match event {
+                    FlowEvent::SenderTimer => self.routes.prefetch(f.src, f.dst),
+                    FlowEvent::ReceiverTimer => self.routes.prefetch(f.dst, f.src),
+                    _ => {}
+                }
                 match event {
                     // A sender's timeout asks the receiver whether it
                     // holds the segment (ground truth of a spurious
@@ -486,8 +500,18 @@ impl World {
                     prefetch(&*s.core.classifier);
                     prefetch(&*s.recovery);
                     prefetch(&*s.timeout);
+                    // The oldest outstanding segment: what a timeout
+                    // retransmits and an ACK acknowledges first.
+                    if let Some(oldest) = s.core.sb.get(0) {
+                        prefetch(oldest);
+                    }
                 }
                 self.prefetch_link_towards(f.src, f.dst);
+            }
+            (2, FlowEvent::ToSender) => {
+                if let Some(oldest) = t.sender_slot.as_ref().and_then(|s| s.core.sb.get(0)) {
+                    prefetch(oldest);
+                }
             }
             (2, FlowEvent::ReceiverTimer) => self.prefetch_link_towards(f.dst, f.src),
             _ => {}
@@ -524,7 +548,7 @@ impl World {
             }
         }
         let n = node as usize;
-        if !self.nodes[n].agents.is_empty() {
+        if self.agent_nodes[n / 64] & 1 << (n % 64) != 0 {
             for a in 0..self.nodes[n].agents.len() {
                 self.agent_out.first_uid = self.next_uid;
                 let verdict = self.nodes[n].agents[a].on_packet(
