@@ -114,6 +114,14 @@ impl LostSegments {
         }
     }
 
+    /// Hint the first death into cache (a timeout's decision reads it).
+    #[inline(always)]
+    pub(super) fn prefetch_first(&self) {
+        if let Some(d) = self.deaths.first() {
+            crate::sim::prefetch::prefetch(d);
+        }
+    }
+
     /// The latest death of the segment at `seq`: (send time of the packet
     /// that died, cause).
     fn get(&self, seq: u64) -> Option<(TimeNs, DeathCause)> {
@@ -121,7 +129,12 @@ impl LostSegments {
         if seq < first || seq > last {
             return None;
         }
-        let i = self.deaths.binary_search_by_key(&seq, |d| d.0).ok()?;
+        // Mostly the first: decisions are about snd_una.
+        let i = if seq == first {
+            0
+        } else {
+            self.deaths.binary_search_by_key(&seq, |d| d.0).ok()?
+        };
         Some((self.deaths[i].1, self.deaths[i].2))
     }
 

@@ -506,6 +506,7 @@ impl World {
                         prefetch(oldest);
                     }
                 }
+                t.lost_segments.prefetch_first();
                 self.prefetch_link_towards(f.src, f.dst);
             }
             (2, FlowEvent::ToSender) => {
