@@ -4,6 +4,8 @@ builds and simulates, so threads run in parallel without processes (no
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -25,33 +27,72 @@ def run_in_threads(
     """Run ``fn(task, check)`` for every task on ``workers`` threads.
 
     ``on_result(index, value)`` is called on the calling thread as each task
-    finishes (in completion order). ``check`` raises :class:`Cancelled` once
-    the batch is cancelled: pass it as the progress callback of
-    ``_core.run`` so that a running simulation stops within a simulated
-    second. On KeyboardInterrupt (Ctrl-C, or raised by ``on_result``) the
-    batch is cancelled: tasks not started never start, running ones stop;
-    returns True. An exception raised by a task cancels the rest and is
-    raised here.
+    finishes (in completion order), once for every task that finished.
+    ``check`` raises :class:`Cancelled` once the batch is cancelled: pass it
+    as the progress callback of ``_core.run`` so that a running simulation
+    stops within a simulated second. On Ctrl-C, or a KeyboardInterrupt
+    raised by ``on_result``, the batch is cancelled: tasks not started
+    never start, running ones stop, and every task that finished (before
+    the interrupt, or after it and before its next ``check``) is still
+    handed to ``on_result`` before this returns True. (Ctrl-C sets the
+    cancellation instead of raising while this runs on the main thread
+    with Python's own SIGINT handler, so that it cannot land between a
+    task's end and its hand-over. A KeyboardInterrupt raised by
+    ``on_result`` counts that task as handed over.) An exception raised by
+    a task cancels the rest and is raised here.
     """
-    stop = threading.Event()
+    cancelled = [False]  # plain flags: set from a signal handler too
+    interrupted = [False]
 
     def check(*_):
-        if stop.is_set():
+        if cancelled[0]:
             raise Cancelled
 
     def job(k: int):
         check()
         return fn(tasks[k], check)
 
-    interrupted = False
+    def interrupt(*_):
+        interrupted[0] = cancelled[0] = True
+
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="airtcp")
     try:
-        futures = {pool.submit(job, k): k for k in range(len(tasks))}
-        for fut in as_completed(futures):
-            on_result(futures[fut], fut.result())
-    except KeyboardInterrupt:
-        interrupted = True
+        with _sigint_calls(interrupt):
+            futures = [pool.submit(job, k) for k in range(len(tasks))]
+            index = {fut: k for k, fut in enumerate(futures)}
+            remaining = set(futures)
+            while remaining:
+                try:
+                    for fut in as_completed(remaining):
+                        remaining.discard(fut)
+                        if cancelled[0]:
+                            for f in remaining:
+                                f.cancel()  # not started: never will
+                        if fut.cancelled() or isinstance(fut.exception(), Cancelled):
+                            continue
+                        on_result(index[fut], fut.result())  # a task's error is raised here
+                except KeyboardInterrupt:
+                    # From on_result, or a Ctrl-C with another SIGINT
+                    # handler: stop the rest, and collect what finished.
+                    interrupt()
     finally:
-        stop.set()
+        cancelled[0] = True
         pool.shutdown(wait=True, cancel_futures=True)
-    return interrupted
+    return interrupted[0]
+
+
+@contextlib.contextmanager
+def _sigint_calls(handler: Callable[..., None]):
+    """While the block runs, Ctrl-C (SIGINT) calls ``handler`` instead of
+    raising KeyboardInterrupt, if this is the main thread and Python's own
+    handler is installed (anything else is left as it is)."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

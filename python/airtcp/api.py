@@ -636,8 +636,10 @@ def run_many(
     spawned and scripts need no ``if __name__ == "__main__":`` guard.
     There are never more threads than seeds: a larger ``workers`` is
     lowered to the number of seeds (the results never depend on it). On
-    Ctrl-C, pending runs are cancelled, running ones stopped, and the runs
-    that finished are returned (with a RuntimeWarning saying how many).
+    Ctrl-C, pending runs are cancelled, running ones stopped, and every run
+    that finished is returned, in the order of ``seeds`` (with a
+    RuntimeWarning saying how many), including one that had finished on its
+    thread but was not yet collected when Ctrl-C came.
 
     ``pcap``, ``trace`` and ``out_dir`` are as in :func:`run`; with more
     than one seed each run's files get ``-seed<N>`` before the extension.

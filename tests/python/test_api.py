@@ -283,3 +283,30 @@ def test_error_without_line_and_empty_run_many(wireless):
     assert str(ei.value) == "<dict>: link: a scenario needs at least one [[link]]"
     r = airtcp.run_many(wireless, [], progress=False)
     assert r.seeds == [] and r.flows.empty and list(r.flows.columns) == ["seed"] + FLOW_COLUMNS
+
+
+
+def test_run_many_keeps_a_run_finished_but_not_handed_over_at_ctrl_c(wireless, monkeypatch):
+    """Issue 12, "Ctrl-C still keeps what finished", on threads: when
+    Ctrl-C comes, two runs (or more) have finished and one of them is not
+    yet handed over (the main thread is busy with the other's). All are
+    returned, in the order of the seeds, identical to a serial run; the
+    warning counts them (the documented contract: what finished, with a
+    RuntimeWarning)."""
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("POSIX signals")
+    from airtcp import api
+    from ctrl_c_after_two_runs import watch
+
+    w = watch(api, monkeypatch.setattr)
+    seeds = [5, 6, 7, 8, 9, 10]
+    with pytest.warns(RuntimeWarning, match=r"interrupted: \d of 6 runs finished") as warned:
+        r = airtcp.run_many(wireless, seeds=seeds, workers=2, progress=False)
+    assert len(w.at_sigint) >= 2 and set(w.at_sigint) <= set(r.seeds)
+    assert r.seeds == [s for s in seeds if s in w.finished] and len(r.seeds) < len(seeds)
+    assert f"{len(r.seeds)} of 6 runs finished" in str(warned[0].message)
+    monkeypatch.undo()
+    serial = airtcp.run_many(wireless, seeds=r.seeds, workers=1, progress=False)
+    pd.testing.assert_frame_equal(r.flows, serial.flows)

@@ -206,3 +206,27 @@ def test_compact_bench_dumbbell_is_the_dict_dumbbell():
         written = airtcp.run(dumbbell(n, "10Mbps", 2))
         assert bench.same_columns(compact.columns, written.columns)
         assert not bench.same_columns(compact.columns, airtcp.run(dumbbell(n, "10Mbps", 2), seed=9).columns)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_keeps_a_run_finished_but_not_yet_handed_over(wireless, tmp_path):
+    """`airtcp run FILE --runs 20 --workers 2`, Ctrl-C while a run has
+    finished on its thread but the main thread has not yet taken it (it
+    is busy with the first): that run is in the tables and run.json, the
+    status is 130 and stderr counts it (README, "Exit status")."""
+    out, noted = tmp_path / "out", tmp_path / "finished"
+    p = subprocess.run(
+        [sys.executable, REPO / "tests" / "python" / "ctrl_c_after_two_runs.py", noted, "run", wireless]
+        + ["--seed", "1", "--runs", "20", "--workers", "2", "--out", out, "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    at_sigint = [int(s) for s in noted.read_text().split()]
+    every = [int(s) for s in (tmp_path / "finished.all").read_text().split()]
+    meta = json.loads((out / "run.json").read_text())
+    assert p.returncode == 130, p.stderr
+    assert len(at_sigint) >= 2 and set(at_sigint) <= set(meta["seeds"])
+    assert meta["seeds"] == sorted(every) and meta["interrupted"] and meta["runs_finished"] == len(every) < 20
+    assert p.stderr == f"airtcp: interrupted; {len(every)} of 20 runs finished\n"
+    assert sorted(set(pd.read_csv(out / "flows.csv").seed)) == meta["seeds"]

@@ -1,10 +1,15 @@
 """Issue 12: start-up without pandas/pyarrow, runs on threads, the README's
 Python example at the top level of a script."""
 
+import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
+
+import pytest
 
 import airtcp
 from airtcp._threads import Cancelled, run_in_threads
@@ -71,22 +76,25 @@ def test_readme_example_runs_at_the_top_level_of_a_script(tmp_path):
 
 
 def test_threads_cancel_pending_and_running_tasks():
-    started, finished = [], []
+    started, returned, finished = [], [], []
 
     def task(k, check):
         started.append(k)
         for _ in range(10_000):
             check()  # a running task stops at its next check
+        returned.append(k)
         return k
 
-    # on_result raising KeyboardInterrupt cancels the batch.
+    # on_result raising KeyboardInterrupt cancels the batch; the tasks that
+    # finished all the same are handed over, each once.
     def on_result(i, v):
+        assert v == i + 1
         finished.append(v)
         raise KeyboardInterrupt
 
     interrupted = run_in_threads(list(range(50)), lambda k, check: task(k + 1, check), 2, on_result)
     assert interrupted
-    assert len(finished) == 1 and len(started) < 50
+    assert sorted(finished) == sorted(returned) and len(started) < 50
 
     def bad(k, check):
         raise ValueError("from a task")
@@ -111,3 +119,48 @@ def test_load_then_run_builds_once_and_other_seeds_still_work(wireless):
     for r in (b, c):
         assert same_columns(r.columns, a.columns)
     assert not same_columns(airtcp.run(sc, seed=2).columns, a.columns)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("how", ["sigint", "raised"])
+def test_a_task_finished_but_not_yet_handed_over_at_ctrl_c_is_kept(how):
+    """Issue 12, "Ctrl-C still keeps what finished": task 1 has returned
+    while the main thread is still busy with task 0's result when Ctrl-C
+    comes (a real SIGINT, or a KeyboardInterrupt raised by on_result): task
+    1 is handed over all the same; the tasks still waiting never start."""
+    second_done = threading.Event()
+    started, returned, handed = [], [], []
+
+    def task(k, check):
+        started.append(k)
+        if k == 1:
+            returned.append(k)
+            second_done.set()
+            return k
+        if k >= 2:
+            while True:
+                check()  # stopped by the interrupt
+        returned.append(k)
+        return k
+
+    def on_result(i, v):
+        handed.append(v)
+        if v == 0:
+            assert second_done.wait(60)
+            while len(returned) < 2:  # appended before the event: already there
+                pass
+            if how == "sigint":
+                os.kill(os.getpid(), signal.SIGINT)
+                for _ in range(1000):  # Python runs the handler between bytecodes
+                    pass
+            else:
+                raise KeyboardInterrupt
+
+    # One worker: task 1 starts once task 0 has returned, and tasks 2-4 wait.
+    # Task 0 is handed over first; task 1 returns while on_result(0) waits.
+    def fn(k, check):
+        return task(k, check)
+
+    assert run_in_threads(list(range(5)), fn, 1, on_result)
+    assert handed == [0, 1]
+    assert returned == [0, 1] and max(started) <= 2
