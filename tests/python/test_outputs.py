@@ -124,3 +124,24 @@ def test_api_run_many_raises_oserror_naming_the_file(tmp_path, kind):
     stem, ext = os.path.splitext(path)
     assert info.value.filename in [f"{stem}-seed{s}{ext}" for s in (1, 2, 3)]
     assert info.value.strerror == "No such file or directory"
+
+
+@pytest.mark.parametrize("failing", ["trace", "second capture"])
+def test_a_run_that_fails_before_simulating_leaves_no_capture(tmp_path, failing):
+    """Files are created before the run, the captures first: when a later
+    one cannot be (the trace's, or another capture's), the run fails
+    before simulating anything, and the captures already created (headers
+    only) are removed rather than left to pass for its captures."""
+    bad = _path("trace" if failing == "trace" else "pcap", "/proc/airtcp-test.{ext}")
+    second = ["--trace", bad] if failing == "trace" else ["--pcap", f"base_station={bad}"]
+    r = run_cli("run", WIRELESS, "--pcap", f"{LINK}=first.pcapng", *second, cwd=tmp_path)
+    assert r.returncode == USAGE, r.stderr
+    assert _one_line(r.stderr) == f"airtcp: {bad}: No such file or directory"
+    assert os.listdir(tmp_path) == []
+    if failing == "trace":
+        observe = {"pcap": {LINK: "first.pcapng"}, "trace": bad}
+    else:
+        observe = {"pcap": {LINK: "first.pcapng", "base_station": bad}}
+    with pytest.raises(FileNotFoundError):
+        airtcp.run(WIRELESS, out_dir=tmp_path, **observe)
+    assert os.listdir(tmp_path) == []

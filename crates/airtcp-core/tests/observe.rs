@@ -292,3 +292,25 @@ fn a_capture_that_cannot_be_created_is_named() {
         "a file\n"
     );
 }
+
+/// A capture that cannot be created fails `open` before the run: the
+/// captures it had already created (headers only) are removed, not left
+/// to pass for the run's.
+#[test]
+fn captures_created_before_a_failing_one_are_removed() {
+    let sc = example("wireless.toml");
+    let w = sc.build(None).unwrap();
+    let dir = temp_dir("removed");
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    let req = ObserveRequest {
+        pcap: vec![
+            ("base_station<->mobile".into(), Some("first.pcapng".into())),
+            ("base_station".into(), Some("adir".into())),
+        ],
+        ..Default::default()
+    };
+    let plan = sc.observe_plan(&w, &req).unwrap();
+    assert!(plan.open(dir.path(), "", None).is_err());
+    assert!(!dir.path().join("first.pcapng").exists());
+    assert!(dir.path().join("adir").is_dir());
+}

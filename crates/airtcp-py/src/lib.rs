@@ -363,8 +363,8 @@ impl RunError {
 /// opened, the trace gets its Parquet writer); returns the trace file's
 /// path, if any. Every file is created here, before the run, so that one
 /// that cannot be is reported before anything is simulated: the captures
-/// first (dropped without a word if the trace's file then fails), then the
-/// trace's. Called without the GIL.
+/// first (removed if the trace's file then fails), then the trace's.
+/// Called without the GIL.
 fn attach_observers(
     sc: &Scenario,
     world: &mut World,
@@ -380,15 +380,27 @@ fn attach_observers(
     let mut observers = plan.open(out, suffix, None).map_err(RunError::Io)?;
     let trace_path = plan.trace_path(out, suffix);
     if let (Some(path), Some(t)) = (&trace_path, &plan.trace) {
-        create_parent(path).map_err(RunError::Io)?;
-        let writer = Python::with_gil(|py| -> PyResult<PyObject> {
-            Ok(py
-                .import_bound("airtcp._trace")?
-                .getattr("ParquetTraceWriter")?
-                .call1((path.to_string_lossy().into_owned(),))?
-                .unbind())
-        })
-        .map_err(RunError::Py)?;
+        let writer = create_parent(path).map_err(RunError::Io).and_then(|()| {
+            Python::with_gil(|py| -> PyResult<PyObject> {
+                Ok(py
+                    .import_bound("airtcp._trace")?
+                    .getattr("ParquetTraceWriter")?
+                    .call1((path.to_string_lossy().into_owned(),))?
+                    .unbind())
+            })
+            .map_err(RunError::Py)
+        });
+        let writer = match writer {
+            Ok(w) => w,
+            Err(e) => {
+                // The run fails before simulating: no capture file left
+                // holding only headers, as if it were the run's.
+                if let Some(captures) = observers.captures.take() {
+                    captures.discard();
+                }
+                return Err(e);
+            }
+        };
         let sink = PyTraceSink {
             writer,
             columns: TraceColumns::new(t.names.clone()),

@@ -124,6 +124,14 @@ impl Capture {
         }
         Ok(self.packets)
     }
+
+    /// Close the file and remove it: the run it was made for failed
+    /// before simulating anything (another output could not be created),
+    /// and a file holding only headers must not pass for its capture.
+    pub fn discard(mut self) {
+        self.writer = None;
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Every capture of a run, indexed by where they look.
@@ -226,6 +234,11 @@ impl Captures {
         };
         self.write_to(&taps, time_ns, pkt, flags, None);
         self.on_node[n as usize] = taps;
+    }
+
+    /// Close and remove every file ([`Capture::discard`]).
+    pub fn discard(self) {
+        self.files.into_iter().for_each(Capture::discard);
     }
 
     /// Close every file: (path, packets written) or the first error.

@@ -484,7 +484,8 @@ impl ObservePlan {
 
     /// Create the capture files in `out_dir` (names with `suffix` before the
     /// extension) and wire the trace to `trace_sink` (required when the
-    /// plan has a trace). An error names the file ([`OutputError`]).
+    /// plan has a trace). An error names the file ([`OutputError`]); the
+    /// captures created before it are removed.
     ///
     /// [`OutputError`]: crate::observe::OutputError
     pub fn open(
@@ -498,8 +499,13 @@ impl ObservePlan {
             let mut files = Vec::new();
             for c in &self.captures {
                 let path = out_dir.join(with_suffix(&c.file, suffix));
-                let cap = Capture::create(path, &c.interfaces, c.snaplen, &self.node_names)?;
-                files.push((cap, c.points.clone()));
+                match Capture::create(path, &c.interfaces, c.snaplen, &self.node_names) {
+                    Ok(cap) => files.push((cap, c.points.clone())),
+                    Err(e) => {
+                        files.into_iter().for_each(|(cap, _)| cap.discard());
+                        return Err(e);
+                    }
+                }
             }
             obs.captures = Some(Captures::new(
                 files,
