@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pandas as pd
@@ -78,3 +79,174 @@ def test_without_dask_installed_the_error_says_what_to_install(tmp_path):
     assert r.returncode == 2
     assert r.stderr == "airtcp: --dask needs Dask distributed: pip install 'airtcp[dask]'\n"
     assert not (tmp_path / "o").exists()  # checked before anything is written
+
+
+@pytest.fixture
+def in_process_client():
+    """A Dask client of one in-process worker with two threads: batches
+    run in this process, so a test can hold them and watch them."""
+    import logging
+
+    import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None, silence_logs=logging.ERROR
+    )
+    client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+class HoldAfterTwo:
+    """``execute.run_batch`` for the test: the first two batches to start
+    run (``real``, or return their items) and finish; every later one is
+    held until ``release`` (it is running on the worker at Ctrl-C, or
+    waiting). ``submit`` wraps the client's to find each batch's future."""
+
+    def __init__(self, client, real=None):
+        import distributed
+
+        self.distributed, self.real_submit, self.real = distributed, client.submit, real
+        self.lock, self.started, self.release = threading.Lock(), [], threading.Event()
+        self.two_started = threading.Event()
+        self.futures = {}  # batch items -> future
+
+    def run_batch(self, batch, check=None):
+        with self.lock:
+            self.started.append(batch.items)
+            held = len(self.started) > 2
+            if len(self.started) == 2:
+                self.two_started.set()
+        if held:
+            assert self.release.wait(120)
+            return []
+        return self.real(batch) if self.real else list(batch.items)
+
+    def submit(self, fn, batch, *args, **kwargs):
+        fut = self.real_submit(fn, batch, *args, **kwargs)
+        # A future of our own: the caller releases its own once handed over.
+        self.futures[batch.items] = self.distributed.Future(fut.key, fut.client)
+        return fut
+
+    def wait_two_finished(self):
+        """Until the client knows that the first two batches are done."""
+        assert self.two_started.wait(120)
+        first_two = [self.futures[items] for items in self.started[:2]]
+        self.distributed.wait(first_two, timeout=120)
+        assert all(f.status == "finished" for f in first_two)
+
+
+def interrupt(how):
+    if how == "raised":
+        raise KeyboardInterrupt
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(1000):  # Python runs the handler between bytecodes
+        pass
+
+
+@pytest.mark.parametrize("how", ["sigint", "raised"])
+def test_on_dask_a_batch_finished_but_not_yet_handed_over_at_ctrl_c_is_kept(in_process_client, monkeypatch, how):
+    """Issue 12, "Ctrl-C still keeps what finished", on Dask: the second
+    batch has finished on the worker (and the client knows it) while
+    on_result is still busy with the first when Ctrl-C comes (a real
+    SIGINT, or a KeyboardInterrupt raised by on_result). Both are handed
+    over, each once; the batches held on the worker are not waited for."""
+    from airtcp.campaign import execute
+
+    hold = HoldAfterTwo(in_process_client)
+    monkeypatch.setattr(execute, "run_batch", hold.run_batch)
+    monkeypatch.setattr(in_process_client, "submit", hold.submit)
+    batches = [execute.Batch("", f"b{i}", ((f"k{i}", i),), str) for i in range(6)]
+    handed = []
+
+    def on_result(k, results):
+        handed.append((k, results))
+        if len(handed) == 1:
+            hold.wait_two_finished()
+            interrupt(how)
+
+    try:
+        interrupted = execute.run_batches(batches, on_result, workers=2, dask=in_process_client)
+    finally:
+        hold.release.set()
+    first_two = sorted(int(items[0][0][1:]) for items in hold.started[:2])
+    assert interrupted
+    assert sorted(handed) == [(k, [(f"k{k}", k)]) for k in first_two]
+
+
+def test_on_dask_ctrl_c_while_batches_run_does_not_wait_for_them(in_process_client, monkeypatch):
+    """Ctrl-C once the two batches that finished are handed over, the
+    others held on the worker (running or waiting): run_batches returns
+    at once (the held batches are released only after it returns), having
+    handed over the two, each once."""
+    from airtcp.campaign import execute
+
+    hold = HoldAfterTwo(in_process_client)
+    monkeypatch.setattr(execute, "run_batch", hold.run_batch)
+    batches = [execute.Batch("", f"b{i}", ((f"k{i}", i),), str) for i in range(6)]
+    handed, both = [], threading.Event()
+
+    def on_result(k, results):
+        handed.append(k)
+        if len(handed) == 2:
+            both.set()
+
+    def ctrl_c():
+        assert both.wait(120)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    sender = threading.Thread(target=ctrl_c)
+    sender.start()
+    try:
+        interrupted = execute.run_batches(batches, on_result, workers=2, dask=in_process_client)
+    finally:
+        hold.release.set()
+        sender.join()
+    assert interrupted
+    assert sorted(handed) == sorted(int(items[0][0][1:]) for items in hold.started[:2])
+
+
+def test_sweep_on_dask_keeps_every_run_finished_at_ctrl_c_and_resumes(in_process_client, tmp_path, monkeypatch):
+    """`airtcp.sweep(..., dask=client)`, a real SIGINT while the progress
+    bar takes the first finished run and the second has finished on the
+    worker: both are stored, once, with the documented RuntimeWarning;
+    running the sweep again stores the rest, giving the rows of a sweep on
+    threads."""
+    from airtcp.campaign import execute, sweep
+
+    fast = BASE.format(duration="30s").replace('"2Mbps"', '"50Mbps"').replace('"10Mbps"', '"100Mbps"')
+    path = write(tmp_path, fast + SWEEP.format(runs=2))  # 4 points x 2 seeds, a batch each
+    hold = HoldAfterTwo(in_process_client, real=execute.run_batch)
+    monkeypatch.setattr(execute, "run_batch", hold.run_batch)
+    monkeypatch.setattr(in_process_client, "submit", hold.submit)
+
+    class Bar:
+        updates = 0
+
+        def update(self, n=1):
+            Bar.updates += 1
+            if Bar.updates == 1:
+                hold.wait_two_finished()
+                interrupt("sigint")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(sweep, "_bar", lambda **_: Bar())
+    out = tmp_path / "dask"
+    try:
+        with pytest.warns(RuntimeWarning, match=r"^interrupted: 2 of 8 runs are stored in "):
+            r = airtcp.sweep(path, out=out, workers=2, dask=in_process_client, progress=False)
+    finally:
+        hold.release.set()
+    assert r.interrupted and r.executed == 2
+    stored = airtcp.load_results(out)
+    assert stored._store.done == {key for items in hold.started[:2] for key, _ in items}
+    assert (counts(stored) == 1).all() and len(counts(stored)) == 2
+    monkeypatch.undo()
+    resumed = airtcp.sweep(path, out=out, workers=2, progress=False)
+    assert resumed.complete and resumed.executed == 6 and (counts(resumed) == 1).all()
+    same_results(resumed, airtcp.sweep(path, out=tmp_path / "threads", workers=2, progress=False))

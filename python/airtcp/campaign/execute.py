@@ -82,8 +82,10 @@ def run_batches(
     """Run every batch; call ``on_result(index, results)`` on this thread as
     each finishes (in completion order). Returns True if interrupted by
     Ctrl-C (or a KeyboardInterrupt raised by ``on_result``): pending
-    batches never start and running ones stop; batches that finished have
-    been reported. An error in a batch stops the rest and is raised."""
+    batches never start and running ones stop (on Dask: are cancelled);
+    every batch that finished has been reported, once, even one not yet
+    collected at the interrupt. An error in a batch stops the rest and is
+    raised."""
     if not batches:
         return False
     if dask is not None:
@@ -178,37 +180,75 @@ def _run_on_dask(
     workers: int | None,
     dask: Any,
 ) -> bool:
+    """Batches on Dask; on Ctrl-C (or a KeyboardInterrupt raised by
+    ``on_result``) every batch whose future has already finished is still
+    handed to ``on_result``, once, and only then are the others cancelled
+    (a batch running on a worker cannot be stopped there, so it is not
+    waited for). While this runs on the main thread with Python's own
+    SIGINT handler, Ctrl-C raises only while waiting for the next batch;
+    elsewhere (a hand-over, a commit) it is noted and acted on after it, so
+    it cannot land between a batch's result and its hand-over."""
+    from .._threads import _sigint_calls
+
     distributed = _import_distributed()
     client, cluster = connect(dask, workers)
     owned = client is not dask
-    interrupted = False
-    futures: dict[Any, int] = {}
+    interrupted = [False]
+    waiting = [False]
+    futures: dict[Any, int] = {}  # submitted and not yet handed over
+
+    def interrupt(*_):
+        interrupted[0] = True
+        if waiting[0]:
+            raise KeyboardInterrupt
+
+    def hand_over(fut) -> None:
+        result = fut.result()  # a batch's error is raised here
+        k = futures.pop(fut)  # before on_result: at most once, even if it raises
+        fut.release()
+        on_result(k, result)
+
     try:
-        # A window of submitted batches, refilled as they finish, keeps the
-        # scheduler's queue (and the client's memory) small on big sweeps.
-        window = max(64, 4 * len(client.scheduler_info().get("workers", {})))
-        pending = iter(range(len(batches)))
-        done = distributed.as_completed()
+        with _sigint_calls(interrupt):
+            try:
+                # A window of submitted batches, refilled as they finish,
+                # keeps the scheduler's queue (and the client's memory)
+                # small on big sweeps.
+                window = max(64, 4 * len(client.scheduler_info().get("workers", {})))
+                pending = iter(range(len(batches)))
+                done = distributed.as_completed()
 
-        def submit(k: int) -> None:
-            fut = client.submit(_on_worker, batches[k], __build__, pure=False)
-            futures[fut] = k
-            done.add(fut)
+                def submit(k: int) -> None:
+                    fut = client.submit(_on_worker, batches[k], __build__, pure=False)
+                    futures[fut] = k
+                    done.add(fut)
 
-        for k in pending:
-            submit(k)
-            if len(futures) >= window:
-                break
-        for fut in done:
-            k = futures.pop(fut)
-            result = fut.result()  # a batch's error is raised here
-            fut.release()
-            on_result(k, result)
-            nxt = next(pending, None)
-            if nxt is not None:
-                submit(nxt)
-    except KeyboardInterrupt:
-        interrupted = True
+                for k in pending:
+                    submit(k)
+                    if len(futures) >= window:
+                        break
+                while futures and not interrupted[0]:
+                    waiting[0] = True
+                    fut = next(done)
+                    waiting[0] = False
+                    if fut in futures:
+                        hand_over(fut)
+                    nxt = None if interrupted[0] else next(pending, None)
+                    if nxt is not None:
+                        submit(nxt)
+            except KeyboardInterrupt:
+                interrupted[0] = True
+            finally:
+                waiting[0] = False
+            if interrupted[0]:
+                # What finished is kept: the batches already done (as far
+                # as the client knows), in the order they were submitted.
+                for fut in sorted(futures, key=futures.get):
+                    if fut.status == "finished":
+                        try:
+                            hand_over(fut)
+                        except KeyboardInterrupt:  # from on_result: counts as handed over
+                            pass
     finally:
         if futures:
             client.cancel(list(futures))
@@ -216,4 +256,4 @@ def _run_on_dask(
             client.close()
         if cluster is not None:
             cluster.close()
-    return interrupted
+    return interrupted[0]
