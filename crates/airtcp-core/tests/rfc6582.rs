@@ -206,3 +206,42 @@ fn newreno_single_flow_reaches_ninety_percent_with_the_default_rule() {
     assert!(f.timeouts <= 3, "{} timeouts", f.timeouts);
     assert!(g.timeouts > f.timeouts);
 }
+
+/// §3.2 step 3's Impatient rule holds in every fast recovery, not only the
+/// connection's first: "for the first partial ACK that arrives during fast
+/// recovery, also reset the retransmit timer" -- the first partial ACK of a
+/// later recovery resets it again, although an earlier one already had
+/// partial ACKs.
+#[test]
+fn s3_2_step3_the_first_partial_ack_of_a_later_recovery_resets_the_timer() {
+    let mut sc = Script::new(config(10), Recovery::NewReno);
+    // First recovery (losses 0 and 2): cwnd 13, snd_max 13.
+    fast_recovery_with_losses(&mut sc, &[0, 2]);
+    // Partial ACK 2: cwnd 13 - 2 + 1 = 12, FlightSize 11: one new segment.
+    assert_eq!(sc.ack(2, &[]), "r2 13");
+    // Full ACK 12 (recover 10): cwnd = min(5, 2 + 1) = 3, FlightSize 2.
+    assert_eq!(sc.ack(12, &[]), "14");
+    assert!(!sc.s.core.in_recovery);
+    // Slow start up to ssthresh 5: 14..18 in flight.
+    assert_eq!(sc.ack(13, &[]), "15 16");
+    assert_eq!(sc.ack(14, &[]), "17 18");
+    assert_eq!(sc.window(), (5.0, 5.0));
+    // Second recovery: 14 and 16 lost; 15, 17 and 18 arrive.
+    assert_eq!(sc.dupacks(14, 2), "");
+    assert_eq!(sc.ack(14, &[]), "r14");
+    assert_eq!(sc.recover(), Some(19));
+    // ssthresh = max(FlightSize 5 / 2, 2) = 2.5, cwnd = 2.5 + 3 = 5.5.
+    assert_eq!(sc.window(), (5.5, 2.5));
+    let fast_retransmit_deadline = sc.s.next_deadline().unwrap();
+    // Its first partial ACK (16 < recover 19): retransmit 16, cwnd 5.5 - 2
+    // + 1 = 4.5, FlightSize 3: one new segment; and the timer is reset.
+    assert_eq!(sc.ack(16, &[]), "r16 19");
+    assert_eq!(sc.cwnd(), 4.5);
+    let deadline = sc.s.next_deadline().unwrap();
+    assert!(deadline > fast_retransmit_deadline);
+    assert_eq!(
+        deadline,
+        sc.now + RTO_NS,
+        "timer reset at this recovery's first partial ACK"
+    );
+}
