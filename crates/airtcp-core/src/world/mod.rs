@@ -466,6 +466,13 @@ impl World {
         // endpoints' addresses are known without reading them.
         let hot_sender = || prefetch_bytes(&t.sender_slot, TcpSender::HOT_BYTES);
         let receiver = || prefetch(&t.receiver_slot);
+        // The oldest outstanding segment: what a timeout retransmits and an
+        // ACK acknowledges first.
+        let oldest_segment = || {
+            if let Some(oldest) = t.sender_slot.as_ref().and_then(|s| s.core.sb.get(0)) {
+                prefetch(oldest);
+            }
+        };
         match (depth, event) {
             (1, FlowEvent::App) => {
                 prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
@@ -474,13 +481,9 @@ impl World {
             }
             (1, event) => {
                 prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
-                // The route records the next stage's link lookup reads
-                // (a delivery's are hinted by `prefetch_arrival`).
-                match event {
-                    FlowEvent::SenderTimer => self.routes.prefetch(f.src, f.dst),
-                    FlowEvent::ReceiverTimer => self.routes.prefetch(f.dst, f.src),
-                    _ => {}
-                }
+                // A timer's route records too, which the next stage's link
+                // lookup reads (a delivery's are hinted by
+                // `prefetch_arrival`).
                 match event {
                     // A sender's timeout asks the receiver whether it
                     // holds the segment (ground truth of a spurious
@@ -488,8 +491,13 @@ impl World {
                     FlowEvent::SenderTimer => {
                         hot_sender();
                         receiver();
+                        self.routes.prefetch(f.src, f.dst);
                     }
                     FlowEvent::ToSender => hot_sender(),
+                    FlowEvent::ReceiverTimer => {
+                        receiver();
+                        self.routes.prefetch(f.dst, f.src);
+                    }
                     _ => receiver(),
                 }
             }
@@ -500,20 +508,12 @@ impl World {
                     prefetch(&*s.core.classifier);
                     prefetch(&*s.recovery);
                     prefetch(&*s.timeout);
-                    // The oldest outstanding segment: what a timeout
-                    // retransmits and an ACK acknowledges first.
-                    if let Some(oldest) = s.core.sb.get(0) {
-                        prefetch(oldest);
-                    }
                 }
+                oldest_segment();
                 t.lost_segments.prefetch_first();
                 self.prefetch_link_towards(f.src, f.dst);
             }
-            (2, FlowEvent::ToSender) => {
-                if let Some(oldest) = t.sender_slot.as_ref().and_then(|s| s.core.sb.get(0)) {
-                    prefetch(oldest);
-                }
-            }
+            (2, FlowEvent::ToSender) => oldest_segment(),
             (2, FlowEvent::ReceiverTimer) => self.prefetch_link_towards(f.dst, f.src),
             _ => {}
         }
