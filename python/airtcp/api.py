@@ -141,7 +141,10 @@ class Result:
 
     What the run observed: ``captures``, a list of (pcapng file, packets
     written), and ``trace``, the per-packet trace read back (None if none
-    was written; ``trace_files`` lists (seed, file)).
+    was written; ``trace_files`` lists (seed, file)). ``removed_files``
+    lists (seed, file) of the runs of :func:`run_many` stopped midway by
+    Ctrl-C, whose partial captures and traces were removed (empty if
+    none).
 
     >>> import airtcp
     >>> r = airtcp.run({"simulation": {"duration": "5s"},
@@ -172,6 +175,8 @@ class Result:
         self._columns: dict[str, dict[str, list]] | None = None
         self.captures = [(str(p), int(n)) for p, n in captures]
         self.trace_files = [(int(s), str(p)) for s, p in trace_files]
+        # (seed, file) of runs stopped midway by Ctrl-C (run_many): removed.
+        self.removed_files: list[tuple[int, str]] = []
         self.seeds = list(seeds)
         self.seed = None if multi else self.seeds[0]
         schema = _core.schema()
@@ -511,7 +516,10 @@ def run(
     ``seed`` overrides the file's seed. ``progress=True`` shows a tqdm bar of
     simulated seconds; a callable is called with the simulated time in
     seconds, once per simulated second. Ctrl-C stops the run and raises
-    KeyboardInterrupt.
+    KeyboardInterrupt; a run that does not reach its end (Ctrl-C, an
+    exception raised by ``progress``, a run over its memory budget) leaves
+    no capture or trace: its partial files are removed (regular files
+    only: a FIFO or a device given as a file is left alone).
 
     Observing packets (docs/capture.md) never changes the results:
 
@@ -643,6 +651,9 @@ def run_many(
 
     ``pcap``, ``trace`` and ``out_dir`` are as in :func:`run`; with more
     than one seed each run's files get ``-seed<N>`` before the extension.
+    A run stopped midway by Ctrl-C leaves no capture or trace: its partial
+    files are removed (the warning says so; :attr:`Result.removed_files`
+    lists them), so every file left is a whole run's.
 
     >>> import airtcp
     >>> r = airtcp.run_many("examples/wireless.toml", seeds=range(1, 5))   # doctest: +SKIP
@@ -665,13 +676,22 @@ def run_many(
     workers = max(1, min(workers, len(seeds)))
 
     done: dict[int, dict] = {}
+    removed: list[tuple[int, str]] = []  # (seed, file) of the runs stopped midway
+
+    def one(s: int, check=None) -> dict:
+        try:
+            return _core.run(sc._core, s, check, observe(s))
+        except BaseException as e:
+            removed.extend((s, f) for f in getattr(e, "_removed_files", ()))
+            raise
+
     interrupted = False
     bar = _bar(total=len(seeds), unit="run", desc=os.path.basename(sc.source_name), disable=not progress)
     try:
         if workers == 1:
             try:
                 for i, s in enumerate(seeds):
-                    done[i] = _core.run(sc._core, s, None, observe(s))
+                    done[i] = one(s)
                     bar.update()
             except KeyboardInterrupt:
                 interrupted = True
@@ -682,19 +702,27 @@ def run_many(
                 done[i] = d
                 bar.update()
 
-            interrupted = run_in_threads(
-                seeds, lambda s, check: _core.run(sc._core, s, check, observe(s)), workers, finished
-            )
+            interrupted = run_in_threads(seeds, one, workers, finished)
     finally:
         bar.close()
     if interrupted:
         warnings.warn(
-            f"interrupted: {len(done)} of {len(seeds)} runs finished; returning those",
+            f"interrupted: {len(done)} of {len(seeds)} runs finished; returning those"
+            + (f" ({removed_text(removed)})" if removed else ""),
             RuntimeWarning,
             stacklevel=2,
         )
     order = sorted(done)
-    return Result._from_many([done[i] for i in order], [seeds[i] for i in order], sc.duration_s)
+    res = Result._from_many([done[i] for i in order], [seeds[i] for i in order], sc.duration_s)
+    res.removed_files = sorted(removed)
+    return res
+
+
+def removed_text(removed: Iterable[tuple[int, str]]) -> str:
+    """What was removed of the runs stopped midway, for messages: "the
+    partial capture and trace files of 2 runs stopped midway were removed"."""
+    n = len({seed for seed, _ in removed})
+    return f"the partial capture and trace files of {n} run{'s' if n != 1 else ''} stopped midway were removed"
 
 
 class _NoBar:

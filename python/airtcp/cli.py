@@ -16,7 +16,8 @@ Exit status: 0 on success, 2 for a wrong scenario or wrong usage, or an
 output that cannot be written (the error is one line on stderr), 1 when
 another sweep or reproduction is writing the same output directory, 130
 when interrupted with Ctrl-C (whatever finished is still reported and
-written, and the command that resumes is printed), 141 when the reader of
+written, and the command that resumes is printed; the captures and traces
+of runs stopped midway are removed), 141 when the reader of
 stdout went away (``airtcp run FILE --out DIR | head -1``): every file asked
 for is written before anything is printed, the rest of what would have
 been printed is dropped, and nothing is said about it (130 if Ctrl-C
@@ -35,7 +36,16 @@ import time
 import warnings
 
 from . import __build__, __version__
-from .api import DeterministicScenarioWarning, Result, ScenarioError, load, run, run_many, seeds_warning
+from .api import (
+    DeterministicScenarioWarning,
+    Result,
+    ScenarioError,
+    load,
+    removed_text,
+    run,
+    run_many,
+    seeds_warning,
+)
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -329,8 +339,9 @@ def cmd_run(args) -> int:
     if args.runs == 1:
         try:
             res = run(sc, seed=first, progress=_sim_bar(sc) if show else False, **observe)
-        except KeyboardInterrupt:
-            return _interrupted("airtcp: interrupted; no run finished")
+        except KeyboardInterrupt as e:
+            removed = [(first, f) for f in getattr(e, "_removed_files", ())]
+            return _interrupted("airtcp: interrupted; no run finished" + _removed_note(removed))
     else:
         with warnings.catch_warnings():
             # run_many warns on Ctrl-C; we say it ourselves below.
@@ -339,7 +350,9 @@ def cmd_run(args) -> int:
             res = run_many(sc, seeds, workers=args.workers, progress=show, **observe)
         if len(res.seeds) < len(seeds):
             interrupted = True
-            _interrupted(f"airtcp: interrupted; {len(res.seeds)} of {len(seeds)} runs finished")
+            _interrupted(
+                f"airtcp: interrupted; {len(res.seeds)} of {len(seeds)} runs finished" + _removed_note(res.removed_files)
+            )
     wall_s = time.perf_counter() - t0
     # Every file first, then the summary: a reader of stdout that has gone
     # (| head -1) stops the printing, never the writing.
@@ -375,6 +388,12 @@ def cmd_run(args) -> int:
         if args.out:
             print(f"\nwrote {', '.join(files.values())} and run.json to {args.out}")
     return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _removed_note(removed: list[tuple[int, str]]) -> str:
+    """'; the partial capture and trace files of N runs stopped midway
+    were removed', or nothing if none were."""
+    return f"; {removed_text(removed)}" if removed else ""
 
 
 def _observe_args(args) -> dict:

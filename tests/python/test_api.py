@@ -1,3 +1,5 @@
+import os
+
 import pandas as pd
 import pytest
 
@@ -310,3 +312,83 @@ def test_run_many_keeps_a_run_finished_but_not_handed_over_at_ctrl_c(wireless, m
     monkeypatch.undo()
     serial = airtcp.run_many(wireless, seeds=r.seeds, workers=1, progress=False)
     pd.testing.assert_frame_equal(r.flows, serial.flows)
+
+
+def test_run_many_removes_the_files_of_the_runs_ctrl_c_stopped_midway(wireless, tmp_path, monkeypatch):
+    """run_many with captures and traces, Ctrl-C once two runs have
+    finished and another is midway (held there, its files open, until the
+    SIGINT is sent): the finished runs keep their files; every run that
+    had started and did not finish leaves none (docs/capture.md, "Ctrl-C"),
+    and the warning and Result.removed_files say which."""
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("POSIX signals")
+    from airtcp import api
+    from ctrl_c_after_two_runs import watch
+
+    w = watch(api, monkeypatch.setattr)
+    seeds = [5, 6, 7, 8, 9, 10]
+    with pytest.warns(RuntimeWarning) as warned:
+        r = airtcp.run_many(
+            wireless, seeds=seeds, workers=2, progress=False,
+            pcap="base_station<->mobile", trace=True, out_dir=tmp_path,
+        )
+    stopped = sorted(s for s in w.started if s not in r.seeds)
+    assert set(w.midway) - set(r.seeds) and r.seeds == sorted(w.finished)
+    files = lambda ss: sorted(  # noqa: E731
+        [f"capture-base_station--mobile-seed{s}.pcapng" for s in ss] + [f"trace-seed{s}.parquet" for s in ss]
+    )
+    assert sorted(os.listdir(tmp_path)) == files(r.seeds)
+    assert sorted(os.path.basename(f) for _, f in r.removed_files) == files(stopped)
+    assert [s for s, _ in r.removed_files] == sorted(stopped + stopped)
+    n = len(stopped)
+    assert str(warned[0].message) == (
+        f"interrupted: {len(r.seeds)} of 6 runs finished; returning those (the partial capture and trace "
+        f"files of {n} run{'s' if n != 1 else ''} stopped midway were removed)"
+    )
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, ZeroDivisionError])
+def test_a_run_that_does_not_reach_its_end_leaves_no_capture_or_trace(wireless, tmp_path, stop):
+    """airtcp.run stopped at 5 simulated seconds (Ctrl-C, or an exception
+    raised by progress): the exception is raised, and the capture and the
+    trace, created before the run, are gone."""
+
+    def progress(t):
+        if t >= 5:
+            raise stop
+
+    with pytest.raises(stop):
+        airtcp.run(wireless, progress=progress, pcap="base_station<->mobile", trace=True, out_dir=tmp_path)
+    assert os.listdir(tmp_path) == []
+    r = airtcp.run(wireless, pcap="base_station<->mobile", trace=True, out_dir=tmp_path)
+    assert sorted(os.listdir(tmp_path)) == ["capture-base_station--mobile.pcapng", "trace.parquet"]
+    assert r.captures[0][1] > 0
+
+
+def test_a_stopped_run_leaves_a_fifo_it_wrote_to(wireless, tmp_path):
+    """Only regular files are removed: a FIFO given as the capture (read
+    live by Wireshark) stays, as does a device (never tried here)."""
+    import sys
+    import threading
+
+    if sys.platform == "win32":
+        pytest.skip("POSIX FIFOs")
+    fifo = tmp_path / "live.pcapng"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))  # noqa: SIM115
+    reader.start()
+
+    def progress(t):
+        if t >= 5:
+            raise KeyboardInterrupt
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            airtcp.run(wireless, progress=progress, pcap={"base_station<->mobile": fifo})
+    finally:
+        reader.join(60)
+    assert fifo.is_fifo() and got[0][:4] == b"\x0a\x0d\x0d\x0a"  # a pcapng section header came through
+

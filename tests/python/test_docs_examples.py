@@ -15,6 +15,7 @@ silently.
 
 import ast
 import csv
+import json
 import os
 import re
 import shlex
@@ -133,7 +134,7 @@ def flows_csv(path):
 BLOCKS = {
     "README.md": {"sh": 4, "toml": 2, "python": 2, "": 1},
     "docs/scenario.md": {"toml": 4, "": 4, "python": 0, "sh": 0},
-    "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 7},
+    "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 8},
     # sweeps.md's other blocks: test_sweep.py::test_the_docs_page_runs
 }
 
@@ -449,6 +450,51 @@ def test_capture_scenario_block_and_unknown_point(scratch):
     with pytest.raises(airtcp.ScenarioError) as e:
         airtcp.run("examples/wireless.toml", pcap="R->D")
     assert str(e.value) == error_line(block)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_capture_ctrl_c_removes_the_files_of_the_runs_it_stopped_midway(scratch):
+    """The session of docs/capture.md's "A run that does not reach its
+    end", its command as written, Ctrl-C (a real SIGINT) once two runs
+    have finished and another is midway, its capture and trace open (held
+    there until the SIGINT is sent; tests/python/ctrl_c_after_two_runs.py):
+    the runs that finished keep their files, listed in run.json; every run
+    that started and did not finish leaves none (a truncated capture would
+    pass for a whole run's); stderr is the line shown, with this run's
+    counts; exit 130."""
+    (block,) = session_blocks("docs/capture.md", "airtcp run examples/wireless.toml --runs")
+    ((command, (ctrl_c, shown)),) = sessions(block)
+    assert ctrl_c == "^C"
+    noted = scratch / "noted"
+    p = subprocess.run(
+        [sys.executable, REPO / "tests" / "python" / "ctrl_c_after_two_runs.py", noted, *shlex.split(command)[1:]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    finished = sorted(int(s) for s in (scratch / "noted.all").read_text().split())
+    midway = [int(s) for s in (scratch / "noted.midway").read_text().split()]
+    # Every run started made its files before simulating.
+    stopped = sorted(int(s) for s in (scratch / "noted.started").read_text().split() if int(s) not in finished)
+    out = scratch / "results"
+    meta = json.loads((out / "run.json").read_text())
+    assert p.returncode == 130, p.stderr
+    assert set(midway) - set(finished) and meta["seeds"] == finished and len(finished) < 20
+    captures = [os.path.relpath(c["file"], out) for c in meta["captures"]]
+    traces = [os.path.relpath(t["file"], out) for t in meta["traces"]]
+    assert captures == [f"capture-base_station--mobile-seed{s}.pcapng" for s in finished]
+    assert traces == [f"trace-seed{s}.parquet" for s in finished]
+    tables = {f"{t}.csv" for t in ("flows", "links", "transfers", "series", "agents")}
+    assert sorted(set(os.listdir(out)) - tables - {"run.json"}) == sorted(captures + traces)
+
+    def counted(line):
+        line = re.sub(r"; \d+ of 20 runs finished;", "; F of 20 runs finished;", line)
+        return re.sub(r" of (1 run|\d+ runs) stopped midway", " of S runs stopped midway", line)
+
+    assert counted(p.stderr) == counted(shown) + "\n"
+    assert f"; {len(finished)} of 20 runs finished;" in p.stderr
+    n = len(stopped)
+    assert f" of {n} run{'s' if n != 1 else ''} stopped midway were removed\n" in p.stderr
 
 
 def test_capture_file_that_cannot_be_created(scratch):

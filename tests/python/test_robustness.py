@@ -3,6 +3,7 @@ silently ignored or wrapped. Each numbered case of the issue, from the API
 (airtcp.ScenarioError) and the CLI (exit 2, one line on stderr); the Rust
 side is crates/airtcp-core/tests/robustness.rs."""
 
+import os
 import warnings
 
 import pytest
@@ -297,7 +298,8 @@ def _flood(budget):
 
 def test_a_run_that_outgrows_the_memory_budget_is_a_scenario_error(tmp_path):
     """The budget holds while the run goes: the API raises ScenarioError
-    naming simulation.memory_budget, the CLI exits 2 with that one line."""
+    naming simulation.memory_budget, the CLI exits 2 with that one line,
+    and the capture and trace of the run it stopped are removed."""
     path = tmp_path / "flood.toml"
     path.write_text(_flood('memory_budget = "3MB"'))
     sc = airtcp.load(path)  # the static estimate passes
@@ -307,10 +309,12 @@ def test_a_run_that_outgrows_the_memory_budget_is_a_scenario_error(tmp_path):
     assert e.field == "simulation.memory_budget", str(e)
     assert e.message.startswith("the run outgrew the memory budget of 3.0 MB"), str(e)
     assert "\n" not in str(e)
-    p = run_cli("run", path, "--out", tmp_path / "out")
+    # Stopped midway, the run leaves no capture or trace (docs/capture.md).
+    p = run_cli("run", path, "--out", tmp_path / "out", "--pcap", "s0->d0", "--trace")
     assert p.returncode == 2, p.stderr
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and ": simulation.memory_budget: the run outgrew" in lines[0], p.stderr
+    assert os.listdir(tmp_path / "out") == []
     ok = tmp_path / "ok.toml"
     ok.write_text(_flood(""))
     assert len(airtcp.run(airtcp.load(ok)).flows) == 20

@@ -314,3 +314,49 @@ fn captures_created_before_a_failing_one_are_removed() {
     assert!(!dir.path().join("first.pcapng").exists());
     assert!(dir.path().join("adir").is_dir());
 }
+
+/// A run that does not reach its end has its outputs removed
+/// (`remove_partial`, docs/capture.md): a regular file goes; a directory
+/// or a FIFO given as an output (a live Wireshark) stays.
+#[test]
+fn only_regular_files_are_removed_as_partial_outputs() {
+    use airtcp_core::observe::remove_partial;
+    let dir = temp_dir("partial");
+    let file = dir.path().join("capture.pcapng");
+    std::fs::write(&file, b"partial").unwrap();
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    assert!(remove_partial(&file) && !file.exists());
+    assert!(!remove_partial(&file)); // gone already
+    assert!(!remove_partial(&dir.path().join("adir")) && dir.path().join("adir").is_dir());
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("live.pcapng");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(!remove_partial(&fifo) && fifo.exists());
+    }
+}
+
+/// Every file a plan writes, with the suffix of a run of several seeds:
+/// the captures, then the trace.
+#[test]
+fn a_plan_lists_every_file_it_writes() {
+    let sc = example("wireless.toml");
+    let w = sc.build(None).unwrap();
+    let req = ObserveRequest {
+        pcap: vec![("base_station<->mobile".into(), None)],
+        trace: Some(TraceRequest::default()),
+    };
+    let plan = sc.observe_plan(&w, &req).unwrap();
+    let out = std::path::Path::new("out");
+    assert_eq!(
+        plan.paths(out, "-seed3"),
+        vec![
+            out.join("capture-base_station--mobile-seed3.pcapng"),
+            out.join("trace-seed3.parquet")
+        ]
+    );
+}

@@ -6,12 +6,13 @@
 #![allow(clippy::useless_conversion)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use airtcp_core::metrics;
 use airtcp_core::observe::trace::{ColumnData, TraceColumns, TraceRecord, TraceSink, Tracer};
-use airtcp_core::observe::{create_parent, Observed, OutputError};
+use airtcp_core::observe::{create_parent, remove_partial, Observed, OutputError};
 use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
 use airtcp_core::scenario::{Scenario, ScenarioError as CoreError};
 use airtcp_core::sim::NS_PER_S;
@@ -361,7 +362,7 @@ impl RunError {
 
 /// Attach what the scenario and the caller ask to observe (captures are
 /// opened, the trace gets its Parquet writer); returns the trace file's
-/// path, if any. Every file is created here, before the run, so that one
+/// path, if any, and every file the run writes. Every file is created here, before the run, so that one
 /// that cannot be is reported before anything is simulated: the captures
 /// first (removed if the trace's file then fails), then the trace's.
 /// Called without the GIL.
@@ -371,10 +372,10 @@ fn attach_observers(
     out_dir: &str,
     suffix: &str,
     req: &ObserveRequest,
-) -> Result<Option<String>, RunError> {
+) -> Result<(Option<String>, Vec<PathBuf>), RunError> {
     let plan = sc.observe_plan(world, req).map_err(RunError::Scenario)?;
     if plan.is_empty() {
-        return Ok(None);
+        return Ok((None, Vec::new()));
     }
     let out = std::path::Path::new(out_dir);
     let mut observers = plan.open(out, suffix, None).map_err(RunError::Io)?;
@@ -409,7 +410,22 @@ fn attach_observers(
         observers.tracer = Some(Tracer::new(t.filter.clone(), Box::new(sink)));
     }
     world.set_observers(observers);
-    Ok(trace_path.map(|p| p.to_string_lossy().into_owned()))
+    Ok((
+        trace_path.map(|p| p.to_string_lossy().into_owned()),
+        plan.paths(out, suffix),
+    ))
+}
+
+/// `e`, carrying in `_removed_files` the files of its run that were
+/// removed (run_many and the CLI say so).
+fn with_removed(py: Python<'_>, e: PyErr, removed: &[String]) -> PyErr {
+    if !removed.is_empty() {
+        // An exception that takes no attribute is raised as it is.
+        let _ = e
+            .value_bound(py)
+            .setattr("_removed_files", removed.to_vec());
+    }
+    e
 }
 
 fn observed_into(
@@ -465,11 +481,13 @@ fn run<'py>(
         let mut setup_s = 0.0;
         let mut run_s = 0.0;
         let mut collect_s = 0.0;
+        let mut removed: Vec<String> = Vec::new();
         let outcome = py.allow_threads(|| {
             catch_unwind(AssertUnwindSafe(|| {
                 let t0 = Instant::now();
                 let mut world = sc.world(seed).map_err(RunError::Scenario)?;
-                let trace_path = attach_observers(&sc.inner, &mut world, &out_dir, &suffix, &req)?;
+                let (trace_path, outputs) =
+                    attach_observers(&sc.inner, &mut world, &out_dir, &suffix, &req)?;
                 setup_s = t0.elapsed().as_secs_f64();
                 let t1 = Instant::now();
                 world.simulate(|now_ns| {
@@ -495,6 +513,17 @@ fn run<'py>(
                 collect_s = t2.elapsed().as_secs_f64();
                 // Close the captures and the trace even if the run stopped early.
                 let observed = world.finish_observers();
+                if pending.is_some() || overrun.is_some() {
+                    // The run did not reach its end (Ctrl-C, a cancellation
+                    // or an exception from `progress`, the memory budget):
+                    // its captures and trace are partial, and must not be
+                    // left to pass for a whole run's.
+                    removed = outputs
+                        .iter()
+                        .filter(|p| remove_partial(p))
+                        .map(|p| p.to_string_lossy().into_owned())
+                        .collect();
+                }
                 if let Some(e) = overrun {
                     return Err(RunError::Scenario(e));
                 }
@@ -510,9 +539,9 @@ fn run<'py>(
         });
         let (tables, (seed, duration_s, events, packet_hops), observed, trace_path) = outcome
             .map_err(panic_err)?
-            .map_err(|e: RunError| e.into_py(py))?;
+            .map_err(|e: RunError| with_removed(py, e.into_py(py), &removed))?;
         if let Some(e) = pending {
-            return Err(e);
+            return Err(with_removed(py, e, &removed));
         }
         let observed = observed.map_err(os_err)?;
         let d = PyDict::new_bound(py);

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use super::pcapng::{epb_flags, EpbPacket, PcapngWriter};
 use super::wire::{self, FlowWire};
-use super::{create_parent, OutputError};
+use super::{create_parent, remove_partial, OutputError};
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::TimeNs;
 
@@ -125,12 +125,13 @@ impl Capture {
         Ok(self.packets)
     }
 
-    /// Close the file and remove it: the run it was made for failed
-    /// before simulating anything (another output could not be created),
-    /// and a file holding only headers must not pass for its capture.
+    /// Close the file and remove it (if it is a regular file,
+    /// [`remove_partial`]): the run it was made for failed before
+    /// simulating anything (another output could not be created), and a
+    /// file holding only headers must not pass for its capture.
     pub fn discard(mut self) {
         self.writer = None;
-        let _ = std::fs::remove_file(&self.path);
+        remove_partial(&self.path);
     }
 }
 

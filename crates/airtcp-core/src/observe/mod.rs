@@ -79,6 +79,15 @@ pub fn create_parent(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Remove the output file at `path` if it is a regular file; true if it
+/// was removed. A run that did not reach its end leaves no partial capture
+/// or trace that could pass for a whole run's; but a FIFO, a device
+/// (`/dev/stdout`, `/dev/full`) or a directory given as an output is never
+/// removed.
+pub fn remove_partial(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file()) && std::fs::remove_file(path).is_ok()
+}
+
 /// What a run observes. The world calls the hooks below as packets move;
 /// they are cold and never inlined, so that a run without observers keeps
 /// its hot path as it was (one branch per hook site).

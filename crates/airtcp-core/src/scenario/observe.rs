@@ -520,6 +520,16 @@ impl ObservePlan {
         Ok(obs)
     }
 
+    /// Every file the plan writes (the captures, then the trace's), with
+    /// `suffix`, under `out_dir`.
+    pub fn paths(&self, out_dir: &Path, suffix: &str) -> Vec<PathBuf> {
+        let captures = self
+            .captures
+            .iter()
+            .map(|c| out_dir.join(with_suffix(&c.file, suffix)));
+        captures.chain(self.trace_path(out_dir, suffix)).collect()
+    }
+
     /// Where the trace goes, with `suffix`, under `out_dir`.
     pub fn trace_path(&self, out_dir: &Path, suffix: &str) -> Option<PathBuf> {
         self.trace
