@@ -38,11 +38,14 @@ def run_in_threads(
     cancellation instead of raising while this runs on the main thread
     with Python's own SIGINT handler, so that it cannot land between a
     task's end and its hand-over. A KeyboardInterrupt raised by
-    ``on_result`` counts that task as handed over.) An exception raised by
-    a task cancels the rest and is raised here.
+    ``on_result`` counts that task as handed over.) An interrupt that comes
+    once every task has been handed over stopped nothing: this returns
+    False, as if it had come after. An exception raised by a task cancels
+    the rest and is raised here.
     """
     cancelled = [False]  # plain flags: set from a signal handler too
     interrupted = [False]
+    handed = 0
 
     def check(*_):
         if cancelled[0]:
@@ -70,7 +73,9 @@ def run_in_threads(
                                 f.cancel()  # not started: never will
                         if fut.cancelled() or isinstance(fut.exception(), Cancelled):
                             continue
-                        on_result(index[fut], fut.result())  # a task's error is raised here
+                        result = fut.result()  # a task's error is raised here
+                        handed += 1
+                        on_result(index[fut], result)
                 except KeyboardInterrupt:
                     # From on_result, or a Ctrl-C with another SIGINT
                     # handler: stop the rest, and collect what finished.
@@ -78,7 +83,7 @@ def run_in_threads(
     finally:
         cancelled[0] = True
         pool.shutdown(wait=True, cancel_futures=True)
-    return interrupted[0]
+    return interrupted[0] and handed < len(tasks)
 
 
 @contextlib.contextmanager

@@ -653,7 +653,9 @@ def run_many(
     than one seed each run's files get ``-seed<N>`` before the extension.
     A run stopped midway by Ctrl-C leaves no capture or trace: its partial
     files are removed (the warning says so; :attr:`Result.removed_files`
-    lists them), so every file left is a whole run's.
+    lists them), so every file left is a whole run's. A Ctrl-C that comes
+    once every run has finished stops nothing: the whole result is
+    returned, without a warning.
 
     >>> import airtcp
     >>> r = airtcp.run_many("examples/wireless.toml", seeds=range(1, 5))   # doctest: +SKIP
@@ -694,7 +696,7 @@ def run_many(
                     done[i] = one(s)
                     bar.update()
             except KeyboardInterrupt:
-                interrupted = True
+                interrupted = len(done) < len(seeds)  # after the last run: stopped nothing
         else:
             from ._threads import run_in_threads
 

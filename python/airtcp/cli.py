@@ -17,7 +17,8 @@ output that cannot be written (the error is one line on stderr), 1 when
 another sweep or reproduction is writing the same output directory, 130
 when interrupted with Ctrl-C (whatever finished is still reported and
 written, and the command that resumes is printed; the captures and traces
-of runs stopped midway are removed), 141 when the reader of
+of runs stopped midway are removed; a Ctrl-C once every run has finished
+interrupts nothing, and the command ends as it would have), 141 when the reader of
 stdout went away (``airtcp run FILE --out DIR | head -1``): every file asked
 for is written before anything is printed, the rest of what would have
 been printed is dropped, and nothing is said about it (130 if Ctrl-C

@@ -392,3 +392,23 @@ def test_a_stopped_run_leaves_a_fifo_it_wrote_to(wireless, tmp_path):
         reader.join(60)
     assert fifo.is_fifo() and got[0][:4] == b"\x0a\x0d\x0d\x0a"  # a pcapng section header came through
 
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_run_many_ctrl_c_once_every_run_has_finished_stops_nothing(wireless, monkeypatch, workers):
+    """A real SIGINT while the last run is handed over (every run has
+    finished): nothing was stopped, so the whole result is returned, with
+    no warning, as if Ctrl-C had come a moment later (README, "Exit
+    status": what is interrupted is what did not finish)."""
+    import sys
+    import warnings
+
+    if sys.platform == "win32":
+        pytest.skip("POSIX signals")
+    from airtcp import api
+    from ctrl_c_at_the_end import SigintAtTheEnd
+
+    monkeypatch.setattr(api, "_bar", lambda disable=False, **kw: SigintAtTheEnd(**kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = airtcp.run_many(wireless, seeds=[5, 6, 7], workers=workers, progress=False)
+    assert r.seeds == [5, 6, 7] and r.removed_files == []

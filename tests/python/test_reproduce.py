@@ -319,3 +319,16 @@ def test_every_interruption_prints_the_resume_hint(tmp_path, monkeypatch, capsys
         f"Run the same command again to resume: airtcp reproduce kick --runs 2 --out {tmp_path}\n"
     )
 
+
+
+def test_ctrl_c_once_every_run_is_stored_stops_nothing(tmp_path):
+    """A Ctrl-C as the last run is handed over (interrupt_after = every
+    run): nothing was stopped, so the reproduction is whole, its report
+    written (README, "Exit status": what is interrupted is what did not
+    finish)."""
+    exp = tiny()
+    total = len(exp.cells) * len(exp.schemes)
+    rep = reproduce(exp, runs=1, out=tmp_path, workers=1, progress=False, interrupt_after=total)
+    assert not rep.interrupted and rep.outcome.executed == total
+    one_row_per_run(rep, 1)
+    assert (tmp_path / "report.md").exists()

@@ -519,3 +519,38 @@ def test_the_docs_page_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "SACK - Reno = " in p.stdout and "means over seeds" in p.stdout
     assert (tmp_path / "airtcp-out" / "sweep" / "goodput.png").stat().st_size > 10_000
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_once_every_run_is_stored_stops_nothing(tmp_path, monkeypatch, workers):
+    """A real SIGINT while the last run is handed over: every run is
+    stored, so the sweep is complete, with its summary.csv and no warning
+    (README, "Exit status": what is interrupted is what did not finish)."""
+    from airtcp.campaign import sweep as sweep_module
+    from ctrl_c_at_the_end import SigintAtTheEnd
+
+    path = sweep_file(tmp_path, runs=2)
+    monkeypatch.setattr(sweep_module, "_bar", lambda disable=False, **kw: SigintAtTheEnd(**kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = airtcp.sweep(path, out=tmp_path / "o", workers=workers, progress=False)
+    assert r.complete and not r.interrupted and r.executed == 8
+    assert (tmp_path / "o" / "summary.csv").exists() and (counts(r) == 1).all()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_cli_ctrl_c_once_every_run_is_stored_exits_0(tmp_path):
+    """`airtcp sweep`, a real SIGINT while the last run is handed over:
+    exit 0, the summary printed, nothing said of an interruption."""
+    path = sweep_file(tmp_path, runs=2)
+    p = subprocess.run(
+        [sys.executable, REPO / "tests" / "python" / "ctrl_c_at_the_end.py", "sweep", path]
+        + ["--out", tmp_path / "o", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == "" and "8 runs (8 simulated on 2 threads, 0 already in" in p.stdout
+    assert (tmp_path / "o" / "summary.csv").exists()

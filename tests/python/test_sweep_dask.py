@@ -250,3 +250,22 @@ def test_sweep_on_dask_keeps_every_run_finished_at_ctrl_c_and_resumes(in_process
     resumed = airtcp.sweep(path, out=out, workers=2, progress=False)
     assert resumed.complete and resumed.executed == 6 and (counts(resumed) == 1).all()
     same_results(resumed, airtcp.sweep(path, out=tmp_path / "threads", workers=2, progress=False))
+
+
+@pytest.mark.parametrize("how", ["sigint", "raised"])
+def test_on_dask_ctrl_c_once_every_batch_is_handed_over_stops_nothing(in_process_client, monkeypatch, how):
+    """Ctrl-C while the last batch is handed over: nothing was stopped,
+    so run_batches says it was not interrupted (as on threads)."""
+    from airtcp.campaign import execute
+
+    monkeypatch.setattr(execute, "run_batch", lambda batch, check=None: list(batch.items))
+    batches = [execute.Batch("", f"b{i}", ((f"k{i}", i),), str) for i in range(3)]
+    handed = []
+
+    def on_result(k, results):
+        handed.append(k)
+        if len(handed) == len(batches):
+            interrupt(how)
+
+    assert execute.run_batches(batches, on_result, workers=2, dask=in_process_client) is False
+    assert sorted(handed) == [0, 1, 2]

@@ -84,19 +84,23 @@ def run_batches(
     Ctrl-C (or a KeyboardInterrupt raised by ``on_result``): pending
     batches never start and running ones stop (on Dask: are cancelled);
     every batch that finished has been reported, once, even one not yet
-    collected at the interrupt. An error in a batch stops the rest and is
-    raised."""
+    collected at the interrupt. An interrupt that comes once every batch
+    has been reported stopped nothing: False. An error in a batch stops
+    the rest and is raised."""
     if not batches:
         return False
     if dask is not None:
         return _run_on_dask(batches, on_result, workers, dask)
     n = max(1, min(workers or default_workers(), len(batches)))
     if n == 1:
+        reported = 0
         try:
             for i, b in enumerate(batches):
-                on_result(i, run_batch(b))
+                results = run_batch(b)
+                reported += 1  # before on_result: a KeyboardInterrupt it raises counts it reported
+                on_result(i, results)
         except KeyboardInterrupt:
-            return True
+            return reported < len(batches)
         return False
     from .._threads import run_in_threads
 
@@ -195,6 +199,7 @@ def _run_on_dask(
     owned = client is not dask
     interrupted = [False]
     waiting = [False]
+    handed = [0]
     futures: dict[Any, int] = {}  # submitted and not yet handed over
 
     def interrupt(*_):
@@ -206,6 +211,7 @@ def _run_on_dask(
         result = fut.result()  # a batch's error is raised here
         k = futures.pop(fut)  # before on_result: at most once, even if it raises
         fut.release()
+        handed[0] += 1
         on_result(k, result)
 
     try:
@@ -256,4 +262,4 @@ def _run_on_dask(
             client.close()
         if cluster is not None:
             cluster.close()
-    return interrupted[0]
+    return interrupted[0] and handed[0] < len(batches)
