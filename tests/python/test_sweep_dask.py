@@ -131,6 +131,15 @@ class HoldAfterTwo:
         self.futures[batch.items] = self.distributed.Future(fut.key, fut.client)
         return fut
 
+    def batches(self, monkeypatch, n=6):
+        """Install this on ``execute`` and the client; ``n`` batches of one
+        item each (``k<i>``, ``i``)."""
+        from airtcp.campaign import execute
+
+        monkeypatch.setattr(execute, "run_batch", self.run_batch)
+        monkeypatch.setattr(self.real_submit.__self__, "submit", self.submit)
+        return [execute.Batch("", f"b{i}", ((f"k{i}", i),), str) for i in range(n)]
+
     def wait_two_finished(self):
         """Until the client knows that the first two batches are done."""
         assert self.two_started.wait(120)
@@ -157,9 +166,7 @@ def test_on_dask_a_batch_finished_but_not_yet_handed_over_at_ctrl_c_is_kept(in_p
     from airtcp.campaign import execute
 
     hold = HoldAfterTwo(in_process_client)
-    monkeypatch.setattr(execute, "run_batch", hold.run_batch)
-    monkeypatch.setattr(in_process_client, "submit", hold.submit)
-    batches = [execute.Batch("", f"b{i}", ((f"k{i}", i),), str) for i in range(6)]
+    batches = hold.batches(monkeypatch)
     handed = []
 
     def on_result(k, results):
@@ -250,6 +257,65 @@ def test_sweep_on_dask_keeps_every_run_finished_at_ctrl_c_and_resumes(in_process
     resumed = airtcp.sweep(path, out=out, workers=2, progress=False)
     assert resumed.complete and resumed.executed == 6 and (counts(resumed) == 1).all()
     same_results(resumed, airtcp.sweep(path, out=tmp_path / "threads", workers=2, progress=False))
+
+
+class FailSecond(HoldAfterTwo):
+    """The first batch to start finishes; the second fails once the first
+    has been handed over (``first_handed``); later ones are held."""
+
+    def __init__(self, client):
+        super().__init__(client)
+        self.first_handed = threading.Event()
+
+    def run_batch(self, batch, check=None):
+        with self.lock:
+            self.started.append(batch.items)
+            k = len(self.started)
+            if k == 2:
+                self.two_started.set()
+        if k == 2:
+            assert self.first_handed.wait(120)
+            raise RuntimeError(f"batch {batch.items[0][0]} failed")
+        if k > 2:
+            assert self.release.wait(120)
+            return []
+        return list(batch.items)
+
+    def wait_second_failed(self):
+        """Until the client knows that the second batch failed."""
+        assert self.two_started.wait(120)
+        second = self.futures[self.started[1]]
+        self.distributed.wait([second], timeout=120)
+        assert second.status == "error"
+
+
+@pytest.mark.parametrize("how", ["sigint", "raised"])
+def test_on_dask_a_batch_failed_but_not_yet_collected_at_ctrl_c_is_raised(in_process_client, monkeypatch, how):
+    """Ctrl-C (a real SIGINT, or a KeyboardInterrupt raised by on_result)
+    while the first batch is handed over and the second has failed on the
+    worker (the client knows it): the failure is raised, as the threads
+    raise a task's error that comes after Ctrl-C, after the batches that
+    finished were handed over; it is not passed over as if the batch had
+    been cancelled."""
+    from airtcp.campaign import execute
+
+    hold = FailSecond(in_process_client)
+    batches = hold.batches(monkeypatch)
+    handed = []
+
+    def on_result(k, results):
+        handed.append(k)
+        hold.first_handed.set()
+        hold.wait_second_failed()
+        interrupt(how)
+
+    try:
+        with pytest.raises(RuntimeError, match=r"^batch k\d failed$") as raised:
+            execute.run_batches(batches, on_result, workers=2, dask=in_process_client)
+    finally:
+        hold.release.set()
+    first, second = (int(items[0][0][1:]) for items in hold.started[:2])
+    assert handed == [first] and str(raised.value) == f"batch k{second} failed"
 
 
 @pytest.mark.parametrize("how", ["sigint", "raised"])

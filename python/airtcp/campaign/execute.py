@@ -86,7 +86,8 @@ def run_batches(
     every batch that finished has been reported, once, even one not yet
     collected at the interrupt. An interrupt that comes once every batch
     has been reported stopped nothing: False. An error in a batch stops
-    the rest and is raised."""
+    the rest and is raised (also one found after an interrupt, once the
+    batches that finished are reported)."""
     if not batches:
         return False
     if dask is not None:
@@ -188,10 +189,12 @@ def _run_on_dask(
     ``on_result``) every batch whose future has already finished is still
     handed to ``on_result``, once, and only then are the others cancelled
     (a batch running on a worker cannot be stopped there, so it is not
-    waited for). While this runs on the main thread with Python's own
-    SIGINT handler, Ctrl-C raises only while waiting for the next batch;
-    elsewhere (a hand-over, a commit) it is noted and acted on after it, so
-    it cannot land between a batch's result and its hand-over."""
+    waited for); a batch the client knows failed is then raised, as the
+    threads raise a task's error after Ctrl-C. While this runs on the main
+    thread with Python's own SIGINT handler, Ctrl-C raises only while
+    waiting for the next batch; elsewhere (a hand-over, a commit) it is
+    noted and acted on after it, so it cannot land between a batch's
+    result and its hand-over."""
     from .._threads import _sigint_calls
 
     distributed = _import_distributed()
@@ -248,13 +251,18 @@ def _run_on_dask(
                 waiting[0] = False
             if interrupted[0]:
                 # What finished is kept: the batches already done (as far
-                # as the client knows), in the order they were submitted.
-                for fut in sorted(futures, key=futures.get):
+                # as the client knows), in the order they were submitted;
+                # then the first that failed is raised, as on threads.
+                done_now = sorted(futures, key=futures.get)
+                for fut in done_now:
                     if fut.status == "finished":
                         try:
                             hand_over(fut)
                         except KeyboardInterrupt:  # from on_result: counts as handed over
                             pass
+                failed = next((f for f in done_now if f.status == "error"), None)
+                if failed is not None:
+                    failed.result()  # raises the batch's error
     finally:
         if futures:
             client.cancel(list(futures))
