@@ -16,7 +16,7 @@ import pytest
 import airtcp
 from airtcp.campaign.store import JOURNAL
 from airtcp.experiments.run import reproduce
-from conftest import run_cli
+from conftest import REPO, run_cli
 from test_sweep import BASE, SWEEP, counts, same_results, write
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -335,3 +335,38 @@ def test_on_dask_ctrl_c_once_every_batch_is_handed_over_stops_nothing(in_process
 
     assert execute.run_batches(batches, on_result, workers=2, dask=in_process_client) is False
     assert sorted(handed) == [0, 1, 2]
+
+
+def test_cli_ctrl_c_on_a_local_cluster(tmp_path):
+    """`airtcp sweep --dask local`, Ctrl-C as a terminal sends it (SIGINT
+    to the whole process group: the LocalCluster's worker processes get it
+    too) when the first run is handed over, each worker having finished
+    one batch and holding the next: exit 130, the one message with the
+    command that resumes, nothing else on stderr (no worker's traceback),
+    the runs that finished stored once each, and no wait for a worker
+    killed with the results of the batch it finished (before the fix the
+    workers died, the client waited for ever for the second result).
+    Resuming on threads stores the rest, giving the rows of a sweep on
+    threads."""
+    fast = BASE.format(duration="30s").replace('"2Mbps"', '"50Mbps"').replace('"10Mbps"', '"100Mbps"')
+    path = write(tmp_path, fast + SWEEP.format(runs=2))  # 4 points x 2 seeds, a batch each
+    out = tmp_path / "dask"
+    command = ["sweep", str(path), "--out", str(out), "--workers", "2", "--dask", "local"]
+    p = subprocess.run(
+        [sys.executable, REPO / "tests" / "python" / "ctrl_c_like_a_terminal.py", *command, "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,
+    )
+    stored = airtcp.load_results(out)
+    k = len(counts(stored))
+    assert p.returncode == 130, p.stderr
+    assert p.stderr == (
+        f"airtcp: interrupted; {k} of 8 runs are stored in {out}.\n"
+        f"Run the same command again to resume: airtcp {' '.join(command[:-2])} --dask local\n"
+    )
+    assert k in (1, 2) and (counts(stored) == 1).all()
+    resumed = airtcp.sweep(path, out=out, workers=2, progress=False)
+    assert resumed.complete and resumed.executed == 8 - k and (counts(resumed) == 1).all()
+    same_results(resumed, airtcp.sweep(path, out=tmp_path / "threads", workers=2, progress=False))
