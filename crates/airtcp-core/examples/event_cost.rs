@@ -17,18 +17,31 @@
 //! `--features event-profile`, the events and ns per event of each kind
 //! (`world/profile.rs`), which tell a dearer event from a dearer mix.
 //!
-//! Arguments: flows (default 10), simulated seconds (default 10). The
-//! scenario is `python/airtcp/bench.py`'s `compact_dumbbell`: n senders ->
-//! R1 -> R2 (100 Mb/s, gentle RED) -> n receivers, 100 Mb/s access links
-//! with 1 ms delay, one bulk NewReno flow per pair, starts staggered over the
-//! first second. Only `simulate` (the event loop) is the part `airtcp
+//! Arguments: flows (default 10), simulated seconds (default 10), and the
+//! flows' `[flow.tcp]` preset (default `newreno`): `newreno` is
+//! `{ variant = "newreno" }`, `cubic-rack` is CUBIC with SACK and RACK-TLP
+//! (`{ variant = "sack", cc = "cubic", loss_detection = "rack_tlp" }`),
+//! whose senders hold the stateful strategies a connection's start builds.
+//! The scenario is `python/airtcp/bench.py`'s `compact_dumbbell`: n senders
+//! -> R1 -> R2 (100 Mb/s, gentle RED) -> n receivers, 100 Mb/s access links
+//! with 1 ms delay, one bulk flow per pair (NewReno by default), starts
+//! staggered over the first second. Only `simulate` (the event loop) is the part `airtcp
 //! bench` times as "wall s" and divides by the events; the collection of
 //! results after it costs per flow, not per event ("collect s").
 use airtcp_core::metrics::RunResult;
 use airtcp_core::scenario::Scenario;
 use airtcp_core::world::World;
 
-fn compact_dumbbell(n: usize, seconds: f64) -> String {
+/// The `[flow.tcp]` table of a preset named on the command line.
+fn tcp_preset(name: &str) -> &'static str {
+    match name {
+        "newreno" => r#"{ variant = "newreno" }"#,
+        "cubic-rack" => r#"{ variant = "sack", cc = "cubic", loss_detection = "rack_tlp" }"#,
+        _ => panic!("unknown tcp preset {name:?}: newreno or cubic-rack"),
+    }
+}
+
+fn compact_dumbbell(n: usize, seconds: f64, tcp: &str) -> String {
     let step_us = 1_000_000 / n.max(1);
     format!(
         r#"[simulation]
@@ -62,7 +75,7 @@ name = "f{{i}}"
 from = "s{{i}}"
 to = "d{{i}}"
 stagger = "{step_us}us"
-tcp = {{ variant = "newreno" }}
+tcp = {tcp}
 app = {{ kind = "bulk" }}
 "#
     )
@@ -105,10 +118,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flows: usize = args.get(1).map_or(10, |s| s.parse().expect("flows"));
     let seconds: f64 = args.get(2).map_or(10.0, |s| s.parse().expect("seconds"));
+    let tcp = tcp_preset(args.get(3).map_or("newreno", |s| s.as_str()));
     // Loading validates by building the world, once, as `airtcp run` does.
     let t_setup = std::time::Instant::now();
-    let (_, mut world) =
-        Scenario::load(&compact_dumbbell(flows, seconds), "event_cost", None).expect("scenario");
+    let (_, mut world) = Scenario::load(&compact_dumbbell(flows, seconds, tcp), "event_cost", None)
+        .expect("scenario");
     let setup_s = t_setup.elapsed().as_secs_f64();
     let (t, cpu0) = (std::time::Instant::now(), cpu_ns());
     simulate(&mut world);
