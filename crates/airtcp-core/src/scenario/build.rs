@@ -187,7 +187,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             )
         })
     };
-    let mut flows = Vec::new();
+    // Each flow's record is large (a TCP connection's, inline): sized
+    // once, never moved by growing.
+    let mut flows = Vec::with_capacity(f.flow.len());
     let mut flow_names: FxHashMap<String, usize> = FxHashMap::default();
     for (i, fl) in f.flow.iter().enumerate() {
         let src = node_of(&fl.from, format!("flow[{i}].from"))?;

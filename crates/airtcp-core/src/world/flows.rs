@@ -225,26 +225,33 @@ pub struct UdpFlow {
     pub bytes_received: u64,
 }
 
+/// A flow's transport. A TCP flow's record is inline, so that the flows
+/// are one array (`World::flows`) and an event finds its connection at a fixed
+/// offset from its flow's record, without a pointer to wait for. A UDP
+/// flow's small record is boxed: inline, it would be as large as a TCP
+/// flow's, and UDP flows are few and their events cheap. `repr(u8)`: the
+/// tag comes first, then the variant's fields ([`Flow::HOT_BYTES`]).
+#[repr(u8)]
+#[allow(clippy::large_enum_variant)] // inline on purpose: see above
 pub enum FlowKind {
-    Tcp(Box<TcpFlow>),
-    /// Boxed like a TCP flow's record, so that a flow's own record stays
-    /// within a cache line where events read it (`Flow`).
+    Tcp(TcpFlow),
     Udp(Box<UdpFlow>),
 }
 
-/// A flow: its endpoints, its transport, and its drops. In declaration
-/// order (`repr(C)`), and aligned to a cache line: what every event of the
-/// flow reads (its nodes and transport) and what a packet's fate updates
-/// come first, within the record's first line ([`Flow::HOT_BYTES`]).
+/// A flow: its endpoints, its drops, its transport. In declaration order
+/// (`repr(C)`), and aligned to a cache line: its nodes and what a packet's
+/// death updates fill the first line, then come the rest that every
+/// event reads and the transport's hot part, together
+/// ([`Flow::HOT_BYTES`]).
 #[repr(C, align(64))]
 pub struct Flow {
     pub src: u32,
     pub dst: u32,
-    pub kind: FlowKind,
-    pub stop_ns: Option<TimeNs>,
-    pub ecn_marks: u64,
     pub ack_drops: u64,
     pub data_drops: [u64; N_CAUSES],
+    pub stop_ns: Option<TimeNs>,
+    pub ecn_marks: u64,
+    pub kind: FlowKind,
     pub start_ns: TimeNs,
     /// When the flow finished (file transfer done, repeated count reached).
     pub finished_ns: Option<TimeNs>,
@@ -252,8 +259,15 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// The bytes at the start of a flow's record that its events read.
-    pub const HOT_BYTES: usize = std::mem::offset_of!(Flow, ack_drops);
+    /// The bytes at the start of a flow's record that its events read,
+    /// besides its connection's endpoints.
+    pub const HOT_BYTES: usize = Self::TCP_OFFSET + TcpFlow::HOT_BYTES;
+    /// The bytes at its start that recording a packet's death reads.
+    pub const DEATH_BYTES: usize = Self::TCP_OFFSET + TcpFlow::DEATH_BYTES;
+    /// Where a TCP flow's record starts in its flow's: `FlowKind` is
+    /// `repr(u8)`, so a variant's fields follow the one-byte tag at their
+    /// alignment (a test checks it).
+    const TCP_OFFSET: usize = std::mem::offset_of!(Flow, kind) + align_of::<TcpFlow>();
 
     /// Bytes delivered in order to the application and bytes received
     /// (duplicates included) so far, over all the flow's connections; for
@@ -285,7 +299,7 @@ impl Flow {
         let app_rng = RandomStream::new(seed, &format!("app:{name}"));
         let tick_rng = RandomStream::new(seed, &format!("tick:{name}"));
         Self {
-            kind: FlowKind::Tcp(Box::new(TcpFlow {
+            kind: FlowKind::Tcp(TcpFlow {
                 spec,
                 app,
                 open: false,
@@ -311,7 +325,7 @@ impl Flow {
                 rtt_samples: 0,
                 rtt_sum_ns: 0,
                 min_rtt_ns: None,
-            })),
+            }),
             name,
             src,
             dst,
@@ -712,6 +726,32 @@ mod tests {
             2 => (0u64..3_000).prop_map(Op::ForgetBelow),
             1 => Just(Op::Clear),
         ]
+    }
+
+    /// `Flow::HOT_BYTES` and `DEATH_BYTES` count from where the record of
+    /// a TCP flow really is in its flow's (`Flow::TCP_OFFSET`).
+    #[test]
+    fn a_tcp_flows_record_is_where_the_hints_count_from() {
+        let toml = r#"
+[simulation]
+duration = "1s"
+[[link]]
+a = "s"
+b = "r"
+rate = "1Mbps"
+delay = "1ms"
+[[flow]]
+from = "s"
+to = "r"
+app = { kind = "bulk" }
+"#;
+        let (_, world) = crate::scenario::Scenario::load(toml, "t.toml", None).unwrap();
+        let flow = &world.flows[0];
+        let FlowKind::Tcp(t) = &flow.kind else {
+            panic!("a TCP flow");
+        };
+        let offset = t as *const TcpFlow as usize - flow as *const Flow as usize;
+        assert_eq!(offset, Flow::TCP_OFFSET);
     }
 
     proptest! {

@@ -418,15 +418,11 @@ impl World {
         } else if k == PREFETCH_STAGES - 3 {
             self.prefetch_link_towards(node, pkt.dst);
             // A data segment may die in the link's queue: its flow's
-            // record, then where the death is recorded (`record_death`).
+            // record up to where the death is recorded (`record_death`).
             if pkt.kind == PacketKind::TcpData {
                 if let Some(f) = self.flows.get(pkt.flow as usize) {
-                    prefetch_bytes(f, Flow::HOT_BYTES);
+                    prefetch_bytes(f, Flow::DEATH_BYTES);
                 }
-            }
-        } else if k == 0 && pkt.kind == PacketKind::TcpData {
-            if let Some(FlowKind::Tcp(t)) = self.flows.get(pkt.flow as usize).map(|f| &f.kind) {
-                prefetch_bytes(&**t, TcpFlow::DEATH_BYTES);
             }
         }
     }
@@ -443,10 +439,11 @@ impl World {
         }
     }
 
-    /// Stage `k` of the hints for an event of flow `flow`: its record; then
-    /// its connection's record and the endpoint state the event reads (at
-    /// fixed offsets in it: `TcpFlow::sender_slot`); then what a timer's
-    /// endpoint calls through and the link it sends on.
+    /// Stage `k` of the hints for an event of flow `flow`: its record,
+    /// with its connection's hot part (inline: `FlowKind`); then the
+    /// endpoint state the event reads (at fixed offsets in it:
+    /// `TcpFlow::sender_slot`); then what a timer's endpoint calls through
+    /// and the link it sends on.
     #[inline(always)]
     fn prefetch_flow(&self, k: usize, flow: u32, event: FlowEvent) {
         let Some(f) = self.flows.get(flow as usize) else {
@@ -460,9 +457,8 @@ impl World {
         let FlowKind::Tcp(t) = &f.kind else {
             return;
         };
-        // The hot parts of the flow's record and of its sender only
-        // (`TcpFlow::HOT_BYTES`, `TcpSender::HOT_BYTES`), except for a
-        // connection's start, which reads its configuration. The
+        // The hot part of its sender only (`TcpSender::HOT_BYTES`), except
+        // for a connection's start, which reads its configuration. The
         // endpoints' addresses are known without reading them.
         let hot_sender = || prefetch_bytes(&t.sender_slot, TcpSender::HOT_BYTES);
         let receiver = || prefetch(&t.receiver_slot);
@@ -475,12 +471,10 @@ impl World {
         };
         match (depth, event) {
             (1, FlowEvent::App) => {
-                prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
                 prefetch(&t.spec);
                 self.routes.prefetch(f.src, f.dst);
             }
             (1, event) => {
-                prefetch_bytes(&**t, TcpFlow::HOT_BYTES);
                 // A timer's route records too, which the next stage's link
                 // lookup reads (a delivery's are hinted by
                 // `prefetch_arrival`).
