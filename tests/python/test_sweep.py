@@ -467,6 +467,14 @@ def test_no_sweep_table_and_python_definitions(tmp_path):
     # Captures and traces write files per run: not in a sweep.
     with pytest.raises(airtcp.ScenarioError, match=r"sweep: the scenario has \[\[capture\]\] tables, which write"):
         define({**_toml(BASE.format(duration="5s")), "capture": [{"link": "BS->M"}]}, {"x": ("flow[0].start", ["1s"])})
+    # Nor a flow's own trace flag, set in the scenario or by a parameter:
+    # every run would write the same trace.parquet in the current directory.
+    traced = _toml(BASE.format(duration="5s"))
+    traced["flow"][0]["tcp"] = {**traced["flow"][0].get("tcp", {}), "trace": True}
+    with pytest.raises(airtcp.ScenarioError, match=r"flow\[0\]\.tcp\.trace: true writes a per-packet trace"):
+        define(traced, {"x": ("flow[0].start", ["1s"])})
+    with pytest.raises(airtcp.ScenarioError, match=r"sweep\.parameters\.t\.path: tcp\.trace writes"):
+        define(_toml(BASE.format(duration="5s")), {"t": ("flow[*].tcp.trace", [True, False])})
     # Defined in Python: the error has no line, the field and file still.
     with pytest.raises(
         airtcp.ScenarioError, match=r"s.toml: sweep.parameters.y.path: nosuch: the scenario has no 'nosuch' list"

@@ -236,6 +236,12 @@ def _parameter(name: str, spec: Any, base: dict, err: _Errors) -> Parameter:
     if "values" not in spec:
         raise err(field, "missing values (a non-empty list)")
     path = spec["path"]
+    if isinstance(path, str) and path.replace(" ", "").endswith("tcp.trace"):
+        raise err(
+            f"{field}.path",
+            "tcp.trace writes a per-packet trace file for one run: a sweep does not take it "
+            "(observe one point with airtcp run)",
+        )
     try:
         steps = paths.parse(path)
         locations = paths.locations(base, steps)
@@ -373,6 +379,13 @@ def define(
                 "sweep",
                 f"the scenario has {what}, which write files for one run: a sweep does not take them "
                 "(observe one point with airtcp run)",
+            )
+    for i, fl in enumerate(doc.get("flow") or []):
+        if isinstance(fl, Mapping) and isinstance(fl.get("tcp"), Mapping) and fl["tcp"].get("trace") is True:
+            raise err(
+                f"flow[{i}].tcp.trace",
+                "true writes a per-packet trace file for one run: a sweep does not take it "
+                "(every run would write the same file; observe one point with airtcp run)",
             )
     specs = table.get("parameters")
     if not specs:
