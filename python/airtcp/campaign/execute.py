@@ -16,7 +16,6 @@ elsewhere, and the caller stores each run once.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import threading
@@ -152,7 +151,7 @@ def _import_distributed():
 def connect(dask: Any, workers: int | None):
     """(client, cluster we started or None) for ``dask``: "local" starts a
     LocalCluster of ``workers`` single-threaded processes (which ignore
-    Ctrl-C, see :func:`_workers_ignore_sigint`); a string is a scheduler
+    Ctrl-C, see below); a string is a scheduler
     address; a Client is used as is; a cluster object gets a client."""
     distributed = _import_distributed()
     if isinstance(dask, distributed.Client):
@@ -160,7 +159,15 @@ def connect(dask: Any, workers: int | None):
     if dask == "local":
         import logging
 
-        with _workers_ignore_sigint():
+        from .._threads import _sigint_calls
+
+        # SIGINT ignored while the cluster starts its processes, so that
+        # they inherit that: a terminal's Ctrl-C goes to the whole process
+        # group, and a worker it killed would take the results of the
+        # batches it finished with it (the client, asking for them, would
+        # wait for ever); the client alone acts on Ctrl-C. A Ctrl-C while
+        # the cluster starts (a second or two) is not seen.
+        with _sigint_calls(signal.SIG_IGN):
             cluster = distributed.LocalCluster(
                 n_workers=workers or default_workers(),
                 threads_per_worker=1,
@@ -184,31 +191,10 @@ def connect(dask: Any, workers: int | None):
     raise TypeError(f"dask must be 'local', a scheduler address or a distributed.Client, not {type(dask).__name__}")
 
 
-@contextlib.contextmanager
-def _workers_ignore_sigint():
-    """While the block starts a LocalCluster's processes, SIGINT is ignored
-    (on the main thread with Python's own handler), so that they inherit
-    that: a terminal's Ctrl-C goes to the whole process group, and a
-    worker it killed would take the results of the batches it finished
-    with it (the client, asking for them, would wait for ever); the client
-    alone acts on Ctrl-C. A Ctrl-C while the cluster starts (a second or
-    two) is not seen."""
-    if threading.current_thread() is not threading.main_thread() or (
-        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def dask_setup(worker: Any) -> None:
     """A LocalCluster's worker (a Dask preload, run as it starts, also when
     its nanny starts it again): Ctrl-C is for the client, as in
-    :func:`_workers_ignore_sigint`."""
+    :func:`connect`."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
