@@ -21,11 +21,9 @@ use crate::sim::{tx_time_ns, TimeNs};
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct LinkStats {
-    /// Integral of the queue length (packets waiting) over time, in packet-ns,
-    /// sampled at arrivals (queue changes only at arrivals and departures;
-    /// the integral is exact at arrival instants).
+    /// Integral of the queue length (packets waiting, not in service) over
+    /// the run, in packet-ns: set by `LinkDir::finish` at the end of the run.
     pub queue_pkt_ns: u128,
-    last_change_ns: TimeNs,
     pub packets_offered: u64,
     pub packets_sent: u64,
     pub bytes_sent: u64,
@@ -83,9 +81,12 @@ pub struct LinkDir {
     pub stats: LinkStats,
     pub queue: QueueDiscipline,
     pub channel: Channel,
-    /// Per-connection service: packet-ns in the shared buffer of every
-    /// packet admitted, up to its departure (possibly after the run).
-    per_flow_pkt_ns: u128,
+    /// Packet-ns of waiting of every packet admitted: in the FIFO, from its
+    /// admission to the start of its transmission; with per-connection
+    /// service, in the shared buffer up to its departure. Either is known
+    /// when the packet is admitted (possibly beyond the end of the run,
+    /// which `finish` takes off).
+    admitted_wait_pkt_ns: u128,
     pub name: String,
     queue_rng: RandomStream,
 }
@@ -118,33 +119,29 @@ impl LinkDir {
             waiting: VecDeque::new(),
             waiting_bytes: 0,
             per_flow: None,
-            per_flow_pkt_ns: 0,
+            admitted_wait_pkt_ns: 0,
             stats: LinkStats::default(),
             last_tx_start_ns: 0,
         }
     }
 
-    /// Forget packets whose transmission has started by `now_ns`.
+    /// Forget packets whose transmission has started by `now_ns`. If the
+    /// link is idle, all have (the last admitted ends at `busy_until_ns`):
+    /// they go without being read, which with many flows spares an offer
+    /// to an access link idle since its last burst a wait on memory.
     #[inline]
     fn advance(&mut self, now_ns: TimeNs) {
+        if self.busy_until_ns <= now_ns {
+            self.waiting.clear();
+            self.waiting_bytes = 0;
+            return;
+        }
         while let Some(&(start, bytes)) = self.waiting.front() {
             if start > now_ns {
                 break;
             }
-            // The queue shrank at `start`: account the integral up to then.
-            self.account(start);
             self.waiting.pop_front();
             self.waiting_bytes -= bytes as u64;
-        }
-        self.account(now_ns);
-    }
-
-    #[inline]
-    fn account(&mut self, t_ns: TimeNs) {
-        let s = &mut self.stats;
-        if t_ns > s.last_change_ns {
-            s.queue_pkt_ns += self.waiting.len() as u128 * (t_ns - s.last_change_ns) as u128;
-            s.last_change_ns = t_ns;
         }
     }
 
@@ -192,6 +189,7 @@ impl LinkDir {
         if start > now_ns {
             self.waiting.push_back((start, bytes));
             self.waiting_bytes += bytes as u64;
+            self.admitted_wait_pkt_ns += (start - now_ns) as u128;
             let q = self.waiting.len() as u32;
             if q > self.stats.max_queue_pkts {
                 self.stats.max_queue_pkts = q;
@@ -227,7 +225,7 @@ impl LinkDir {
         // The packet occupies the shared buffer from now until its
         // transmission ends: its whole share of the occupancy integral
         // (`finish` removes what lies beyond the end of the run).
-        self.per_flow_pkt_ns += (end - now_ns) as u128;
+        self.admitted_wait_pkt_ns += (end - now_ns) as u128;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += bytes as u64;
         self.stats.busy_ns += end - start;
@@ -243,13 +241,20 @@ impl LinkDir {
         }
     }
 
-    /// Close the queue-length integral at the end of the run.
+    /// Close the queue-length integral at `end_ns`, the end of the run:
+    /// the waiting of every packet admitted, less what lies beyond it.
     pub fn finish(&mut self, end_ns: TimeNs) {
-        if let Some(pf) = self.per_flow.as_mut() {
-            self.stats.queue_pkt_ns = self.per_flow_pkt_ns - pf.occupancy_ns_after(end_ns);
-            return;
-        }
-        self.advance(end_ns);
+        let after_end_ns = match self.per_flow.as_mut() {
+            Some(pf) => pf.occupancy_ns_after(end_ns),
+            None => {
+                self.advance(end_ns);
+                self.waiting
+                    .iter()
+                    .map(|&(start, _)| (start - end_ns) as u128)
+                    .sum()
+            }
+        };
+        self.stats.queue_pkt_ns = self.admitted_wait_pkt_ns - after_end_ns;
     }
 }
 
@@ -339,5 +344,36 @@ mod tests {
         assert_eq!(l.stats.busy_ns, 2_000_000);
         // One packet waited 1 ms.
         assert_eq!(l.stats.queue_pkt_ns, 1_000_000);
+    }
+
+    /// The mean queue is the time-integral of the packets waiting (not in
+    /// service) over the run, divided by its length: a run that ends while
+    /// packets wait counts them only up to its end, and a later offer to a
+    /// link idle since its last burst finds that burst gone. Three 1000 B
+    /// packets at t = 0 on a 1 byte/us link start at 0, 1 and 2 ms: two
+    /// wait 1 ms, then one more 1 ms.
+    #[test]
+    fn queue_integral_counts_waiting_up_to_the_end_of_the_run() {
+        let mut l = link(10);
+        for _ in 0..3 {
+            l.offer(0, &mut pkt());
+        }
+        l.finish(500_000);
+        assert_eq!(l.stats.queue_pkt_ns, 2 * 500_000);
+        l.finish(1_500_000);
+        assert_eq!(l.stats.queue_pkt_ns, 2 * 1_000_000 + 500_000);
+        // Idle from 3 ms: a packet at 5 ms waits for nothing.
+        let out = l.offer(5_000_000, &mut pkt());
+        assert_eq!(
+            out,
+            LinkOutcome::Arrives {
+                arrival_ns: 5_000_000 + 1_000_000 + 1_000_000,
+                marked: false
+            }
+        );
+        assert_eq!(l.queue_len_pkts(5_000_000), 0);
+        l.finish(10_000_000);
+        assert_eq!(l.stats.queue_pkt_ns, 2 * 1_000_000 + 1_000_000);
+        assert_eq!(l.stats.max_queue_pkts, 2);
     }
 }
