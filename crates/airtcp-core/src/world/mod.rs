@@ -348,15 +348,22 @@ impl World {
                 self.prefetch_upcoming();
             }
             #[cfg(feature = "event-profile")]
-            let (class, t0) = (
+            let (mut class, timeouts_before, t0) = (
                 profile::classify(&ev, |slot| {
                     self.pool.slots.get(slot as usize).map(|(p, _)| p.dst)
                 }),
+                self.timeouts_of_timer_event(&ev),
                 profile::now_ticks(),
             );
             self.dispatch(ev);
             #[cfg(feature = "event-profile")]
-            self.profile.add(class, profile::now_ticks() - t0);
+            {
+                let t1 = profile::now_ticks();
+                if self.timeouts_of_timer_event(&ev) > timeouts_before {
+                    class = profile::EventClass::RetransmissionTimeout;
+                }
+                self.profile.add(class, t1 - t0);
+            }
             if self.pool.exceeded {
                 self.packets_over_budget_at_ns.get_or_insert(t);
                 return false;
@@ -364,6 +371,19 @@ impl World {
         }
         self.now_ns = self.now_ns.max(until_ns);
         true
+    }
+
+    /// The retransmission timeouts so far of the sender a sender-timer
+    /// event wakes (0 for other events): for the profile, which tells
+    /// expiries from other wake-ups by whether this grew.
+    #[cfg(feature = "event-profile")]
+    fn timeouts_of_timer_event(&self, ev: &EventKind) -> u64 {
+        match *ev {
+            EventKind::SenderTimer { flow } => self
+                .tcp_sender(flow as usize)
+                .map_or(0, |s| s.core.stats.timeouts),
+            _ => 0,
+        }
     }
 
     /// Hint the state of the next events into cache (`sim/prefetch.rs`),

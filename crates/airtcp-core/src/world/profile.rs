@@ -16,7 +16,14 @@ pub enum EventClass {
     Delivery,
     /// A packet reached a node on its way (agents, routing, next link).
     Forward,
+    /// A sender's timer wake-up that expired no retransmission timer (a
+    /// deadline moved later since it was scheduled, or another timer).
     SenderTimer,
+    /// A sender's retransmission timer expired (RFC 6298 (5.4)-(5.6):
+    /// retransmit, back off, restart the timer): the same events as
+    /// `SenderTimer`, told apart after they ran, as a run with many flows
+    /// on one bottleneck is mostly these and one with few has almost none.
+    RetransmissionTimeout,
     ReceiverTimer,
     /// An application event (a connection opens, UDP on/off).
     App,
@@ -25,10 +32,11 @@ pub enum EventClass {
 }
 
 impl EventClass {
-    pub const ALL: [EventClass; 6] = [
+    pub const ALL: [EventClass; 7] = [
         EventClass::Delivery,
         EventClass::Forward,
         EventClass::SenderTimer,
+        EventClass::RetransmissionTimeout,
         EventClass::ReceiverTimer,
         EventClass::App,
         EventClass::Other,
@@ -39,6 +47,7 @@ impl EventClass {
             EventClass::Delivery => "delivery",
             EventClass::Forward => "forward",
             EventClass::SenderTimer => "sender timer",
+            EventClass::RetransmissionTimeout => "RTO expiry",
             EventClass::ReceiverTimer => "receiver timer",
             EventClass::App => "application",
             EventClass::Other => "other",
