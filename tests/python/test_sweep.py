@@ -475,6 +475,10 @@ def test_no_sweep_table_and_python_definitions(tmp_path):
         define(traced, {"x": ("flow[0].start", ["1s"])})
     with pytest.raises(airtcp.ScenarioError, match=r"sweep\.parameters\.t\.path: tcp\.trace writes"):
         define(_toml(BASE.format(duration="5s")), {"t": ("flow[*].tcp.trace", [True, False])})
+    # Or inside a table a parameter sets.
+    tables = [{"variant": "newreno"}, {"variant": "newreno", "trace": True}]
+    with pytest.raises(airtcp.ScenarioError, match=r"sweep\.parameters\.t\.values\[1\]: tcp\.trace writes"):
+        define(_toml(BASE.format(duration="5s")), {"t": ("flow[0].tcp", tables)})
     # Defined in Python: the error has no line, the field and file still.
     with pytest.raises(
         airtcp.ScenarioError, match=r"s.toml: sweep.parameters.y.path: nosuch: the scenario has no 'nosuch' list"

@@ -236,12 +236,6 @@ def _parameter(name: str, spec: Any, base: dict, err: _Errors) -> Parameter:
     if "values" not in spec:
         raise err(field, "missing values (a non-empty list)")
     path = spec["path"]
-    if isinstance(path, str) and path.replace(" ", "").endswith("tcp.trace"):
-        raise err(
-            f"{field}.path",
-            "tcp.trace writes a per-packet trace file for one run: a sweep does not take it "
-            "(observe one point with airtcp run)",
-        )
     try:
         steps = paths.parse(path)
         locations = paths.locations(base, steps)
@@ -253,6 +247,15 @@ def _parameter(name: str, spec: Any, base: dict, err: _Errors) -> Parameter:
     values = list(values)
     if not values:
         raise err(f"{field}.values", "empty: a parameter needs at least one value")
+    if any(loc[0].key == "flow" for loc in locations):
+        for k, v in enumerate(values):
+            trial = copy.deepcopy(base)
+            for loc in locations:
+                paths.assign(trial, loc, copy.deepcopy(v))
+            if _traced_flow(trial) is not None:
+                # The path names the flag itself, or a value holds it.
+                at = "path" if steps[-1].key == "trace" else f"values[{k}]"
+                raise err(f"{field}.{at}", f"tcp.trace {TRACE_REASON}")
     canon = [json.dumps(v, sort_keys=True) for v in values]
     for k, c in enumerate(canon):
         if canon.index(c) != k:
@@ -327,6 +330,21 @@ def _seeds(table: Mapping[str, Any], default_seed: int, err: _Errors) -> list[in
     return [default_seed + i for i in range(runs)]
 
 
+TRACE_REASON = (
+    "writes a per-packet trace file for one run: a sweep does not take it "
+    "(every run would write the same file; observe one point with airtcp run)"
+)
+
+
+def _traced_flow(doc: Mapping[str, Any]) -> int | None:
+    """The first flow of ``doc`` whose ``tcp.trace`` is true, if any."""
+    for i, fl in enumerate(doc.get("flow") or []):
+        tcp = fl.get("tcp") if isinstance(fl, Mapping) else None
+        if isinstance(tcp, Mapping) and tcp.get("trace") is True:
+            return i
+    return None
+
+
 def _point_text(base: dict, params: Sequence[Parameter], choice: Sequence[int]) -> str:
     import tomli_w
 
@@ -380,13 +398,9 @@ def define(
                 f"the scenario has {what}, which write files for one run: a sweep does not take them "
                 "(observe one point with airtcp run)",
             )
-    for i, fl in enumerate(doc.get("flow") or []):
-        if isinstance(fl, Mapping) and isinstance(fl.get("tcp"), Mapping) and fl["tcp"].get("trace") is True:
-            raise err(
-                f"flow[{i}].tcp.trace",
-                "true writes a per-packet trace file for one run: a sweep does not take it "
-                "(every run would write the same file; observe one point with airtcp run)",
-            )
+    traced = _traced_flow(doc)
+    if traced is not None:
+        raise err(f"flow[{traced}].tcp.trace", f"true {TRACE_REASON}")
     specs = table.get("parameters")
     if not specs:
         if "parameters" not in table and sc.source_name != "<dict>" and not sc.has_sweep:
