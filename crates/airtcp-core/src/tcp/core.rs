@@ -140,8 +140,6 @@ pub struct SenderStats {
     /// life (ns), for the time-averaged cwnd.
     pub cwnd_byte_ns: u128,
     pub cwnd_time_ns: u128,
-    /// Sum of the RTO values that expired (for the PFTK model's T0).
-    pub expired_rto_sum_ns: u128,
     /// Sum of the base (un-backed-off) RTO at each first expiry.
     pub first_expiry_rto_sum_ns: u128,
     pub segments_sent: u64,
@@ -166,7 +164,6 @@ impl SenderStats {
         let SenderStats {
             cwnd_byte_ns,
             cwnd_time_ns,
-            expired_rto_sum_ns,
             first_expiry_rto_sum_ns,
             segments_sent,
             bytes_sent,
@@ -181,7 +178,6 @@ impl SenderStats {
         } = other;
         self.cwnd_byte_ns += cwnd_byte_ns;
         self.cwnd_time_ns += cwnd_time_ns;
-        self.expired_rto_sum_ns += expired_rto_sum_ns;
         self.first_expiry_rto_sum_ns += first_expiry_rto_sum_ns;
         self.segments_sent += segments_sent;
         self.bytes_sent += bytes_sent;
@@ -1043,7 +1039,6 @@ impl SenderCore {
         // standard response may start another).
         self.hole_repair_until = None;
         self.stats.timeouts += 1;
-        self.stats.expired_rto_sum_ns += self.rtt.rto_ns() as u128;
         if self.rtt.backoff_count() == 0 {
             self.stats.first_expiries += 1;
             self.stats.first_expiry_rto_sum_ns += self.rtt.base_rto_ns() as u128;
