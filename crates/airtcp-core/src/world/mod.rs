@@ -493,6 +493,10 @@ impl World {
             (1, FlowEvent::App) => {
                 prefetch(&t.spec);
                 self.routes.prefetch(f.src, f.dst);
+                // A start writes a whole new sender and receiver over the
+                // old ones (about 15 and 3 lines).
+                prefetch(&t.sender_slot);
+                receiver();
             }
             (1, event) => {
                 // A timer's route records too, which the next stage's link
