@@ -81,6 +81,12 @@ pub struct EventQueue {
     /// and their value there (`digit`). Buckets in index order hold ever
     /// later events.
     buckets: Vec<Vec<Entry>>,
+    /// Per level, the emptied buffers of drained buckets, the latest
+    /// last: a bucket that gets its first event takes one. A bucket of a
+    /// high level is used once every few seconds and would otherwise grow
+    /// anew each time (with many flows, most of a run's reallocations);
+    /// the last one drained is of about the size needed and still in cache.
+    spare: [Vec<Vec<Entry>>; LEVELS],
     /// Bit `b % 64` of word `b / 64` set if `buckets[b]` is not empty.
     occupied: [u64; MASK_WORDS],
     /// Bit `w` set if `occupied[w]` is not zero.
@@ -98,6 +104,7 @@ impl Default for EventQueue {
         Self {
             near: Vec::new(),
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            spare: Default::default(),
             occupied: [0; MASK_WORDS],
             occupied_words: 0,
             slot: 0,
@@ -138,7 +145,13 @@ impl EventQueue {
         let level = high_bit / RADIX_BITS;
         let digit = (slot >> (level * RADIX_BITS)) as usize & (DIGITS - 1);
         let b = level as usize * DIGITS + digit;
-        self.buckets[b].push(e);
+        let bucket = &mut self.buckets[b];
+        if bucket.capacity() == 0 {
+            if let Some(buffer) = self.spare[level as usize].pop() {
+                *bucket = buffer;
+            }
+        }
+        bucket.push(e);
         self.occupied[b / 64] |= 1 << (b % 64);
         self.occupied_words |= 1 << (b / 64);
     }
@@ -174,8 +187,8 @@ impl EventQueue {
             }
             self.near
                 .sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
-            // Keep the bucket's capacity: no allocation once grown.
-            self.buckets[b] = moving;
+            // Its buffer serves the next bucket of its level to fill.
+            self.spare[b / DIGITS].push(moving);
         }
         self.near.last().map(|e| e.time_ns)
     }
@@ -288,6 +301,37 @@ mod tests {
             ]
         );
         assert!(q.is_empty());
+    }
+
+    /// Entries the queue has room for, in its buckets, spare buffers and
+    /// current slot.
+    fn buffered_entries(q: &EventQueue) -> usize {
+        q.buckets.iter().map(Vec::capacity).sum::<usize>()
+            + q.spare.iter().flatten().map(Vec::capacity).sum::<usize>()
+            + q.near.capacity()
+    }
+
+    /// Bursts of events, each a few seconds ahead in a different level-1
+    /// bucket (as a large run's retransmission timers are): the buffer of
+    /// a drained bucket serves the next, so the queue holds room for about
+    /// one burst, not one per bucket it has used.
+    #[test]
+    fn drained_buckets_lend_their_room_to_the_next() {
+        const BURST: u64 = 1_000;
+        let mut q = EventQueue::new();
+        let mut now = 0;
+        for round in 0..100u64 {
+            // A different level-1 digit each round: 2^24 ns apart.
+            let at = now + (1 + round % 200) * (1 << (SLOT_BITS + RADIX_BITS));
+            for i in 0..BURST {
+                q.schedule(at + i, EventKind::App { flow: i as u32 });
+            }
+            while let Some((t, _)) = q.pop_until(u64::MAX) {
+                now = t;
+            }
+        }
+        let room = buffered_entries(&q);
+        assert!(room <= 4 * BURST as usize, "room for {room} entries");
     }
 
     /// The order the queue must reproduce: a binary heap on (time, seq),
