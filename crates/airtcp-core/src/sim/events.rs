@@ -82,10 +82,9 @@ pub struct EventQueue {
     /// later events.
     buckets: Vec<Vec<Entry>>,
     /// Per level, the emptied buffers of drained buckets, the latest
-    /// last: a bucket that gets its first event takes one. A bucket of a
-    /// high level is used once every few seconds and would otherwise grow
-    /// anew each time (with many flows, most of a run's reallocations);
-    /// the last one drained is of about the size needed and still in cache.
+    /// last: a bucket that gets its first event takes one, so the queue
+    /// holds room for what is queued, not for the peak of every bucket it
+    /// has used (a bucket of a high level is used once every few seconds).
     spare: [Vec<Vec<Entry>>; LEVELS],
     /// Bit `b % 64` of word `b / 64` set if `buckets[b]` is not empty.
     occupied: [u64; MASK_WORDS],
@@ -322,7 +321,7 @@ mod tests {
         let mut now = 0;
         for round in 0..100u64 {
             // A different level-1 digit each round: 2^24 ns apart.
-            let at = now + (1 + round % 200) * (1 << (SLOT_BITS + RADIX_BITS));
+            let at = now + (1 + round) * (1 << (SLOT_BITS + RADIX_BITS));
             for i in 0..BURST {
                 q.schedule(at + i, EventKind::App { flow: i as u32 });
             }

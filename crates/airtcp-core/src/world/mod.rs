@@ -478,8 +478,9 @@ impl World {
             return;
         };
         // The hot part of its sender only (`TcpSender::HOT_BYTES`), except
-        // for a connection's start, which reads its configuration. The
-        // endpoints' addresses are known without reading them.
+        // for a connection's start, which reads its configuration and
+        // writes whole new endpoints. The endpoints' addresses are known
+        // without reading them.
         let hot_sender = || prefetch_bytes(&t.sender_slot, TcpSender::HOT_BYTES);
         let receiver = || prefetch(&t.receiver_slot);
         // The oldest outstanding segment: what a timeout retransmits and an
