@@ -96,6 +96,10 @@ pub struct EventQueue {
     len: usize,
     next_seq: u64,
     processed: u64,
+    /// The end of the run: an event after it would never be handed out,
+    /// so it is not kept (with many flows in timeouts, about a quarter of
+    /// the retransmission timers, backed off beyond the end).
+    horizon_ns: TimeNs,
 }
 
 impl Default for EventQueue {
@@ -110,6 +114,7 @@ impl Default for EventQueue {
             len: 0,
             next_seq: 0,
             processed: 0,
+            horizon_ns: TimeNs::MAX,
         }
     }
 }
@@ -119,8 +124,20 @@ impl EventQueue {
         Self::default()
     }
 
+    /// A queue for a run that ends at `horizon_ns`: it hands out no event
+    /// after that time, and drops any scheduled for later.
+    pub fn until(horizon_ns: TimeNs) -> Self {
+        Self {
+            horizon_ns,
+            ..Self::default()
+        }
+    }
+
     /// Schedule `kind` at absolute time `time_ns`.
     pub fn schedule(&mut self, time_ns: TimeNs, kind: EventKind) {
+        if time_ns > self.horizon_ns {
+            return;
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         self.len += 1;
@@ -299,6 +316,24 @@ mod tests {
                 (100, EventKind::App { flow: 3 }),
             ]
         );
+        assert!(q.is_empty());
+    }
+
+    /// A run's queue keeps nothing it would never hand out: an event at
+    /// the end of the run comes out, later ones are dropped (and not
+    /// counted as queued).
+    #[test]
+    fn events_after_the_end_of_the_run_are_not_kept() {
+        let mut q = EventQueue::until(1_000);
+        q.schedule(1_000, EventKind::App { flow: 0 });
+        q.schedule(1_001, EventKind::App { flow: 1 });
+        q.schedule(5_000_000_000, EventKind::App { flow: 2 });
+        assert_eq!(q.len(), 1);
+        assert_eq!(
+            q.pop_until(u64::MAX),
+            Some((1_000, EventKind::App { flow: 0 }))
+        );
+        assert_eq!(q.pop_until(u64::MAX), None);
         assert!(q.is_empty());
     }
 

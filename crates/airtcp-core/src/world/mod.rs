@@ -238,7 +238,7 @@ impl World {
             series_cfg: None,
             initial_ttl: DEFAULT_TTL,
             stalls: Vec::new(),
-            events: EventQueue::new(),
+            events: EventQueue::until(duration_ns),
             primed: false,
             packets_over_budget_at_ns: None,
             prefetching: n_flows >= PREFETCH_MIN_FLOWS,
