@@ -249,10 +249,7 @@ def _parameter(name: str, spec: Any, base: dict, err: _Errors) -> Parameter:
         raise err(f"{field}.values", "empty: a parameter needs at least one value")
     if any(loc[0].key == "flow" for loc in locations):
         for k, v in enumerate(values):
-            trial = copy.deepcopy(base)
-            for loc in locations:
-                paths.assign(trial, loc, copy.deepcopy(v))
-            if _traced_flow(trial) is not None:
+            if _traced_flow(_substituted(base, [(locations, v)])) is not None:
                 # The path names the flag itself, or a value holds it.
                 at = "path" if steps[-1].key == "trace" else f"values[{k}]"
                 raise err(f"{field}.{at}", f"tcp.trace {TRACE_REASON}")
@@ -345,14 +342,19 @@ def _traced_flow(doc: Mapping[str, Any]) -> int | None:
     return None
 
 
+def _substituted(base: dict, settings: Iterable[tuple[Sequence, Any]]) -> dict:
+    """A copy of ``base`` with each value set at each of its locations."""
+    doc = copy.deepcopy(base)
+    for locations, value in settings:
+        for loc in locations:
+            paths.assign(doc, loc, copy.deepcopy(value))
+    return doc
+
+
 def _point_text(base: dict, params: Sequence[Parameter], choice: Sequence[int]) -> str:
     import tomli_w
 
-    doc = copy.deepcopy(base)
-    for p, k in zip(params, choice):
-        for loc in p.locations:
-            paths.assign(doc, loc, copy.deepcopy(p.values[k]))
-    return tomli_w.dumps(doc)
+    return tomli_w.dumps(_substituted(base, ((p.locations, p.values[k]) for p, k in zip(params, choice))))
 
 
 def define(

@@ -97,8 +97,8 @@ pub struct EventQueue {
     next_seq: u64,
     processed: u64,
     /// The end of the run: an event after it would never be handed out,
-    /// so it is not kept (with many flows in timeouts, about a quarter of
-    /// the retransmission timers, backed off beyond the end).
+    /// so it is not kept (with many flows in timeouts, retransmission
+    /// timers backed off beyond the end).
     horizon_ns: TimeNs,
 }
 

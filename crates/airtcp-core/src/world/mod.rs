@@ -494,8 +494,8 @@ impl World {
             (1, FlowEvent::App) => {
                 prefetch(&t.spec);
                 self.routes.prefetch(f.src, f.dst);
-                // A start writes a whole new sender and receiver over the
-                // old ones (about 15 and 3 lines).
+                // A start writes a whole new sender (about 15 lines) and
+                // receiver over the old ones.
                 prefetch(&t.sender_slot);
                 receiver();
             }
