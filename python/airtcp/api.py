@@ -7,6 +7,7 @@ pyarrow table or a progress bar is asked for), so that ``import airtcp``,
 
 from __future__ import annotations
 
+import heapq
 import math
 import os
 import warnings
@@ -369,60 +370,48 @@ class Result:
             lines.append(f"{len(self.seeds)} seeds ({_seed_list(self.seeds)}), {self.duration_s:g} s each; means over seeds")
         else:
             lines.append(f"seed {self.seed}, {self.duration_s:g} s simulated, {self.events:,} events")
-        flows = _with_drops(self.columns["flows"])
-        flows = _by_id(
-            flows,
-            "flow",
-            first=("name", "src", "dst", "variant", "protocol"),
-            mean=("goodput_bps", "retransmitted_segments", "timeouts", "drops", "mean_rtt_s"),
-            group=multi,
-        )
-        rows = [
-            [
-                r["name"],
-                f"{r['src']}->{r['dst']}",
-                r["variant"] or r["protocol"],
-                f"{r['goodput_bps'] / 1e6:.3f}",
-                _num(r["retransmitted_segments"]),
-                _num(r["timeouts"]),
-                _num(r["drops"]),
-                "-" if r["mean_rtt_s"] != r["mean_rtt_s"] else f"{r['mean_rtt_s'] * 1e3:.1f}",
-            ]
-            for r in flows
-        ]
+        flows = _SummaryRows(self.columns["flows"], "flow", group=multi)
+        shown = range(len(flows) if max_rows is None else min(len(flows), max_rows))
+        rows = []
+        for g in shown:
+            rtt_s = flows.mean(g, "mean_rtt_s")
+            rows.append(
+                [
+                    flows.first(g, "name"),
+                    f"{flows.first(g, 'src')}->{flows.first(g, 'dst')}",
+                    flows.first(g, "variant") or flows.first(g, "protocol"),
+                    f"{flows.mean(g, 'goodput_bps') / 1e6:.3f}",
+                    _num(flows.mean(g, "retransmitted_segments")),
+                    _num(flows.mean(g, "timeouts")),
+                    _num(flows.mean(g, "drops")),
+                    "-" if rtt_s != rtt_s else f"{rtt_s * 1e3:.1f}",
+                ]
+            )
+        if len(flows) > len(shown):
+            rows.append([f"... {len(flows) - len(shown)} more flows"])
         lines.append("")
         lines.append(
-            (
-                ["flow", "path", "tcp", "goodput Mb/s", "retransmits", "timeouts", "drops", "rtt ms"],
-                _cap(rows, max_rows, "flows"),
-            )
+            (["flow", "path", "tcp", "goodput Mb/s", "retransmits", "timeouts", "drops", "rtt ms"], rows)
             if rows
             else "no flows"
         )
-        links = _by_id(
-            _with_drops(self.columns["links"]),
-            "link",
-            first=("name", "rate_bps"),
-            mean=("utilization", "drops", "mean_queue_pkts"),
-            group=multi,
-        )
-        n_links = len(links)
-        links = [r for r in links if r["utilization"] > 0 or r["drops"] > 0]  # skip idle directions
+        links = _SummaryRows(self.columns["links"], "link", group=multi)
+        utilization, drops = links.column_means("utilization"), links.column_means("drops")
+        busy = [g for g in range(len(links)) if utilization[g] > 0 or drops[g] > 0]  # skip idle directions
         link_note = ""
-        if max_rows is not None and len(links) > max_rows:
+        if max_rows is not None and len(busy) > max_rows:
             # Too many to list: the busiest ones, in their usual order.
-            busiest = sorted(range(len(links)), key=lambda i: (-links[i]["utilization"], i))[:max_rows]
-            links = [links[i] for i in sorted(busiest)]
-            link_note = f"(the {max_rows} busiest of {n_links} link directions)"
+            busy = sorted(heapq.nsmallest(max_rows, busy, key=lambda g: (-utilization[g], g)))
+            link_note = f"(the {max_rows} busiest of {len(links)} link directions)"
         rows = [
             [
-                r["name"],
-                _rate(r["rate_bps"]),
-                f"{r['utilization'] * 100:.1f}",
-                _num(r["drops"]),
-                f"{r['mean_queue_pkts']:.2f}",
+                links.first(g, "name"),
+                _rate(links.first(g, "rate_bps")),
+                f"{utilization[g] * 100:.1f}",
+                _num(drops[g]),
+                f"{links.mean(g, 'mean_queue_pkts'):.2f}",
             ]
-            for r in links
+            for g in busy
         ]
         lines.append("")
         lines.append((["link", "rate", "util %", "drops", "mean queue pkts"], rows) if rows else "no busy links")
@@ -435,39 +424,62 @@ def _trace_files(runs: Iterable[Mapping[str, Any]]) -> list[tuple[int, str]]:
     return [(d["seed"], d["trace"][0]) for d in runs if d.get("trace") is not None]
 
 
-def _with_drops(columns: Mapping[str, list]) -> dict[str, list]:
-    """The columns plus ``drops``: the sum of the ``drops_*`` columns."""
-    parts = [v for k, v in columns.items() if k.startswith("drops_")]
-    n = len(next(iter(columns.values()), []))
-    return {**columns, "drops": [sum(p[i] for p in parts) for i in range(n)]}
+class _SummaryRows:
+    """The rows of a result table as the summary shows them: each row, or
+    with ``group`` (several seeds), one per ``key`` value in sorted order,
+    its text columns taken from its first row and its numbers the means
+    over its rows (NaN skipped). ``drops`` is the sum of the ``drops_*``
+    columns. Cells are read only for the rows shown, so a summary of
+    100,000 flows formats the 40 it lists, not all of them."""
+
+    def __init__(self, columns: Mapping[str, list], key: str, group: bool):
+        self.columns = columns
+        self.drop_parts = [v for k, v in columns.items() if k.startswith("drops_")]
+        self.rows = len(columns[key])
+        self.members: list[list[int]] | None = None
+        if group:
+            members: dict[Any, list[int]] = {}
+            for i, k in enumerate(columns[key]):
+                members.setdefault(k, []).append(i)
+            self.members = [members[k] for k in sorted(members)]
+
+    def __len__(self) -> int:
+        return self.rows if self.members is None else len(self.members)
+
+    def _indices(self, g: int) -> list[int]:
+        return [g] if self.members is None else self.members[g]
+
+    def _cell(self, i: int, column: str):
+        if column == "drops":
+            return sum(part[i] for part in self.drop_parts)
+        return self.columns[column][i]
+
+    def first(self, g: int, column: str):
+        """Row ``g``'s ``column``: its first member's."""
+        return self._cell(self._indices(g)[0], column)
+
+    def mean(self, g: int, column: str):
+        """Row ``g``'s ``column``: the mean over its members (one row's
+        value as it is)."""
+        if self.members is None:
+            return self._cell(g, column)
+        return _mean(self._cell(i, column) for i in self.members[g])
+
+    def column_means(self, column: str) -> list:
+        """``mean(g, column)`` of every row ``g``, in one pass."""
+        if column == "drops":
+            cells = [sum(parts) for parts in zip(*self.drop_parts)] if self.drop_parts else [0] * self.rows
+        else:
+            cells = self.columns[column]
+        if self.members is None:
+            return cells
+        return [_mean(cells[i] for i in idx) for idx in self.members]
 
 
-def _by_id(columns: Mapping[str, list], key: str, first: tuple, mean: tuple, group: bool) -> list[dict]:
-    """Rows of ``columns`` as dicts; with ``group``, one per ``key`` value in
-    sorted order: the first value of the ``first`` columns and the mean (NaN
-    skipped) of the ``mean`` columns."""
-    if not group:
-        names = (key, *first, *mean)
-        return [dict(zip(names, row)) for row in zip(*(columns[c] for c in names))]
-    members: dict[Any, list[int]] = {}
-    for i, k in enumerate(columns[key]):
-        members.setdefault(k, []).append(i)
-    out = []
-    for k in sorted(members):
-        idx = members[k]
-        row = {key: k}
-        row.update({c: columns[c][idx[0]] for c in first})
-        for c in mean:
-            xs = [columns[c][i] for i in idx if columns[c][i] == columns[c][i]]
-            row[c] = math.fsum(xs) / len(xs) if xs else math.nan
-        out.append(row)
-    return out
-
-
-def _cap(rows: list[list[str]], max_rows: int | None, what: str) -> list[list[str]]:
-    if max_rows is None or len(rows) <= max_rows:
-        return rows
-    return rows[:max_rows] + [[f"... {len(rows) - max_rows} more {what}"]]
+def _mean(xs: Iterable[float]) -> float:
+    """The mean of ``xs``, NaN skipped (NaN if nothing is left)."""
+    xs = [x for x in xs if x == x]
+    return math.fsum(xs) / len(xs) if xs else math.nan
 
 
 def _seed_list(seeds: list[int]) -> str:

@@ -278,6 +278,42 @@ def test_summary_caps_long_tables():
     assert len(r.summary(max_rows=None).splitlines()) > 60
 
 
+def test_summary_numbers_are_the_means_over_seeds_of_the_tables():
+    """Result.summary's documented contents, checked against the
+    DataFrames (pandas, not the summary's own code): with several seeds,
+    each flow's goodput and drops (the sum of its drops_* columns) are
+    means over the seeds; a capped table lists the first flows of the full
+    one, and the busiest link directions by mean utilization, in order."""
+    from airtcp.bench import dumbbell
+
+    r = airtcp.run_many(dumbbell(12, "10Mbps", 1.0), [1, 2, 3], workers=1, progress=False)
+    flows = r.flows.assign(drops=r.flows.filter(like="drops_").sum(axis=1))
+    means = flows.groupby("name", sort=False)[["goodput_bps", "drops"]].mean()
+
+    def table_rows(text, header):
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith(header)) + 2
+        end = next((i for i in range(start, len(lines)) if not lines[i]), len(lines))
+        return [line.split() for line in lines[start:end]]
+
+    full = table_rows(r.summary(max_rows=None), "flow ")
+    assert [row[0] for row in full] == [f"f{i}" for i in range(12)]
+    for name, _path, _tcp, goodput_mbps, _retx, _timeouts, drops, _rtt in full:
+        assert goodput_mbps == f"{means.goodput_bps[name] / 1e6:.3f}"
+        assert float(drops.replace(",", "")) == pytest.approx(means.drops[name], abs=0.05)
+    capped = table_rows(r.summary(max_rows=4), "flow ")
+    assert capped[:4] == full[:4] and capped[4] == ["...", "8", "more", "flows"]
+
+    util = r.links.groupby("name", sort=False).utilization.mean()
+    busiest = set(util[util > 0].nlargest(4).index)
+    summary = r.summary(max_rows=4)
+    assert f"(the 4 busiest of {len(util)} link directions)" in summary
+    listed = [row[0] for row in table_rows(summary, "link ") if not row[0].startswith("(the")]
+    assert set(listed) == busiest
+    in_table_order = [n for n in util.index if n in busiest]
+    assert listed == in_table_order
+
+
 def test_error_without_line_and_empty_run_many(wireless):
     with pytest.raises(airtcp.ScenarioError) as ei:
         airtcp.load({"simulation": {"duration": "1s"}, "link": []})
