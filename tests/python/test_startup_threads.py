@@ -41,15 +41,21 @@ def test_run_and_summary_import_neither_pandas_nor_pyarrow():
     assert p.stdout.strip() == "[]"
 
 
-def test_cli_run_imports_neither_pandas_nor_pyarrow():
+@pytest.mark.parametrize("out", [[], ["--out", "{tmp}/out"]], ids=["summary", "out-csv"])
+def test_cli_run_imports_neither_pandas_nor_pyarrow(tmp_path, out):
+    """`airtcp run`, and with --out its CSV tables (the default format):
+    pandas and pyarrow are for DataFrames and Parquet only (issue 12)."""
+    args = [a.format(tmp=tmp_path) for a in out]
     p = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "airtcp", "run", "examples/dumbbell.toml"],
+        [sys.executable, "-X", "importtime", "-m", "airtcp", "run", "examples/dumbbell.toml", *args],
         capture_output=True,
         text=True,
         cwd=REPO,
         timeout=300,
     )
     assert p.returncode == 0, p.stderr
+    if out:
+        assert (tmp_path / "out" / "flows.csv").stat().st_size > 0
     imported = {m.group(1).strip() for m in re.finditer(r"\|\s*([\w.]+)\s*$", p.stderr, re.M)}
     assert "airtcp._core" in imported
     assert not imported & {"pandas", "pyarrow", "numpy", "tqdm"}
