@@ -122,10 +122,29 @@ def load(source: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
 
 
 def _arrow_table(columns: Mapping[str, list], schema: Mapping[str, str]):
+    """A pyarrow Table from plain columns (an unpickled Result has only
+    those)."""
     import pyarrow as pa
 
     fields = [pa.field(name, pa.type_for_alias(t)) for name, t in schema.items()]
     return pa.table(dict(columns), schema=pa.schema(fields))
+
+
+def _arrow_table_of_buffers(columns: list):
+    """A pyarrow Table from the core's buffers (``_core.arrow_columns``):
+    no Python object per cell, and no pandas import."""
+    import pyarrow as pa
+
+    names, arrays = [], []
+    for name, type_name, chunks in columns:
+        arrow_type = pa.type_for_alias(type_name)
+        parts = [
+            pa.Array.from_buffers(arrow_type, rows, [validity and pa.py_buffer(validity), *map(pa.py_buffer, buffers)])
+            for rows, validity, buffers in chunks
+        ]
+        names.append(name)
+        arrays.append(pa.chunked_array(parts, type=arrow_type))
+    return pa.Table.from_arrays(arrays, names=names)
 
 
 class Result:
@@ -170,8 +189,9 @@ class Result:
     ):
         # ``runs``: the core's tables of each run (``_core.RunTables``), in
         # the order of ``seeds``; made into lists on first access of
-        # ``columns``, so that a simulation thread of run_many hands its
-        # tables over without building Python objects under the GIL.
+        # ``columns`` and into Arrow tables on first access of ``tables``
+        # (then released), so that a simulation thread of run_many hands
+        # its tables over without building Python objects under the GIL.
         self._runs = list(runs)
         self._columns: dict[str, dict[str, list]] | None = None
         self.captures = [(str(p), int(n)) for p, n in captures]
@@ -194,14 +214,19 @@ class Result:
         first access; with several seeds, a leading ``seed`` column)."""
         if self._columns is None:
             self._columns = _core.columns(self._runs, self.seed is None)
-            self._runs = []
+            self._release_runs()
         return self._columns
+
+    def _release_runs(self) -> None:
+        """Free the core's tables once both forms have been made."""
+        if self._columns is not None and self._tables is not None:
+            self._runs = []
 
     def __getstate__(self) -> dict[str, Any]:
         # The core's tables do not pickle; their lists (made here if not
         # yet) do.
         columns = self.columns
-        return {**self.__dict__, "_columns": columns}
+        return {**self.__dict__, "_columns": columns, "_runs": []}
 
     @classmethod
     def _from_core(cls, d: Mapping[str, Any]) -> Result:
@@ -233,7 +258,12 @@ class Result:
     def tables(self) -> dict[str, Any]:
         """The result tables as pyarrow Tables (built on first access)."""
         if self._tables is None:
-            self._tables = {k: _arrow_table(self.columns[k], self._schema[k]) for k in TABLES}
+            if self._runs:
+                buffers = _core.arrow_columns(self._runs, self.seed is None)
+                self._tables = {k: _arrow_table_of_buffers(buffers[k]) for k in TABLES}
+                self._release_runs()
+            else:
+                self._tables = {k: _arrow_table(self.columns[k], self._schema[k]) for k in TABLES}
         return self._tables
 
     def _frame(self, name: str):

@@ -52,6 +52,52 @@ def wireless():
     return EXAMPLES / "wireless.toml"
 
 
+# Results with every awkward value: names that need quoting in CSV (a comma,
+# a double quote), a missing count (None: the late flow never lost a
+# segment), a NaN (it has no RTT sample), transfers and a series.
+AWKWARD_TOML = """
+[simulation]
+duration = "3s"
+seed = 3
+
+[[link]]
+a = "A"
+b = "R"
+rate = "10Mbps"
+delay = "5ms"
+
+[[link]]
+a = "R"
+b = 'B, the "far" end'
+rate = "2Mbps"
+delay = "40ms"
+a_to_b = { error = { kind = "bernoulli", per = 0.02, applies_to = "data" } }
+
+[[flow]]
+name = "file,1"
+from = "A"
+to = 'B, the "far" end'
+app = { kind = "repeated", size = "50KB", think = "200ms" }
+
+[[flow]]
+name = "late"
+from = "A"
+to = 'B, the "far" end'
+start = "2.999s"
+app = { kind = "bulk" }
+
+[output]
+timeseries = { interval = "100ms" }
+"""
+
+
+@pytest.fixture
+def awkward(tmp_path):
+    path = tmp_path / "awkward.toml"
+    path.write_text(AWKWARD_TOML)
+    return path
+
+
 @pytest.fixture
 def dumbbell():
     return EXAMPLES / "dumbbell.toml"

@@ -278,6 +278,33 @@ def test_summary_caps_long_tables():
     assert len(r.summary(max_rows=None).splitlines()) > 60
 
 
+@pytest.mark.parametrize("seeds", [None, list(range(1, 8))], ids=["one-run", "seven-seeds"])
+def test_tables_from_the_core_buffers_are_pyarrows_own_of_the_columns(awkward, seeds):
+    """Result.tables (built from the core's Arrow buffers) hold exactly
+    what pyarrow makes of the plain columns: the same schema, the same
+    nulls (missing counts, past a byte of the validity bitmap with seven
+    seeds), NaN where the columns have NaN, names in order; and an
+    unpickled Result, which has only the columns, gives the same
+    DataFrames."""
+    import pickle
+
+    from airtcp.api import TABLES, _arrow_table
+
+    r = airtcp.run(awkward) if seeds is None else airtcp.run_many(awkward, seeds, workers=2, progress=False)
+    nulls = 0
+    for t in TABLES:
+        ours, theirs = r.tables[t], _arrow_table(r.columns[t], r._schema[t])
+        assert ours.schema == theirs.schema, t
+        assert [c.null_count for c in ours.columns] == [c.null_count for c in theirs.columns], t
+        pd.testing.assert_frame_equal(ours.to_pandas(), theirs.to_pandas())
+        nulls += sum(c.null_count for c in ours.columns)
+    assert nulls > (8 if seeds else 0)
+    assert r.flows.mean_rtt_s.isna().any() and len(r.series) > 0
+    again = pickle.loads(pickle.dumps(r))
+    for t in TABLES:
+        pd.testing.assert_frame_equal(getattr(again, t), getattr(r, t))
+
+
 def test_summary_numbers_are_the_means_over_seeds_of_the_tables():
     """Result.summary's documented contents, checked against the
     DataFrames (pandas, not the summary's own code): with several seeds,

@@ -79,55 +79,17 @@ def test_run_out(wireless, tmp_path, fmt):
     assert meta["tables"]["flows"] == f"flows.{fmt}"
 
 
-CSV_AWKWARD = """
-[simulation]
-duration = "3s"
-seed = 3
-
-[[link]]
-a = "A"
-b = "R"
-rate = "10Mbps"
-delay = "5ms"
-
-[[link]]
-a = "R"
-b = 'B, the "far" end'
-rate = "2Mbps"
-delay = "40ms"
-a_to_b = { error = { kind = "bernoulli", per = 0.02, applies_to = "data" } }
-
-[[flow]]
-name = "file,1"
-from = "A"
-to = 'B, the "far" end'
-app = { kind = "repeated", size = "50KB", think = "200ms" }
-
-[[flow]]
-name = "late"
-from = "A"
-to = 'B, the "far" end'
-start = "2.999s"
-app = { kind = "bulk" }
-
-[output]
-timeseries = { interval = "100ms" }
-"""
-
-
 @pytest.mark.parametrize("runs", [1, 3])
-def test_run_out_csv_is_what_pandas_writes(tmp_path, runs):
+def test_run_out_csv_is_what_pandas_writes(tmp_path, awkward, runs):
     """--out's CSV (the default format) is byte for byte
     ``DataFrame.to_csv(index=False)`` of the run's tables: names that need
     quoting (a comma, a double quote), a missing count (None) and a NaN
     (no RTT sample: the late flow) as empty fields, floats as pandas
     writes them, the series table, and with --runs the seed column."""
-    scenario = tmp_path / "awkward.toml"
-    scenario.write_text(CSV_AWKWARD)
     out = tmp_path / "out"
-    p = run_cli("run", scenario, "--runs", runs, "--out", out, "--quiet")
+    p = run_cli("run", awkward, "--runs", runs, "--out", out, "--quiet")
     assert p.returncode == 0, p.stderr
-    ref = airtcp.run(scenario) if runs == 1 else airtcp.run_many(scenario, [3, 4, 5], workers=1, progress=False)
+    ref = airtcp.run(awkward) if runs == 1 else airtcp.run_many(awkward, [3, 4, 5], workers=1, progress=False)
     assert ref.flows.mean_rtt_s.isna().any() and ref.flows.final_ssthresh_bytes.isna().any()
     assert len(ref.series) > 0 and len(ref.transfers) > 0
     for t in TABLES:

@@ -61,6 +61,23 @@ def test_cli_run_imports_neither_pandas_nor_pyarrow(tmp_path, out):
     assert not imported & {"pandas", "pyarrow", "numpy", "tqdm"}
 
 
+def test_cli_run_out_parquet_imports_pyarrow_not_pandas(tmp_path):
+    """Parquet needs pyarrow, not pandas: the tables are made from the
+    core's buffers (pyarrow.array of a list would import pandas)."""
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "airtcp", "run", "examples/dumbbell.toml"]
+        + ["--out", str(tmp_path / "out"), "--format", "parquet"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    imported = {m.group(1).strip() for m in re.finditer(r"\|\s*([\w.]+)\s*$", p.stderr, re.M)}
+    assert "pyarrow.parquet" in imported and "pandas" not in imported
+    assert (tmp_path / "out" / "flows.parquet").stat().st_size > 0
+
+
 def test_summary_without_pandas_matches_the_dataframes(wireless):
     # The summary is made from plain columns; its numbers are the tables'.
     r = airtcp.run_many(wireless, [1, 2, 3], workers=2, progress=False)

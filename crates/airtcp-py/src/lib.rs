@@ -203,7 +203,7 @@ struct PyTraceSink {
     rows: u64,
 }
 
-fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+pub(crate) fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
     v.iter().flat_map(|&x| f(x)).collect()
 }
 
@@ -578,6 +578,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_error, m)?)?;
     m.add_class::<PyRunTables>()?;
     m.add_function(wrap_pyfunction!(tables::columns, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::arrow_columns, m)?)?;
     m.add_function(wrap_pyfunction!(tables::schema, m)?)?;
     Ok(())
 }

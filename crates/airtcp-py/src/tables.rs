@@ -16,8 +16,9 @@ use std::sync::OnceLock;
 
 use airtcp_core::metrics::{Cell, Row, RunResult};
 use airtcp_core::reference::arrow_type;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 /// The result tables, in the order of `RunResult`'s fields.
 pub const TABLES: [&str; 5] = ["flows", "links", "transfers", "agents", "series"];
@@ -105,6 +106,16 @@ impl Values {
                 index: Vec::with_capacity(rows),
             },
             Kind::OptU64 => Values::OptU64(Vec::with_capacity(rows)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Values::U32(v) => v.len(),
+            Values::U64(v) => v.len(),
+            Values::F64(v) => v.len(),
+            Values::Str { index, .. } => index.len(),
+            Values::OptU64(v) => v.len(),
         }
     }
 
@@ -256,6 +267,186 @@ pub fn columns<'py>(
     })
 }
 
+/// A column's Arrow buffers, as `pyarrow.Array.from_buffers` takes them,
+/// filled run after run: the DataFrames and Parquet files are made from
+/// these, with no Python object per cell (and without pandas for Parquet:
+/// `pyarrow.array` of a list imports it).
+enum ArrowColumn {
+    /// `rows` little-endian values; for a count that may be missing, which
+    /// rows have one (the others are nulls).
+    Fixed {
+        rows: usize,
+        values: Vec<u8>,
+        valid: Option<Vec<bool>>,
+    },
+    /// UTF-8 strings, in chunks of at most `i32::MAX` bytes (Arrow's
+    /// `string` type has 32-bit offsets).
+    Strings(Vec<StringChunk>),
+}
+
+/// Rows of a string column: the offsets of each row's bytes in `bytes`.
+struct StringChunk {
+    offsets: Vec<i32>,
+    bytes: Vec<u8>,
+}
+
+impl StringChunk {
+    fn new() -> StringChunk {
+        StringChunk {
+            offsets: vec![0],
+            bytes: Vec::new(),
+        }
+    }
+}
+
+impl ArrowColumn {
+    fn new(kind: Kind) -> ArrowColumn {
+        match kind {
+            Kind::Str => ArrowColumn::Strings(vec![StringChunk::new()]),
+            _ => ArrowColumn::Fixed {
+                rows: 0,
+                values: Vec::new(),
+                valid: (kind == Kind::OptU64).then(Vec::new),
+            },
+        }
+    }
+
+    /// Append a run's values of this column.
+    fn extend(&mut self, column: &Values) -> PyResult<()> {
+        use crate::le_bytes;
+        match self {
+            ArrowColumn::Fixed {
+                rows,
+                values,
+                valid,
+            } => {
+                *rows += column.len();
+                match (column, valid) {
+                    (Values::U32(v), None) => values.extend(le_bytes(v, u32::to_le_bytes)),
+                    (Values::U64(v), None) => values.extend(le_bytes(v, u64::to_le_bytes)),
+                    (Values::F64(v), None) => values.extend(le_bytes(v, f64::to_le_bytes)),
+                    (Values::OptU64(v), Some(valid)) => {
+                        // As `extend_py`: the count as a double, or a null.
+                        values.extend(
+                            v.iter()
+                                .flat_map(|x| x.map_or(0.0, |x| x as f64).to_le_bytes()),
+                        );
+                        valid.extend(v.iter().map(Option::is_some));
+                    }
+                    _ => unreachable!("a column's values match its kind"),
+                }
+            }
+            ArrowColumn::Strings(chunks) => {
+                let Values::Str { names, index } = column else {
+                    unreachable!("a column's values match its kind");
+                };
+                extend_strings(chunks, names, index, i32::MAX as usize)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The chunks as `[(rows, validity bitmap or None, [buffers])]`.
+    fn into_py(self, py: Python<'_>) -> PyObject {
+        let bytes = |b: &[u8]| PyBytes::new_bound(py, b).into_any().unbind();
+        let chunks: Vec<(usize, Option<PyObject>, Vec<PyObject>)> = match self {
+            ArrowColumn::Fixed {
+                rows,
+                values,
+                valid,
+            } => {
+                // No bitmap when every row has a value.
+                let bitmap = valid
+                    .filter(|v| v.contains(&false))
+                    .map(|v| bytes(&validity_bitmap(&v)));
+                vec![(rows, bitmap, vec![bytes(&values)])]
+            }
+            ArrowColumn::Strings(chunks) => chunks
+                .into_iter()
+                .map(|c| {
+                    let offsets = crate::le_bytes(&c.offsets, i32::to_le_bytes);
+                    (
+                        c.offsets.len() - 1,
+                        None,
+                        vec![bytes(&offsets), bytes(&c.bytes)],
+                    )
+                })
+                .collect(),
+        };
+        chunks.to_object(py)
+    }
+}
+
+/// Append the rows' names (`names[index[row]]`) to a string column,
+/// starting a new chunk where the last would pass `max_chunk_bytes`.
+fn extend_strings(
+    chunks: &mut Vec<StringChunk>,
+    names: &[String],
+    index: &[u32],
+    max_chunk_bytes: usize,
+) -> PyResult<()> {
+    for &i in index {
+        let name = names[i as usize].as_bytes();
+        if name.len() > max_chunk_bytes {
+            return Err(PyValueError::new_err(format!(
+                "a name of {} bytes is too long for an Arrow string",
+                name.len()
+            )));
+        }
+        if chunks.last().expect("a chunk").bytes.len() + name.len() > max_chunk_bytes {
+            chunks.push(StringChunk::new());
+        }
+        let chunk = chunks.last_mut().expect("a chunk");
+        chunk.bytes.extend_from_slice(name);
+        chunk.offsets.push(chunk.bytes.len() as i32);
+    }
+    Ok(())
+}
+
+/// Arrow's validity bitmap of `valid`: bit i (least significant first)
+/// set when row i has a value.
+fn validity_bitmap(valid: &[bool]) -> Vec<u8> {
+    valid
+        .chunks(8)
+        .map(|byte| byte.iter().rev().fold(0u8, |acc, &ok| acc << 1 | ok as u8))
+        .collect()
+}
+
+/// The tables of `runs` as Arrow buffers, concatenated in the order given:
+/// {table: [(column, arrow type, chunks)]}, chunks as
+/// [`ArrowColumn::into_py`] gives them; with `seed_column`, each table
+/// starts with a `seed` column. The same data as [`columns`].
+#[pyfunction]
+pub fn arrow_columns<'py>(
+    py: Python<'py>,
+    runs: Vec<Bound<'py, PyRunTables>>,
+    seed_column: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    crate::no_panic(|| {
+        let runs: Vec<&PyRunTables> = runs.iter().map(|r| r.get()).collect();
+        let out = PyDict::new_bound(py);
+        for (t, (key, schema)) in TABLES.iter().zip(schemas()).enumerate() {
+            let table = PyList::empty_bound(py);
+            if seed_column {
+                let mut seeds = ArrowColumn::new(Kind::U64);
+                for r in &runs {
+                    seeds.extend(&Values::U64(vec![r.seed; r.tables[t].rows]))?;
+                }
+                table.append(("seed", "uint64", seeds.into_py(py)))?;
+            }
+            for (c, col) in schema.iter().enumerate() {
+                let mut column = ArrowColumn::new(col.kind);
+                for r in &runs {
+                    column.extend(&r.tables[t].columns[c])?;
+                }
+                table.append((&col.name, col.arrow, column.into_py(py)))?;
+            }
+            out.set_item(*key, table)?;
+        }
+        Ok(out)
+    })
+}
+
 /// The result tables' column types: {table: {column: arrow type name}}.
 #[pyfunction]
 pub fn schema(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -303,6 +494,42 @@ mod tests {
                 );
             }
         });
+    }
+
+    /// Arrow's layout (columnar format spec, "Validity bitmaps": bit j of
+    /// byte i is row 8i + j, least significant bit first; "Variable-size
+    /// binary layout": offsets[0] = 0 and row j spans offsets[j] to
+    /// offsets[j + 1]).
+    #[test]
+    fn validity_bits_are_least_significant_first() {
+        let valid = [
+            true, false, false, true, true, false, true, true, false, true,
+        ];
+        assert_eq!(validity_bitmap(&valid), [0b1101_1001, 0b0000_0010]);
+    }
+
+    /// A string column starts a new chunk rather than pass the chunk
+    /// limit (2^31 - 1 bytes for Arrow's `string`; 10 here), keeps every
+    /// row in order, and refuses a name that fits no chunk.
+    #[test]
+    fn string_chunks_stay_under_their_limit() {
+        let names: Vec<String> = ["abcd", "efg", ""].iter().map(|s| s.to_string()).collect();
+        let mut chunks = vec![StringChunk::new()];
+        extend_strings(&mut chunks, &names, &[0, 1, 0, 2, 1, 1, 1], 10).unwrap();
+        let rows: Vec<(Vec<i32>, &[u8])> = chunks
+            .iter()
+            .map(|c| (c.offsets.clone(), &c.bytes[..]))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (vec![0, 4, 7], &b"abcdefg"[..]),
+                (vec![0, 4, 4, 7, 10], &b"abcdefgefg"[..]),
+                (vec![0, 3], &b"efg"[..]),
+            ]
+        );
+        let long = vec!["x".repeat(11)];
+        assert!(extend_strings(&mut vec![StringChunk::new()], &long, &[0], 10).is_err());
     }
 
     /// Runs concatenate in the order given, each row with its run's seed;
