@@ -32,6 +32,7 @@ import contextlib
 import csv
 import datetime
 import json
+import math
 import os
 import sys
 import time
@@ -453,7 +454,7 @@ def write_result(res: Result, out: str, fmt: str) -> dict[str, str]:
         elif fmt == "csv":
             write_csv(res.columns[name], res._schema[name], path)
         elif fmt == "json":
-            getattr(res, name).to_json(path, orient="records", indent=1)
+            write_json(res.columns[name], res._schema[name], path)
         else:
             raise ValueError(f"unknown format {fmt!r}")
         files[name] = fname
@@ -474,6 +475,26 @@ def write_csv(columns: dict[str, list], types: dict[str, str], path: str) -> Non
         writer = csv.writer(f, lineterminator=os.linesep)
         writer.writerow(columns)
         writer.writerows(zip(*values))
+
+
+def write_json(columns: dict[str, list], types: dict[str, str], path: str) -> None:
+    """Write a table's plain columns as JSON: a list of records
+    ``{column: value}``, one per line, numbers in full precision (the
+    shortest text that reads back as the same double; pandas' ``to_json``
+    keeps 10 decimals, so 1e-12 became 0.0), a missing value (NaN, None)
+    as null, as is a double JSON cannot write (infinity)."""
+    finite = math.isfinite
+    values = [
+        [x if x is not None and finite(x) else None for x in column] if types[name] == "double" else column
+        for name, column in columns.items()
+    ]
+    names = list(columns)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("[")
+        for i, row in enumerate(zip(*values)):
+            f.write(",\n" if i else "\n")
+            f.write(json.dumps(dict(zip(names, row)), ensure_ascii=False, allow_nan=False))
+        f.write("\n]\n")
 
 
 def cmd_sweep(args) -> int:

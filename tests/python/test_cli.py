@@ -96,6 +96,30 @@ def test_run_out_csv_is_what_pandas_writes(tmp_path, awkward, runs):
         assert (out / f"{t}.csv").read_bytes() == getattr(ref, t).to_csv(index=False).encode(), t
 
 
+@pytest.mark.parametrize("runs", [1, 3])
+def test_run_out_json_is_the_tables_in_full_precision(tmp_path, awkward, runs):
+    """--format json: per table a list of records, one per line, each
+    value exactly the DataFrame's (full precision: the shortest text that
+    reads back as the same double), a missing value (NaN, None) null."""
+    out = tmp_path / "out"
+    p = run_cli("run", awkward, "--runs", runs, "--out", out, "--format", "json", "--quiet")
+    assert p.returncode == 0, p.stderr
+    ref = airtcp.run(awkward) if runs == 1 else airtcp.run_many(awkward, [3, 4, 5], workers=1, progress=False)
+    for t in TABLES:
+        text = (out / f"{t}.json").read_text()
+        frame = getattr(ref, t)
+        expected = [
+            {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+            for row in frame.astype(object).to_dict("records")
+        ]
+        assert json.loads(text) == expected, t
+    digits = max(len(repr(x)) for x in ref.links.utilization)
+    assert digits > 12  # values that 10 decimals would have cut
+    for t in TABLES:
+        text = (out / f"{t}.json").read_text()
+        assert text.count("\n") == len(getattr(ref, t)) + 2, t  # "[", a line per record, "]"
+
+
 def test_run_many_cli(wireless, tmp_path):
     out = tmp_path / "many"
     p = run_cli("run", wireless, "--runs", "3", "--seed", "2", "--workers", "2", "--out", out, "--format", "parquet", "--quiet")

@@ -56,7 +56,10 @@ pub fn results_markdown() -> String {
          (pandas DataFrames) and `airtcp run --out` writes them (CSV, Parquet, JSON). Results \
          of several seeds (`run_many`, `--runs`) have a leading `seed` column. Counts are \
          ground truth kept by the simulator, never estimates. A value that does not exist \
-         (an RTT without samples) is missing (NaN or null), never a sentinel number.\n",
+         (an RTT without samples) is missing (NaN or null), never a sentinel number. \
+         Every format keeps full precision: CSV writes what pandas' `to_csv` writes (a \
+         missing value as an empty field), JSON a list of records, one per line (a missing \
+         value, or an infinity, which JSON cannot write, as null).\n",
     );
     let tables: [(&str, &str, Vec<_>); 5] = [
         (
