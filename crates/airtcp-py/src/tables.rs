@@ -231,6 +231,38 @@ impl PyRunTables {
     }
 }
 
+/// Calls `each(table, column name, kind, arrow type, its values in each
+/// run)` for every column of every table of `runs`, in [`TABLES`] and
+/// schema order; with `seed_column`, each table starts with a `seed`
+/// column (the run's seed on each of its rows). What [`columns`] and
+/// [`arrow_columns`] concatenate.
+fn for_each_column(
+    runs: &[&PyRunTables],
+    seed_column: bool,
+    mut each: impl FnMut(usize, &str, Kind, &'static str, &[&Values]) -> PyResult<()>,
+) -> PyResult<()> {
+    for (t, schema) in schemas().iter().enumerate() {
+        if seed_column {
+            let seeds: Vec<Values> = runs
+                .iter()
+                .map(|r| Values::U64(vec![r.seed; r.tables[t].rows]))
+                .collect();
+            each(
+                t,
+                "seed",
+                Kind::U64,
+                "uint64",
+                &seeds.iter().collect::<Vec<_>>(),
+            )?;
+        }
+        for (c, col) in schema.iter().enumerate() {
+            let values: Vec<&Values> = runs.iter().map(|r| &r.tables[t].columns[c]).collect();
+            each(t, &col.name, col.kind, col.arrow, &values)?;
+        }
+    }
+    Ok(())
+}
+
 /// Column-oriented tables {table: {column: list}} of `runs`, concatenated
 /// in the order given; with `seed_column`, each table starts with a `seed`
 /// column (the run's seed on each of its rows).
@@ -242,25 +274,17 @@ pub fn columns<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     crate::no_panic(|| {
         let runs: Vec<&PyRunTables> = runs.iter().map(|r| r.get()).collect();
+        let tables: Vec<Bound<'py, PyDict>> =
+            TABLES.iter().map(|_| PyDict::new_bound(py)).collect();
+        for_each_column(&runs, seed_column, |t, name, _, _, values| {
+            let mut objects = Vec::with_capacity(values.iter().map(|v| v.len()).sum());
+            for v in values {
+                v.extend_py(py, &mut objects);
+            }
+            tables[t].set_item(name, PyList::new_bound(py, objects))
+        })?;
         let out = PyDict::new_bound(py);
-        for (t, (key, schema)) in TABLES.iter().zip(schemas()).enumerate() {
-            let n: usize = runs.iter().map(|r| r.tables[t].rows).sum();
-            let table = PyDict::new_bound(py);
-            if seed_column {
-                let mut seeds: Vec<PyObject> = Vec::with_capacity(n);
-                for r in &runs {
-                    let seed = r.seed.to_object(py);
-                    seeds.extend((0..r.tables[t].rows).map(|_| seed.clone_ref(py)));
-                }
-                table.set_item("seed", PyList::new_bound(py, seeds))?;
-            }
-            for (c, col) in schema.iter().enumerate() {
-                let mut values: Vec<PyObject> = Vec::with_capacity(n);
-                for r in &runs {
-                    r.tables[t].columns[c].extend_py(py, &mut values);
-                }
-                table.set_item(&col.name, PyList::new_bound(py, values))?;
-            }
+        for (key, table) in TABLES.iter().zip(tables) {
             out.set_item(*key, table)?;
         }
         Ok(out)
@@ -424,23 +448,17 @@ pub fn arrow_columns<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     crate::no_panic(|| {
         let runs: Vec<&PyRunTables> = runs.iter().map(|r| r.get()).collect();
+        let tables: Vec<Bound<'py, PyList>> =
+            TABLES.iter().map(|_| PyList::empty_bound(py)).collect();
+        for_each_column(&runs, seed_column, |t, name, kind, arrow, values| {
+            let mut column = ArrowColumn::new(kind);
+            for v in values {
+                column.extend(v)?;
+            }
+            tables[t].append((name, arrow, column.into_py(py)))
+        })?;
         let out = PyDict::new_bound(py);
-        for (t, (key, schema)) in TABLES.iter().zip(schemas()).enumerate() {
-            let table = PyList::empty_bound(py);
-            if seed_column {
-                let mut seeds = ArrowColumn::new(Kind::U64);
-                for r in &runs {
-                    seeds.extend(&Values::U64(vec![r.seed; r.tables[t].rows]))?;
-                }
-                table.append(("seed", "uint64", seeds.into_py(py)))?;
-            }
-            for (c, col) in schema.iter().enumerate() {
-                let mut column = ArrowColumn::new(col.kind);
-                for r in &runs {
-                    column.extend(&r.tables[t].columns[c])?;
-                }
-                table.append((&col.name, col.arrow, column.into_py(py)))?;
-            }
+        for (key, table) in TABLES.iter().zip(tables) {
             out.set_item(*key, table)?;
         }
         Ok(out)
