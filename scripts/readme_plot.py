@@ -2,9 +2,11 @@
 over 20 s, and the time-sequence diagram around the first wireless loss.
 
     python scripts/readme_plot.py        # writes docs/img/wireless.png
+    python scripts/readme_plot.py OUT    # writes OUT instead (the tests)
 """
 
 import pathlib
+import sys
 import tempfile
 import tomllib
 
@@ -20,7 +22,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img" / "wireless.png"
 
 
-def main() -> None:
+def main(out: pathlib.Path = OUT) -> None:
     sc = tomllib.loads((ROOT / "examples" / "wireless.toml").read_text())
     sc["simulation"]["duration"] = "20s"
     sc["output"] = {"timeseries": {"interval": "50ms", "links": False}}
@@ -33,10 +35,12 @@ def main() -> None:
     top.set_title("examples/wireless.toml: NewReno + SACK over a 2 Mb/s hop losing 1% of data segments")
     plots.time_sequence(trace, ax=bottom, since_s=first_loss - 0.15, until_s=first_loss + 0.45)
     bottom.set_title(f"time-sequence diagram around the first wireless loss ({first_loss:.2f} s)")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(OUT, dpi=90)
-    print(f"wrote {OUT.relative_to(ROOT)}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=90)
+    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2:
+        sys.exit("usage: python scripts/readme_plot.py [OUT.png]")
+    main(pathlib.Path(sys.argv[1]).resolve() if len(sys.argv) == 2 else OUT)

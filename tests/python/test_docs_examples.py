@@ -258,6 +258,35 @@ def test_readme_looking_at_packets(scratch):
     assert (scratch / "capture-base_station--mobile.pcapng").exists()
 
 
+def png_size(data):
+    """(width, height) of PNG bytes; AssertionError if they are not a PNG."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", data[:16]
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_readme_figure_script_draws_the_figure(tmp_path):
+    """README: "(`python scripts/readme_plot.py` draws it.)", the figure
+    after the Python block. The command as written, with an output path
+    the script takes so that the checked-in image is left alone."""
+    readme = (REPO / "README.md").read_text()
+    figure = r"!\[[^\]]*\]\((docs/img/[\w.-]+\.png)\)\n\n\(`(python scripts/readme_plot\.py)` draws it\.\)"
+    m = re.search(figure, readme)
+    assert m, "the README's figure and the command that draws it"
+    image, command = REPO / m.group(1), shlex.split(m.group(2))
+    before = image.read_bytes()
+    out = tmp_path / "figure.png"
+    p = subprocess.run(
+        [sys.executable, *command[1:], str(out)], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == f"wrote {out}\n"
+    drawn = out.read_bytes()
+    # A real figure (two panels of lines and markers, tens of KB), of the
+    # size of the one the README shows.
+    assert len(drawn) > 20_000 and png_size(drawn) == png_size(before)
+    assert image.read_bytes() == before
+
+
 @needs_tshark
 def test_readme_expert_counts_the_retransmissions(walkthrough):
     out, _ = walkthrough
