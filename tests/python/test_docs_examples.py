@@ -1,5 +1,7 @@
 """The user docs' examples run as written and print what the docs show:
-README.md, docs/scenario.md and docs/capture.md. Every example is read from
+README.md, docs/scenario.md and docs/capture.md; what docs/fuzzing.md says
+of the fuzz targets, their files and the scripts/fuzz commands (a campaign
+needs nightly and cargo-fuzz, so none runs here). Every example is read from
 the doc's text (conftest.doc_blocks), so an edit to a doc is tested; the
 outputs a doc shows (error lines, tshark's output, values in comments) are
 compared with the program's, line for line.
@@ -135,6 +137,7 @@ BLOCKS = {
     "README.md": {"sh": 4, "toml": 2, "python": 2, "": 1},
     "docs/scenario.md": {"toml": 4, "": 4, "python": 0, "sh": 0},
     "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 8},
+    "docs/fuzzing.md": {"sh": 1, "toml": 0, "python": 0, "": 0},
     # sweeps.md's other blocks: test_sweep.py::test_the_docs_page_runs
 }
 
@@ -536,3 +539,118 @@ def test_capture_file_that_cannot_be_created(scratch):
         airtcp.run("examples/wireless.toml", trace=path, progress=simulated.append)
     assert f"airtcp: {e.value.filename}: {e.value.strerror}" == error_line(block)
     assert simulated == []  # "before anything is simulated"
+
+
+# docs/fuzzing.md: no campaign (nightly and cargo-fuzz); what the doc says
+# of the targets, their files, the checked-in corpus and the commands.
+
+FUZZING = "docs/fuzzing.md"
+
+
+def fuzz_targets():
+    """The targets of the doc's table (its rows start with the name)."""
+    return re.findall(r"^\| `(\w+)` \| ", (REPO / FUZZING).read_text(), re.M)
+
+
+def test_fuzzing_targets_files_and_corpus():
+    text = (REPO / FUZZING).read_text()
+    targets = fuzz_targets()
+    number = re.match(r"(\w+) \[cargo-fuzz\]", text.split("\n\n")[1]).group(1)
+    assert len(targets) == ["One", "Two", "Three", "Four"].index(number) + 1, f"{number} targets: {targets}"
+    # Each is a file of fuzz/fuzz_targets/ and a [[bin]] of fuzz/Cargo.toml,
+    # and there are no others.
+    assert sorted(f.stem for f in (REPO / "fuzz" / "fuzz_targets").glob("*.rs")) == sorted(targets)
+    bins = tomllib.loads((REPO / "fuzz" / "Cargo.toml").read_text())["bin"]
+    assert {b["name"]: b["path"] for b in bins} == {t: f"fuzz_targets/{t}.rs" for t in targets}
+    # "The fuzz targets include that file [the harnesses], and so does
+    # crates/airtcp-core/tests/fuzz_corpus.rs", which replays each corpus.
+    harness = "crates/airtcp-core/tests/fuzz_harness/mod.rs"
+    replay = (REPO / "crates/airtcp-core/tests/fuzz_corpus.rs").read_text()
+    assert "mod fuzz_harness;" in replay
+    for t in targets:
+        source = (REPO / "fuzz" / "fuzz_targets" / f"{t}.rs").read_text()
+        assert f'#[path = "../../{harness}"]\nmod fuzz_harness;' in source, t
+        assert f'"{t}"' in replay, f"fuzz_corpus.rs does not replay fuzz/corpus/{t}/"
+    # Every path the doc names exists, for each target where it says
+    # <target>, or is a directory of a campaign's output, which git ignores.
+    for named in re.findall(r"`([^`\s]*/[^`\s]*)`", text):
+        for path in [named.replace("<target>", t) for t in targets] if "<target>" in named else [named]:
+            if not (REPO / path).exists():
+                ignored = subprocess.run(["git", "check-ignore", "-q", path], cwd=REPO).returncode == 0
+                assert ignored, f"{FUZZING} names {path}: neither in the checkout nor ignored by git"
+    # The checked-in corpus: its inputs as counted in the doc, and the
+    # inputs of fixed findings it names.
+    corpus = {t: sorted((REPO / "fuzz" / "corpus" / t).iterdir()) for t in targets}
+    parts = r"(?:: (\d+) by set cover,\s+(\d+) hand-written seeds, (\d+) regressions)?"
+    counted = re.findall(r"`(\w+)` ([\d,]+) inputs \((\d+) KB" + parts + r"\)", text)
+    assert sorted(c[0] for c in counted) == sorted(targets)
+    for t, n, kb, cover, seeds, regressions in counted:
+        files = corpus[t]
+        assert len(files) == int(n.replace(",", "")) > 0, t
+        assert round(sum(f.stat().st_size for f in files) / 1000) == int(kb), t
+        if cover:
+            named = [f.name.split("-")[0] for f in files if "-" in f.name]
+            fixed = named.count("crash") + named.count("regression")
+            assert (named.count("seed"), fixed) == (int(seeds), int(regressions)), t
+            assert int(cover) + int(seeds) + int(regressions) == len(files)
+    for name in re.findall(r"`((?:seed|crash|regression)-[\w-]+)`", text):
+        assert any(name in {f.name for f in files} for files in corpus.values()), f"{name} is not in fuzz/corpus/"
+
+
+def fuzz_commands():
+    """The doc's scripts/fuzz commands: its ```sh block and those in its text."""
+    text = (REPO / FUZZING).read_text()
+    (block,) = doc_blocks(FUZZING, "sh")
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    commands += re.findall(r"`(scripts/fuzz [^`]+)`", text)
+    return [c.replace("<target>", t) for c in commands for t in (fuzz_targets() if "<target>" in c else [""])]
+
+
+def run_fuzz_script(command, tmp_path):
+    """A scripts/fuzz command with a `cargo` that only logs its arguments and
+    fails: what the script asks of cargo, and nothing installed or built."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    log = tmp_path / "cargo.log"
+    log.write_text("")
+    (bin_dir / "cargo").write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\nexit 1\n')
+    (bin_dir / "cargo").chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    argv = shlex.split(command)
+    p = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=env, timeout=30)
+    return p, log.read_text().splitlines()
+
+
+def test_fuzzing_commands_name_what_scripts_fuzz_accepts(tmp_path):
+    commands = fuzz_commands()
+    assert len(commands) == 3 + 2 + 2, commands  # the block, the <target> form per target, the results table
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] == "scripts/fuzz", command
+        if argv[1] == "cmin":
+            assert len(argv) == 3 and argv[2] in fuzz_targets(), command
+        else:
+            assert argv[1] in fuzz_targets() and argv[2].isdigit(), command
+            assert all(a.startswith("-") for a in argv[3:]), f"libFuzzer flags: {command}"
+        # scripts/fuzz takes it: past its checks, it looks for cargo-fuzz
+        # (and fails here, at installing it with this cargo).
+        p, cargo = run_fuzz_script(command, tmp_path)
+        assert cargo[:1] == ["fuzz --version"], (command, p.stderr)
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        ("no_such_target 1", "'no_such_target'"),
+        ("cmin no_such_target", "'no_such_target'"),
+        ("scenario_loader lots", "'lots'"),
+        ("cmin", "usage: scripts/fuzz "),
+        ("", "usage: scripts/fuzz "),
+    ],
+)
+def test_fuzzing_script_rejects_a_mistyped_command_at_once(tmp_path, args, named):
+    """A bad target or number of runs: one line naming it, exit 2, before
+    cargo is asked for anything (cargo-fuzz is installed if missing)."""
+    p, cargo = run_fuzz_script(f"scripts/fuzz {args}", tmp_path)
+    assert (p.returncode, p.stdout, cargo) == (2, "", []), p.stderr
+    assert len(p.stderr.splitlines()) == 1 and named in p.stderr, p.stderr
