@@ -6,6 +6,7 @@ summaries with the t interval of experiments/stats.py."""
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -521,7 +522,11 @@ def test_the_docs_page_runs(tmp_path):
     (tmp_path / "examples").mkdir()
     for name in ("sweep.toml", "wireless.toml"):
         (tmp_path / "examples" / name).write_text((EXAMPLES / name).read_text())
-    r = run_cli("sweep", "examples/sweep.toml", "--runs", "3", "-q", cwd=tmp_path)
+    # The "Run" block's command, shortened (3 runs a point, no table).
+    run, _dask = doc_blocks("docs/sweeps.md", "sh")
+    command = shlex.split(run, comments=True)
+    assert command == ["airtcp", "sweep", "examples/sweep.toml"], run
+    r = run_cli(*command[1:], "--runs", "3", "-q", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     blocks = doc_blocks("docs/sweeps.md", "python")
     assert len(blocks) == 5
