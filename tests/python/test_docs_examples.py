@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tomllib
 
+import matplotlib.image
 import pytest
 
 import airtcp
@@ -284,9 +285,15 @@ def test_readme_figure_script_draws_the_figure(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout == f"wrote {out}\n"
     drawn = out.read_bytes()
-    # A real figure (two panels of lines and markers, tens of KB), of the
-    # size of the one the README shows.
-    assert len(drawn) > 20_000 and png_size(drawn) == png_size(before)
+    # A PNG of the size of the one the README shows, with data in both
+    # panels: coloured pixels (the curves and markers; text and axes are
+    # grey), at least a line across the figure's width in each half.
+    width, height = png_size(drawn)
+    assert (width, height) == png_size(before)
+    rgb = matplotlib.image.imread(out)[..., :3]
+    coloured = (rgb.max(axis=2) - rgb.min(axis=2)) > 0.2
+    top, bottom = coloured[: height // 2].sum(), coloured[height // 2 :].sum()
+    assert min(top, bottom) > width, (top, bottom)
     assert image.read_bytes() == before
 
 
