@@ -270,10 +270,11 @@ class ProcessRow:
     peak_mib: float
 
 
-def whole_process(args: list[str], repeat: int = 3) -> ProcessRow:
+def whole_process(args: list[str], repeat: int = 3, shown: list[str] | None = None) -> ProcessRow:
     """``python -m airtcp ARGS`` as a user runs it (its output discarded):
     the fastest wall time of ``repeat`` runs and that run's peak memory
-    (from wait4, this child's own)."""
+    (from wait4, this child's own); the row names the command as ``shown``
+    (default: ARGS)."""
     import os
     import subprocess
     import time
@@ -291,7 +292,7 @@ def whole_process(args: list[str], repeat: int = 3) -> ProcessRow:
             raise RuntimeError(f"airtcp {' '.join(args)} failed (exit {p.returncode})")
         peak = usage.ru_maxrss / 2**20 if sys.platform == "darwin" else usage.ru_maxrss / 1024
         if best is None or wall < best.wall_s:
-            best = ProcessRow("airtcp " + " ".join(args), wall, peak)
+            best = ProcessRow("airtcp " + " ".join(shown or args), wall, peak)
     return best
 
 

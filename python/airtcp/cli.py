@@ -607,7 +607,14 @@ def cmd_bench(args) -> int:
     print(bench.format_table(rows))
     if os.path.exists(args.run_file):
         print(f"timing airtcp run {args.run_file} ...", file=sys.stderr, flush=True)
-        procs = [bench.whole_process(["run", args.run_file]), bench.whole_process(["validate", args.run_file])]
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as out:
+            procs = [
+                bench.whole_process(["run", args.run_file]),
+                bench.whole_process(["run", args.run_file, "--out", out], shown=["run", args.run_file, "--out", "DIR"]),
+                bench.whole_process(["validate", args.run_file]),
+            ]
         print()
         print(bench.format_process(procs))
     else:

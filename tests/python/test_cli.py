@@ -160,13 +160,16 @@ def test_bench_quick():
     assert sim == [10.0, 1.0, 1.0]
     peak = [float(r.split()[cols.index("peak MiB")]) for r in rows]
     assert all(0 < m < 4096 for m in peak)
-    # The whole `airtcp run` and `airtcp validate` processes.
+    # The whole `airtcp run` (printing its summary, and writing its tables
+    # with --out) and `airtcp validate` processes.
     procs = tables[1]
     assert procs[0].startswith("whole process")
-    assert procs[2].startswith("airtcp run examples/dumbbell.toml")
-    assert procs[3].startswith("airtcp validate examples/dumbbell.toml")
-    wall, mib = map(float, procs[2].split()[-2:])
-    assert 0 < wall < 60 and 0 < mib < 4096
+    assert procs[2].split()[:3] == ["airtcp", "run", "examples/dumbbell.toml"]
+    assert procs[3].startswith("airtcp run examples/dumbbell.toml --out DIR")
+    assert procs[4].startswith("airtcp validate examples/dumbbell.toml")
+    for row in procs[2:]:
+        wall, mib = map(float, row.split()[-2:])
+        assert 0 < wall < 60 and 0 < mib < 4096
     # run_many on threads (speed is measured, not asserted: the machine is shared).
     threads = tables[2]
     assert threads[0].startswith("run_many") and threads[2].split()[-1].endswith("x")
