@@ -69,6 +69,30 @@ def test_reproduce_on_a_local_cluster_equals_the_threaded_run(tmp_path):
     assert "on a Dask LocalCluster of 2 workers" in (tmp_path / "dask" / "report.md").read_text()
 
 
+def test_a_local_cluster_leaves_port_8787_alone(tmp_path):
+    """Two local sweeps at once (two users, or a sweep and a
+    reproduction): the LocalCluster has no dashboard, and its scheduler's
+    HTTP routes take a free port, not Dask's default 8787, so a second one
+    says nothing about it (it warned "Port 8787 is already in use", three
+    lines on stderr). The port is held here, as another cluster would."""
+    import socket
+
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        holder.bind(("", 8787))
+        holder.listen()
+    except OSError:
+        pass  # already in use by something else: the same test
+    try:
+        path = write(tmp_path, BASE.format(duration="1s") + SWEEP.format(runs=1))
+        r = run_cli("sweep", path, "--out", tmp_path / "o", "--dask", "local", "--workers", "1", "-q")
+    finally:
+        holder.close()
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+
+
 def test_without_dask_installed_the_error_says_what_to_install(tmp_path):
     path = write(tmp_path, BASE.format(duration="1s") + SWEEP.format(runs=1))
     code = (

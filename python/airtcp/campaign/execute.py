@@ -173,6 +173,11 @@ def connect(dask: Any, workers: int | None):
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
+                # No dashboard, but the scheduler still serves its HTTP
+                # routes (health, metrics), by default on port 8787: a
+                # second local sweep on the machine then warned "Port 8787
+                # is already in use". A free port, on loopback only.
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 silence_logs=logging.ERROR,
                 preload=[__name__],  # dask_setup below, in a worker its nanny starts again too
             )
