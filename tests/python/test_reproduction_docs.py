@@ -1,47 +1,59 @@
 """The reproduction pages quote the program: each block of
-docs/reproductions/NAME.md marked ``<!-- output of: airtcp reproduce NAME
-... -->`` is, line for line, in what ``airtcp reproduce NAME`` (its default
-run, as the page says) writes now (tables.txt and report.md). Users cite
-these pages, so a change to the simulator that moves a reported number
-fails here until the page says the new one. (The blocks of ``--set``
-sensitivity runs are not marked: they need runs of their own.)
+docs/reproductions/*.md marked ``<!-- output of: airtcp reproduce NAME
+[--set PARAM=VALUE ...] (...) -->`` is, line for line, in what that command
+writes now (tables.txt and report.md). Users cite these pages, so a change
+to the simulator that moves a reported number fails here until the page
+says the new one.
 
-The five default runs take about two minutes on 2 cores; the matrix page
-quotes its numbers in prose and is not checked here."""
+Eight commands (the five documents' default runs and the three sensitivity
+runs whose output the pages show) take about three and a half minutes on
+2 cores. The matrix page quotes its numbers in prose and is not checked
+here."""
 
 import re
+import shlex
 
 import pytest
 
-from airtcp.experiments.run import reproduce
-from conftest import REPO
+from conftest import REPO, run_cli
 
-MARK = re.compile(r"<!-- output of: airtcp reproduce (\w+)\b[^>]*-->")
-
-
-def marked_blocks(name: str) -> list[list[str]]:
-    """The marked blocks of the page, each as its non-blank lines."""
-    lines = (REPO / "docs" / "reproductions" / f"{name}.md").read_text().splitlines()
-    blocks = []
-    for i, line in enumerate(lines):
-        m = MARK.fullmatch(line.strip())
-        if not m:
-            continue
-        assert m.group(1) == name, f"{name}.md:{i + 1} marks the output of {m.group(1)}"
-        assert lines[i + 1] == "```", f"{name}.md:{i + 2}: a marked block starts right after its mark"
-        end = lines.index("```", i + 2)
-        blocks.append([line.rstrip() for line in lines[i + 2 : end] if line.strip()])
-    return blocks
+PAGES = REPO / "docs" / "reproductions"
+MARK = re.compile(r"<!-- output of: airtcp reproduce ([^()]+?) \(tests/python/test_reproduction_docs\.py\) -->")
 
 
-@pytest.mark.parametrize("name", ["kick", "gsnoop", "dclor", "threshold", "wmecn"])
-def test_the_page_quotes_the_default_run(tmp_path, name):
-    blocks = marked_blocks(name)
-    assert blocks, f"docs/reproductions/{name}.md marks no output block"
-    reproduce(name, out=tmp_path, workers=2, progress=False)
+def marked_blocks() -> dict[str, list[tuple[str, list[str]]]]:
+    """{command arguments: [(page:line, the block's non-blank lines)]}."""
+    found: dict[str, list[tuple[str, list[str]]]] = {}
+    for page in sorted(PAGES.glob("*.md")):
+        lines = page.read_text().splitlines()
+        for i, line in enumerate(lines):
+            m = MARK.fullmatch(line.strip())
+            if m is None:
+                assert "output of:" not in line, f"{page.name}:{i + 1}: a mark this test cannot read"
+                continue
+            assert lines[i + 1] == "```", f"{page.name}:{i + 2}: a marked block starts right after its mark"
+            assert shlex.split(m.group(1))[0] == page.stem, f"{page.name}:{i + 1} marks another page's output"
+            end = lines.index("```", i + 2)
+            block = [text.rstrip() for text in lines[i + 2 : end] if text.strip()]
+            found.setdefault(m.group(1), []).append((f"{page.name}:{i + 1}", block))
+    return found
+
+
+BLOCKS = marked_blocks()
+
+
+def test_every_reproduction_page_marks_its_default_output():
+    pages = {p.stem for p in PAGES.glob("*.md")} - {"matrix"}
+    assert pages <= set(BLOCKS), pages - set(BLOCKS)
+
+
+@pytest.mark.parametrize("command", sorted(BLOCKS))
+def test_the_page_quotes_what_the_command_writes(tmp_path, command):
+    r = run_cli("reproduce", *shlex.split(command), "--out", tmp_path, "--quiet", timeout=900)
+    assert r.returncode == 0, r.stderr
     written = set()
     for f in ("tables.txt", "report.md"):
         written |= {line.rstrip() for line in (tmp_path / f).read_text().splitlines()}
-    for block in blocks:
+    for where, block in BLOCKS[command]:
         missing = [line for line in block if line not in written]
-        assert not missing, f"docs/reproductions/{name}.md quotes lines the program no longer writes: {missing[:3]}"
+        assert not missing, f"{where} quotes lines `airtcp reproduce {command}` no longer writes: {missing[:3]}"
