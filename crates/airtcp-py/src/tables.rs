@@ -231,36 +231,44 @@ impl PyRunTables {
     }
 }
 
-/// Calls `each(table, column name, kind, arrow type, its values in each
-/// run)` for every column of every table of `runs`, in [`TABLES`] and
-/// schema order; with `seed_column`, each table starts with a `seed`
-/// column (the run's seed on each of its rows). What [`columns`] and
-/// [`arrow_columns`] concatenate.
-fn for_each_column(
-    runs: &[&PyRunTables],
+/// {table: `new_table()`} for the tables of `runs`, each filled by
+/// `each(table, column name, kind, arrow type, the column's values in each
+/// run)` for its columns in schema order; with `seed_column`, each table
+/// starts with a `seed` column (the run's seed on each of its rows). What
+/// [`columns`] and [`arrow_columns`] make, in their own forms.
+fn tables_of<'py, T>(
+    py: Python<'py>,
+    runs: &[Bound<'py, PyRunTables>],
     seed_column: bool,
-    mut each: impl FnMut(usize, &str, Kind, &'static str, &[&Values]) -> PyResult<()>,
-) -> PyResult<()> {
-    for (t, schema) in schemas().iter().enumerate() {
-        if seed_column {
-            let seeds: Vec<Values> = runs
-                .iter()
-                .map(|r| Values::U64(vec![r.seed; r.tables[t].rows]))
-                .collect();
-            each(
-                t,
-                "seed",
-                Kind::U64,
-                "uint64",
-                &seeds.iter().collect::<Vec<_>>(),
-            )?;
+    new_table: impl Fn() -> Bound<'py, T>,
+    mut each: impl FnMut(&Bound<'py, T>, &str, Kind, &'static str, &[&Values]) -> PyResult<()>,
+) -> PyResult<Bound<'py, PyDict>> {
+    crate::no_panic(|| {
+        let runs: Vec<&PyRunTables> = runs.iter().map(|r| r.get()).collect();
+        let out = PyDict::new_bound(py);
+        for (t, (key, schema)) in TABLES.iter().zip(schemas()).enumerate() {
+            let table = new_table();
+            if seed_column {
+                let seeds: Vec<Values> = runs
+                    .iter()
+                    .map(|r| Values::U64(vec![r.seed; r.tables[t].rows]))
+                    .collect();
+                each(
+                    &table,
+                    "seed",
+                    Kind::U64,
+                    "uint64",
+                    &seeds.iter().collect::<Vec<_>>(),
+                )?;
+            }
+            for (c, col) in schema.iter().enumerate() {
+                let values: Vec<&Values> = runs.iter().map(|r| &r.tables[t].columns[c]).collect();
+                each(&table, &col.name, col.kind, col.arrow, &values)?;
+            }
+            out.set_item(*key, table)?;
         }
-        for (c, col) in schema.iter().enumerate() {
-            let values: Vec<&Values> = runs.iter().map(|r| &r.tables[t].columns[c]).collect();
-            each(t, &col.name, col.kind, col.arrow, &values)?;
-        }
-    }
-    Ok(())
+        Ok(out)
+    })
 }
 
 /// Column-oriented tables {table: {column: list}} of `runs`, concatenated
@@ -272,23 +280,20 @@ pub fn columns<'py>(
     runs: Vec<Bound<'py, PyRunTables>>,
     seed_column: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    crate::no_panic(|| {
-        let runs: Vec<&PyRunTables> = runs.iter().map(|r| r.get()).collect();
-        let tables: Vec<Bound<'py, PyDict>> =
-            TABLES.iter().map(|_| PyDict::new_bound(py)).collect();
-        for_each_column(&runs, seed_column, |t, name, _, _, values| {
+    let new_table = || PyDict::new_bound(py);
+    tables_of(
+        py,
+        &runs,
+        seed_column,
+        new_table,
+        |table, name, _, _, values| {
             let mut objects = Vec::with_capacity(values.iter().map(|v| v.len()).sum());
             for v in values {
                 v.extend_py(py, &mut objects);
             }
-            tables[t].set_item(name, PyList::new_bound(py, objects))
-        })?;
-        let out = PyDict::new_bound(py);
-        for (key, table) in TABLES.iter().zip(tables) {
-            out.set_item(*key, table)?;
-        }
-        Ok(out)
-    })
+            table.set_item(name, PyList::new_bound(py, objects))
+        },
+    )
 }
 
 /// A column's Arrow buffers, as `pyarrow.Array.from_buffers` takes them,
@@ -446,23 +451,20 @@ pub fn arrow_columns<'py>(
     runs: Vec<Bound<'py, PyRunTables>>,
     seed_column: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    crate::no_panic(|| {
-        let runs: Vec<&PyRunTables> = runs.iter().map(|r| r.get()).collect();
-        let tables: Vec<Bound<'py, PyList>> =
-            TABLES.iter().map(|_| PyList::empty_bound(py)).collect();
-        for_each_column(&runs, seed_column, |t, name, kind, arrow, values| {
+    let new_table = || PyList::empty_bound(py);
+    tables_of(
+        py,
+        &runs,
+        seed_column,
+        new_table,
+        |table, name, kind, arrow, values| {
             let mut column = ArrowColumn::new(kind);
             for v in values {
                 column.extend(v)?;
             }
-            tables[t].append((name, arrow, column.into_py(py)))
-        })?;
-        let out = PyDict::new_bound(py);
-        for (key, table) in TABLES.iter().zip(tables) {
-            out.set_item(*key, table)?;
-        }
-        Ok(out)
-    })
+            table.append((name, arrow, column.into_py(py)))
+        },
+    )
 }
 
 /// The result tables' column types: {table: {column: arrow type name}}.
