@@ -116,6 +116,40 @@ fn s2_window_update_is_not_a_duplicate_ack() {
     assert_eq!(sc.deliver(&a), "r0");
 }
 
+/// §2 "duplicate acknowledgment" (a), (b) and (d): an ACK is a duplicate
+/// only when "(a) the receiver of the ACK has outstanding data, (b) the
+/// incoming acknowledgment carries no data, ... (d) the acknowledgment
+/// number is equal to the greatest acknowledgment received on the given
+/// connection". Three ACKs failing any one of them count nothing and start
+/// no fast retransmit; the three that then meet all of them do.
+#[test]
+fn s2_duplicate_ack_needs_outstanding_data_no_payload_and_the_greatest_ack() {
+    // (a): everything sent is acknowledged; then the same ACK three times.
+    let mut sc = Script::new(config(10), Recovery::Reno);
+    assert_eq!(sc.start(10), range(0, 9));
+    sc.ack(10, &[]);
+    assert_eq!(sc.dupacks(10, 3), "");
+    assert_eq!(sc.s.core.dupacks, 0, "(a) nothing outstanding");
+    // (b): ACKs of segment 0 that carry data.
+    let mut sc = Script::new(config(10), Recovery::Reno);
+    sc.start(100);
+    let mut with_data = ack(0, &[]);
+    with_data.payload_len = 100;
+    for _ in 0..3 {
+        assert_eq!(sc.deliver(&with_data), "");
+    }
+    assert_eq!(sc.s.core.dupacks, 0, "(b) the ACKs carry data");
+    assert_eq!(sc.dupacks(0, 3), "r0", "pure ACKs: duplicates");
+    // (d): after ACK 5, three ACKs of 3 (below the greatest).
+    let mut sc = Script::new(config(10), Recovery::Reno);
+    sc.start(100);
+    sc.ack(5, &[]);
+    assert_eq!(sc.dupacks(3, 3), "");
+    assert_eq!(sc.s.core.dupacks, 0, "(d) not the greatest ACK");
+    assert_eq!(sc.dupacks(5, 3), "r5");
+    assert_eq!(sc.s.core.stats.fast_retransmits, 1);
+}
+
 /// §3.2 steps 2-6 (Reno): on the third duplicate ACK ssthresh =
 /// max(FlightSize / 2, 2 SMSS) and the segment at SND.UNA is resent with
 /// cwnd = ssthresh + 3 SMSS; each further duplicate ACK inflates cwnd by
@@ -243,6 +277,55 @@ app = { kind = "bulk" }
     assert_eq!(first_flight, 10);
 }
 
+/// §3.1 equation (1): "If SMSS > 2190 bytes: IW = 2 * SMSS bytes and MUST
+/// NOT be more than 2 segments; If (SMSS > 1095 bytes) and (SMSS <= 2190
+/// bytes): IW = 3 * SMSS bytes and MUST NOT be more than 3 segments; if
+/// SMSS <= 1095 bytes: IW = 4 * SMSS bytes and MUST NOT be more than 4
+/// segments." A scenario that names no `initial_cwnd` gets that window:
+/// the first flight of a bulk flow with SMSS on either side of each bound
+/// (no handshake, nothing acknowledged before the flight leaves).
+#[test]
+fn s3_1_initial_window_by_smss_is_the_scenario_default() {
+    for (mss, iw) in [
+        (536, 4),
+        (1095, 4),
+        (1096, 3),
+        (2190, 3),
+        (2191, 2),
+        (9000, 2),
+    ] {
+        let text = format!(
+            r#"
+[simulation]
+duration = "10ms"
+[[link]]
+a = "S"
+b = "D"
+rate = "100Mbps"
+delay = "50ms"
+[[flow]]
+from = "S"
+to = "D"
+tcp = {{ mss = "{mss}B" }}
+app = {{ kind = "bulk" }}
+"#
+        );
+        let (w, _) = run_world(&text, None);
+        let s = w.tcp_sender(0).unwrap();
+        let sends: Vec<u64> = s
+            .core
+            .trace
+            .iter()
+            .filter_map(|(t, e)| match e {
+                airtcp_core::tcp::sender::TraceEvent::Send { .. } if *t == 0 => Some(*t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sends.len(), iw, "SMSS {mss} B");
+        assert_eq!(s.core.w.cwnd, iw as u64 * mss, "SMSS {mss} B: IW in bytes");
+    }
+}
+
 /// §3.1: "The initial value of ssthresh SHOULD be set arbitrarily high":
 /// the scenario default, before the first loss, is at least 1 GB, far
 /// above any window the model sends, so only a loss ends slow start.
@@ -271,13 +354,21 @@ app = { kind = "bulk" }
 
 /// §4.2: with delayed ACKs, an ACK SHOULD be generated for at least every
 /// second full-sized segment: segment 0 is held, segment 1 is ACKed at once.
+/// And "a TCP receiver MUST NOT generate more than one ACK for every
+/// incoming segment" (its window never changes, so it sends no window
+/// updates): the ACK of the two segments leaves no delayed-ACK timer that
+/// would send a third ACK for them.
 #[test]
 fn s4_2_receiver_acks_every_second_full_sized_segment() {
     let mut rx = receiver(Some(200 * MS), false);
     let mut out = Vec::new();
     rx.on_packet(MS, &data(0, Ecn::NotEct), &mut out);
     assert_eq!(acked(&out), "");
+    assert_eq!(rx.next_deadline(), Some(201 * MS));
     rx.on_packet(2 * MS, &data(1, Ecn::NotEct), &mut out);
+    assert_eq!(acked(&out), "2");
+    assert_eq!(rx.next_deadline(), None, "no second ACK for these segments");
+    rx.on_timer(201 * MS, &mut out);
     assert_eq!(acked(&out), "2");
 }
 

@@ -342,3 +342,26 @@ fn s5_7_never_lowers_an_initial_rto_of_three_seconds_or_more() {
     assert_eq!(estimator_ms(&sc), (None, 0.0, 5000.0));
     assert_eq!(deadline(&sc), Some(5 * S + 101 * MS + 5 * S));
 }
+
+/// RFC 6298 says nothing about restarting the timer at a fast retransmit;
+/// ns-2's Reno and Linux restart it, the option
+/// `restart_rto_on_fast_retransmit` (default on). Segments 0-9 leave at
+/// 1 ms, the third duplicate ACK arrives at 300 ms: on, the retransmission
+/// of segment 0 runs a fresh RTO (1 s) from 300 ms; off, the deadline set
+/// when segment 0 first left (1 ms + 1 s) stands, since duplicate ACKs
+/// acknowledge nothing new ((5.3)).
+#[test]
+fn fast_retransmit_restarts_the_timer_by_the_option() {
+    assert!(SenderConfig::default().restart_rto_on_fast_retransmit);
+    for (restart, expected) in [(true, 300 * MS + S), (false, T0 + S)] {
+        let mut cfg = rfc6298(10);
+        cfg.restart_rto_on_fast_retransmit = restart;
+        let mut sc = Script::new(cfg, Recovery::Reno);
+        assert_eq!(sc.start(100), range(0, 9));
+        assert_eq!(deadline(&sc), Some(T0 + S));
+        assert_eq!(sc.ack_at(100 * MS, 0), "");
+        assert_eq!(sc.ack_at(200 * MS, 0), "");
+        assert_eq!(sc.ack_at(300 * MS, 0), "r0");
+        assert_eq!(deadline(&sc), Some(expected), "restart {restart}");
+    }
+}

@@ -178,3 +178,51 @@ fn s5_1_no_new_recovery_below_recovery_point() {
     assert_eq!(sc.s.core.stats.fast_retransmits, 0);
     assert!(!sc.s.core.in_recovery);
 }
+
+/// §5.1 on SACK information at an RTO: "[RFC2018] suggests that a TCP
+/// sender SHOULD expunge the SACK information gathered from a receiver upon
+/// a retransmission timeout (RTO) ... It has been suggested that, as long
+/// as robust tests for reneging are present, an implementation can retain
+/// and use SACK information across a timeout event". airtcp's receiver
+/// never reneges, and the sender keeps what was SACKed before the timeout:
+/// segments 2, 4, 6 and 8 are SACKed (DupThresh 10 keeps the sender out
+/// of fast recovery), the RTO fires, and the retransmission's ACK carries
+/// only the three most recent blocks (RFC 2018's limit with timestamps).
+/// Segment 2, SACKed only before the timeout, is not resent: the window of
+/// two segments goes to the holes 1 and 3.
+#[test]
+fn s5_1_sack_information_is_kept_across_an_rto() {
+    let mut cfg = config(10);
+    cfg.dupthresh = 10;
+    let mut sc = Script::new(cfg, Recovery::Sack);
+    sc.start(100);
+    assert_eq!(sc.ack(0, &[(2, 2)]), "");
+    assert_eq!(sc.ack(0, &[(4, 4), (2, 2)]), "");
+    assert_eq!(sc.ack(0, &[(6, 6), (4, 4), (2, 2)]), "");
+    assert_eq!(sc.ack(0, &[(8, 8), (6, 6), (4, 4)]), "");
+    assert!(!sc.s.core.in_recovery);
+    assert_eq!(sc.timeout(), "r0");
+    assert_eq!(sc.s.core.sb.sacked_bytes(), 4 * MSS, "kept at the RTO");
+    assert_eq!(sc.ack(1, &[(8, 8), (6, 6), (4, 4)]), "r1 r3");
+}
+
+/// §5: "If the incoming ACK is a cumulative acknowledgment, the TCP MUST
+/// reset DupAcks to zero." Two duplicate ACKs (segments 1 and 2 SACKed),
+/// then the delayed segment 0 arrives: ACK 3, no new SACK information.
+/// The next ACK, SACKing segment 4, is the first duplicate of the new
+/// point, not the third: no loss recovery (segment 3 is not lost by
+/// IsLost either, with one SACKed segment above it).
+#[test]
+fn s5_dupacks_reset_by_a_cumulative_ack() {
+    let mut sc = sack_sender(10);
+    sc.start(100);
+    assert_eq!(sc.ack(0, &[(1, 1)]), "");
+    assert_eq!(sc.ack(0, &[(1, 2)]), "");
+    assert_eq!(sc.s.core.dupacks, 2);
+    sc.ack(3, &[]);
+    assert_eq!(sc.s.core.dupacks, 0);
+    sc.ack(3, &[(4, 4)]);
+    assert_eq!(sc.s.core.dupacks, 1);
+    assert!(!sc.s.core.in_recovery);
+    assert_eq!(sc.s.core.stats.fast_retransmits, 0);
+}
