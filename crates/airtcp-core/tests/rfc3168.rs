@@ -118,6 +118,8 @@ fn s6_1_5_retransmissions_are_not_ect() {
 
 /// §6.1.1: the ECN-setup SYN carries ECE and CWR; the ECN-setup SYN-ACK
 /// carries ECE but not CWR; a receiver without ECN answers with neither.
+/// "A host MUST NOT set ECT on SYN or SYN-ACK packets": both leave
+/// not-ECT, while the data after them is ECT(0).
 #[test]
 fn s6_1_1_ecn_setup_syn_and_syn_ack() {
     let mut cfg = config(1);
@@ -128,6 +130,7 @@ fn s6_1_1_ecn_setup_syn_and_syn_ack() {
     sc.s.start(sc.now, &mut out);
     let syn = out[0];
     assert!(syn.has_flag(flags::SYN) && syn.has_flag(flags::ECE) && syn.has_flag(flags::CWR));
+    assert_eq!(syn.ecn, Ecn::NotEct, "SYN");
     for (ecn, ece) in [(true, true), (false, false)] {
         let mut rx = receiver(None, ecn);
         let mut answer = Vec::new();
@@ -136,7 +139,16 @@ fn s6_1_1_ecn_setup_syn_and_syn_ack() {
         assert!(syn_ack.has_flag(flags::SYN) && syn_ack.has_flag(flags::ACK));
         assert_eq!(syn_ack.has_flag(flags::ECE), ece, "receiver ecn {ecn}");
         assert!(!syn_ack.has_flag(flags::CWR));
+        assert_eq!(syn_ack.ecn, Ecn::NotEct, "SYN-ACK");
     }
+    // The SYN-ACK establishes the connection: the first data is ECT(0).
+    let mut rx = receiver(None, true);
+    let mut answer = Vec::new();
+    rx.on_packet(sc.now, &syn, &mut answer);
+    out.clear();
+    sc.s.on_packet(sc.now + STEP_NS, &answer[0], &mut out);
+    sc.s.app_write(sc.now + STEP_NS, 10 * MSS, &mut out);
+    assert!(!out.is_empty() && out.iter().all(|p| p.ecn == Ecn::Ect0));
 }
 
 /// §6.1.3: after a CE packet the receiver sets ECE on every ACK until a
