@@ -62,6 +62,29 @@ fn s3_2_step3_partial_ack_retransmits_and_deflates() {
     assert!(sc.s.core.in_recovery);
 }
 
+/// §3.2 step 3, partial acknowledgment: "If the partial ACK acknowledges
+/// at least one SMSS of new data, then add back SMSS bytes to the
+/// congestion window": a partial ACK of half a segment deflates cwnd by
+/// those 500 bytes and adds nothing back; the next, of a segment and a
+/// half, deflates by 1500 bytes and adds back one SMSS.
+#[test]
+fn s3_2_step3_smss_added_back_only_for_a_partial_ack_of_at_least_one_smss() {
+    let mut sc = Script::new(config(10), Recovery::NewReno);
+    fast_recovery_with_losses(&mut sc, &[0, 2]);
+    // cwnd after eight duplicate ACKs: 8 + 5 = 13.
+    assert_eq!(sc.cwnd(), 13.0);
+    let mut half = ack(0, &[]);
+    half.ack = MSS / 2;
+    sc.deliver(&half);
+    assert_eq!(sc.cwnd(), 12.5, "500 B acknowledged: nothing added back");
+    assert!(sc.s.core.in_recovery);
+    let mut more = ack(0, &[]);
+    more.ack = 2 * MSS;
+    sc.deliver(&more);
+    assert_eq!(sc.cwnd(), 12.0, "1500 B acknowledged: - 1.5 + 1");
+    assert!(sc.s.core.in_recovery);
+}
+
 /// §3.2 step 3, full acknowledgment: cwnd = min(ssthresh, max(FlightSize,
 /// SMSS) + SMSS) (option 1), and fast recovery ends.
 #[test]
