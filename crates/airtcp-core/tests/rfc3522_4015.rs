@@ -60,16 +60,21 @@ fn rfc3522_without_timestamps_detects_nothing() {
 
 /// RFC 3522 §3.2 step (1): RetransmitTS is the timestamp of the FIRST
 /// retransmission; after a backed-off second expiry the original's echo
-/// still marks the timeout spurious.
+/// still marks the timeout spurious. RFC 4015 §3.1 saves pipe_prev at that
+/// first expiry too: max(FlightSize 10, ssthresh 64) = 64, not the
+/// max(10, 5) the second expiry would give (the first set ssthresh to 5);
+/// the response restores ssthresh 64 and cwnd = FlightSize 9 + min(1, IW).
 #[test]
 fn rfc3522_retransmit_ts_is_the_first_retransmission() {
     let mut sc = eifel(false);
     sc.start(100);
     sc.timeout();
+    assert_eq!(sc.window(), (1.0, 5.0));
     assert_eq!(sc.timeout(), "r0");
     let out = sc.deliver(&ack_ts(1, &[], FIRST_TS));
     assert_eq!(sc.s.core.stats.spurious_timeouts_detected, 1);
     assert!(!out.contains('r'), "no go-back-N: {out}");
+    assert_eq!(sc.window(), (10.0, 64.0), "pipe_prev of the first expiry");
 }
 
 /// RFC 4015 §3.1, reversing the congestion control state: "If the
