@@ -1,5 +1,6 @@
-//! The scenario options of CUBIC (`cc`) and RACK-TLP (`loss_detection`)
-//! reach the sender: each one changes what a lossy run does.
+//! The scenario options of CUBIC (`cc`), RACK-TLP (`loss_detection`) and
+//! HyStart++ (`slow_start`) reach the sender: each one changes what a
+//! lossy (or, for slow start, a queue-limited) run does.
 
 use airtcp_core::metrics::FlowResult;
 use airtcp_core::scenario::Scenario;
@@ -90,4 +91,46 @@ fn rack_tlp_is_selected_by_name_and_changes_the_run() {
         rack.timeouts,
         dupack.timeouts
     );
+}
+
+/// The LOSSY path without random loss and with a drop-tail queue of 500
+/// packets at the 10 Mb/s first hop (four times the path's
+/// bandwidth-delay product at 100 ms): the first slow start overflows it;
+/// HyStart++ (RFC 9406) sees the RTT grow on the way. 10 s, timestamps (an
+/// RTT sample per ACK).
+fn run_queue(tcp: &str) -> FlowResult {
+    let text = LOSSY
+        .replace("TCP", tcp)
+        .replace("duration = \"30s\"", "duration = \"10s\"")
+        .replace(
+            "a_to_b = { error = { kind = \"bernoulli\", per = 0.0002 } }",
+            "",
+        )
+        .replace(
+            "rate = \"10Mbps\"\ndelay = \"2ms\"",
+            "rate = \"10Mbps\"\ndelay = \"2ms\"\nqueue = { kind = \"droptail\", limit = \"500pkt\" }",
+        );
+    let sc = Scenario::from_toml_str(&text, "queue.toml").unwrap_or_else(|e| panic!("{e}"));
+    sc.run(None).unwrap().flows.remove(0)
+}
+
+#[test]
+fn hystart_is_selected_by_name_and_changes_the_run() {
+    for cc in ["\"cubic\"", "\"reno\""] {
+        let tcp = format!("variant = \"sack\", cc = {cc}, timestamps = true");
+        let standard = run_queue(&format!("tcp = {{ {tcp} }}"));
+        let explicit = run_queue(&format!("tcp = {{ {tcp}, slow_start = \"rfc5681\" }}"));
+        assert_eq!(
+            explicit.delivered_bytes, standard.delivered_bytes,
+            "rfc5681 is the default"
+        );
+        let hystart = run_queue(&format!("tcp = {{ {tcp}, slow_start = \"hystart++\" }}"));
+        assert!(
+            hystart.variant.contains("+hystart++"),
+            "{}",
+            hystart.variant
+        );
+        assert_ne!(hystart.delivered_bytes, standard.delivered_bytes, "{cc}");
+        assert_ne!(hystart.data_drops, standard.data_drops, "{cc}");
+    }
 }

@@ -354,35 +354,74 @@ fn cubic_cc_by_name_or_table_with_checked_parameters() {
     }
 }
 
+/// GOOD's flow with each TCP table of `ok` is accepted; with each of
+/// `bad`, one line naming `field` and containing the words given.
+fn tcp_tables_accepted_and_refused(ok: &[&str], bad: &[(&str, &str)], field: &str) {
+    let tcp = "tcp = { variant = \"newreno\", sack = true }";
+    for ok in ok {
+        Scenario::from_toml_str(&GOOD.replace(tcp, ok), "good.toml").unwrap();
+    }
+    for (bad, words) in bad {
+        check(&err_with(tcp, bad), 20, field, words);
+    }
+}
+
 /// `loss_detection = "rack_tlp"` needs SACK (RFC 8985 §4): a SACK variant
 /// or `sack = true`; anything else is one line naming the field.
 #[test]
 fn rack_tlp_needs_sack() {
-    let tcp = "tcp = { variant = \"newreno\", sack = true }";
-    for ok in [
-        "tcp = { variant = \"sack\", loss_detection = \"rack_tlp\" }",
-        "tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }",
-        "tcp = { variant = \"newreno\", sack = true, loss_detection = \"rack_tlp\" }",
-        "tcp = { variant = \"newreno\", loss_detection = \"dupack\" }",
-    ] {
-        Scenario::from_toml_str(&GOOD.replace(tcp, ok), "good.toml").unwrap();
-    }
-    for (bad, words) in [
-        (
-            "tcp = { variant = \"newreno\", loss_detection = \"rack_tlp\" }",
-            "needs SACK",
-        ),
-        (
-            "tcp = { variant = \"reno\", loss_detection = \"rack_tlp\" }",
-            "needs SACK",
-        ),
-        (
-            "tcp = { variant = \"sack\", loss_detection = \"rack\" }",
-            "unknown variant `rack`",
-        ),
-    ] {
-        check(&err_with(tcp, bad), 20, "flow[0].tcp.loss_detection", words);
-    }
+    tcp_tables_accepted_and_refused(
+        &[
+            "tcp = { variant = \"sack\", loss_detection = \"rack_tlp\" }",
+            "tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }",
+            "tcp = { variant = \"newreno\", sack = true, loss_detection = \"rack_tlp\" }",
+            "tcp = { variant = \"newreno\", loss_detection = \"dupack\" }",
+        ],
+        &[
+            (
+                "tcp = { variant = \"newreno\", loss_detection = \"rack_tlp\" }",
+                "needs SACK",
+            ),
+            (
+                "tcp = { variant = \"reno\", loss_detection = \"rack_tlp\" }",
+                "needs SACK",
+            ),
+            (
+                "tcp = { variant = \"sack\", loss_detection = \"rack\" }",
+                "unknown variant `rack`",
+            ),
+        ],
+        "flow[0].tcp.loss_detection",
+    );
+}
+
+/// `slow_start`: "rfc5681" (the default) or "hystart++" (RFC 9406), with
+/// any controller and timestamps (an RTT sample per ACK: §4.2 needs 8 per
+/// round); anything else is one line naming the field.
+#[test]
+fn slow_start_is_rfc5681_or_hystart() {
+    tcp_tables_accepted_and_refused(
+        &[
+            "tcp = { variant = \"sack\", cc = \"cubic\", timestamps = true, slow_start = \"hystart++\" }",
+            "tcp = { variant = \"newreno\", timestamps = true, slow_start = \"hystart++\" }",
+            "tcp = { variant = \"reno\", cc = \"westwood\", slow_start = \"rfc5681\" }",
+        ],
+        &[
+            (
+                "tcp = { variant = \"sack\", slow_start = \"hystart\" }",
+                "unknown variant `hystart`, expected `rfc5681` or `hystart++`",
+            ),
+            (
+                "tcp = { variant = \"sack\", slow_start = true }",
+                "wanted string",
+            ),
+            (
+                "tcp = { variant = \"sack\", cc = \"cubic\", slow_start = \"hystart++\" }",
+                "needs timestamps = true",
+            ),
+        ],
+        "flow[0].tcp.slow_start",
+    );
 }
 
 /// RFC 6675's options (`rescue_retransmission`, NextSeg rule (4);

@@ -33,7 +33,7 @@ use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
 use crate::tcp::spec::{
-    CcChoice, ClassifierChoice, LossDetector, TcpSpec, TimeoutKind, Variant,
+    CcChoice, ClassifierChoice, LossDetector, SlowStart, TcpSpec, TimeoutKind, Variant,
     UNBOUNDED_SSTHRESH_BYTES,
 };
 use crate::world::{Flow, Node, SeriesConfig, World};
@@ -1136,6 +1136,18 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             }
         },
     };
+    let slow_start = match t.slow_start {
+        None | Some(SlowStartSpec::Rfc5681) => SlowStart::Rfc5681,
+        // RFC 9406 §4.2 needs N_RTT_SAMPLE (8) RTT samples per round; without
+        // timestamps the sender times one segment per round trip.
+        Some(SlowStartSpec::HyStartPlusPlus) if !t.timestamps.unwrap_or(false) => {
+            return Err(err(
+                "slow_start",
+                "\"hystart++\" needs timestamps = true: RFC 9406 takes 8 RTT samples per round, and without timestamps the sender times one segment per round trip",
+            ));
+        }
+        Some(SlowStartSpec::HyStartPlusPlus) => SlowStart::HyStartPlusPlus,
+    };
     let classifier = classifier_config(sc, t, i)?;
     let cc = cc_config(sc, t, i)?;
     let mecn =
@@ -1171,6 +1183,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     }
     Ok(TcpSpec {
         loss_detection,
+        slow_start,
         variant,
         sack,
         mss: mss as u32,

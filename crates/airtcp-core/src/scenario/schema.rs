@@ -469,6 +469,17 @@ pub struct TcpFileSpec {
     /// How losses are detected: "dupack" (default: DupThresh, RFC 5681 /
     /// RFC 6675) or "rack_tlp" (RFC 8985; needs SACK).
     pub loss_detection: Option<Spanned<LossDetectionSpec>>,
+    /// The initial slow start, for any controller: "rfc5681" (default) or
+    /// "hystart++" (RFC 9406).
+    pub slow_start: Option<SlowStartSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum SlowStartSpec {
+    #[serde(rename = "rfc5681")]
+    Rfc5681,
+    #[serde(rename = "hystart++")]
+    HyStartPlusPlus,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

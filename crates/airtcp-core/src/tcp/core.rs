@@ -7,7 +7,7 @@
 
 use crate::net::packet::{flags, Ecn, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::TimeNs;
-use crate::tcp::cc::{CongestionControl, Window};
+use crate::tcp::cc::{CongestionControl, HyStart, Window};
 use crate::tcp::classify::{LossCause, LossClassifier, LossDetection};
 use crate::tcp::mecn::{self, MecnLevel};
 use crate::tcp::rtt::{RtoConfig, RttEstimator};
@@ -61,6 +61,9 @@ pub struct SenderConfig {
     pub restart_rto_on_recovery_retransmission: bool,
     /// ssthresh when the retransmission timer expires during fast recovery.
     pub timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh,
+    /// RFC 9406 HyStart++ in the initial slow start (`cc/hystart.rs`),
+    /// for any controller; otherwise RFC 5681 slow start.
+    pub hystart: bool,
     // Read when the connection starts only: past `SenderCore::HOT_BYTES`.
     pub initial_cwnd_segments: u32,
     pub initial_ssthresh_bytes: u64,
@@ -112,6 +115,7 @@ impl Default for SenderConfig {
             rescue_retransmission: false,
             restart_rto_on_recovery_retransmission: false,
             timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh::Keep,
+            hystart: false,
             peer_rwnd_bytes: u64::MAX,
         }
     }
@@ -364,6 +368,9 @@ pub struct SenderCore {
     pub recovery_partial_acks: u32,
     syn_retransmitted: bool,
     pub trace: Vec<(TimeNs, TraceEvent)>,
+    /// HyStart++'s state when `cfg.hystart` (only that flag, in the hot
+    /// part, is read on an ACK without it).
+    pub hystart: Option<Box<HyStart>>,
 }
 
 impl SenderCore {
@@ -429,6 +436,9 @@ impl SenderCore {
             classifier,
             stats: SenderStats::default(),
             trace: Vec::new(),
+            hystart: cfg
+                .hystart
+                .then(|| Box::new(HyStart::new(cfg.initial_ssthresh_bytes))),
             cfg,
         }
     }
@@ -1030,7 +1040,16 @@ impl SenderCore {
     }
 
     /// Let the congestion controller grow the window for `acked` new bytes.
+    /// In the initial slow start with HyStart++ (RFC 9406), HyStart++
+    /// grows it instead.
     pub fn grow_window(&mut self, now_ns: TimeNs, acked: u64) {
+        if self.cfg.hystart {
+            if let Some(h) = self.hystart.as_deref_mut() {
+                if h.on_ack(&mut self.w, acked, self.snd_una, self.snd_nxt, &self.rtt) {
+                    return;
+                }
+            }
+        }
         self.cc.on_ack(&mut self.w, acked, now_ns, &self.rtt);
     }
 

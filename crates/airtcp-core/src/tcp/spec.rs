@@ -84,6 +84,18 @@ pub enum LossDetector {
     RackTlp,
 }
 
+/// The initial slow start (`tcp.slow_start`), for any controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SlowStart {
+    /// RFC 5681 §3.1: cwnd += min(N, SMSS) per ACK until ssthresh or a
+    /// loss.
+    #[default]
+    Rfc5681,
+    /// RFC 9406 HyStart++ (`cc/hystart.rs`); later slow starts are RFC
+    /// 5681's.
+    HyStartPlusPlus,
+}
+
 /// Why a loss happened: a classifier other than "always congestion".
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ClassifierChoice {
@@ -141,6 +153,8 @@ pub struct TcpSpec {
     pub rtt_tick_random_phase: bool,
     /// How losses are detected (RACK-TLP with SACK only).
     pub loss_detection: LossDetector,
+    /// The initial slow start.
+    pub slow_start: SlowStart,
 }
 
 impl TcpSpec {
@@ -164,6 +178,9 @@ impl TcpSpec {
         };
         if self.loss_detection == LossDetector::RackTlp {
             l.push_str("+rack_tlp");
+        }
+        if self.slow_start == SlowStart::HyStartPlusPlus {
+            l.push_str("+hystart++");
         }
         if self.cc != CcChoice::Reno {
             l.push('/');
@@ -232,6 +249,7 @@ impl TcpSpec {
             rescue_retransmission: self.rescue_retransmission,
             restart_rto_on_recovery_retransmission: self.restart_rto_on_recovery_retransmission,
             timeout_in_recovery_ssthresh: self.timeout_in_recovery_ssthresh,
+            hystart: self.slow_start == SlowStart::HyStartPlusPlus,
             // Without a handshake the sender starts with the receiver's
             // window (RFC 9293 §3.8.6: never more than min(cwnd, rwnd)).
             peer_rwnd_bytes: self.rwnd_bytes,

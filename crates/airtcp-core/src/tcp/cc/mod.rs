@@ -4,6 +4,7 @@
 //! classification live in their own folders.
 
 pub mod cubic;
+pub mod hystart;
 pub mod mecn;
 pub mod reno;
 pub mod westwood;
@@ -13,6 +14,7 @@ use crate::tcp::mecn::MecnLevel;
 use crate::tcp::rtt::RttEstimator;
 
 pub use cubic::{Cubic, CubicConfig};
+pub use hystart::HyStart;
 pub use mecn::{MecnCc, MecnCcConfig};
 pub use reno::RenoCc;
 pub use westwood::{Westwood, WestwoodConfig, WestwoodFilter};
