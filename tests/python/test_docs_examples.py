@@ -136,7 +136,7 @@ def flows_csv(path):
 # test runs it or the doc says why none does.
 BLOCKS = {
     "README.md": {"sh": 4, "toml": 2, "python": 2, "": 1},
-    "docs/scenario.md": {"toml": 4, "": 4, "python": 0, "sh": 0},
+    "docs/scenario.md": {"toml": 5, "": 4, "python": 0, "sh": 0},
     "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 8},
     "docs/fuzzing.md": {"sh": 1, "toml": 0, "python": 0, "": 0},
     # sweeps.md's other blocks: test_sweep.py::test_the_docs_page_runs
@@ -351,6 +351,17 @@ def test_scenario_count_error_and_the_10k_dumbbell(scratch):
     shown = airtcp.run(tomllib.loads(block))
     assert len(shown.columns["flows"]["name"]) == 10000
     assert same_columns(shown.columns, airtcp.run(EXAMPLES / "dumbbell-10k.toml").columns)
+
+
+def test_scenario_hystart_block():
+    """The HyStart++ example runs, and without `slow_start` it is the RFC
+    5681 baseline the doc says it is: the same run but for slow start."""
+    (block,) = [b for b in doc_blocks("docs/scenario.md", "toml") if 'slow_start = "hystart++"' in b]
+    hystart = airtcp.run(tomllib.loads(block)).columns["flows"]
+    baseline = airtcp.run(tomllib.loads(block.replace(', slow_start = "hystart++"', ""))).columns["flows"]
+    assert list(hystart["variant"]) == ["sack+hystart++/cubic"]
+    assert list(baseline["variant"]) == ["sack/cubic"]
+    assert list(hystart["delivered_bytes"]) != list(baseline["delivered_bytes"])
 
 
 def test_scenario_sweep_block_on_the_wireless_example(scratch):
