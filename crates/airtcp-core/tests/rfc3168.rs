@@ -247,3 +247,89 @@ fn s6_1_5_option_sends_retransmissions_ecn_capable() {
         assert_eq!(out[0].ecn, ect, "mecn {mecn}");
     }
 }
+
+/// §6.1.2: "It is necessary to still reduce the sending rate of the TCP
+/// sender even further, on receipt of an ECN-Echo packet when the
+/// congestion window is one. ... the sending TCP MUST reset the retransmit
+/// timer on receiving the ECN-Echo packet when the congestion window is
+/// one. The sending TCP will then be able to send a new packet only when
+/// the retransmit timer expires"; and it "SHOULD NOT increase the
+/// congestion window in response to the receipt of an ECN-Echo ACK". With
+/// an initial window of one segment, the ECN-Echo ACK of segment 0 sets
+/// ssthresh to 2 SMSS (RFC 5681 (4)'s floor) but leaves cwnd at one and
+/// sends nothing; the timer, reset on that ACK, expires one RTO (1 s)
+/// later, and only then does segment 1 leave, new data with CWR. Nothing
+/// was outstanding, so the expiry is no timeout: nothing is retransmitted
+/// and the RTO is not backed off (the next expiry is again 1 s on).
+#[test]
+fn s6_1_2_ece_at_a_window_of_one_resets_the_timer_and_waits_for_it() {
+    for recovery in [Recovery::NewReno, Recovery::Sack] {
+        let mut cfg = config(1);
+        cfg.ecn = true;
+        let mut sc = Script::new(cfg, recovery);
+        assert_eq!(sc.start(100), "0");
+        let ece_at = sc.now + STEP_NS;
+        assert!(
+            deliver(&mut sc, &ack_ece(1, &[])).is_empty(),
+            "{recovery:?}"
+        );
+        assert_eq!(
+            sc.window(),
+            (1.0, 2.0),
+            "{recovery:?}: cwnd does not rise to ssthresh"
+        );
+        assert_eq!(sc.s.next_deadline(), Some(ece_at + RTO_NS), "{recovery:?}");
+        let out = {
+            let d = sc.s.next_deadline().unwrap();
+            sc.now = d;
+            let mut out = Vec::new();
+            sc.s.on_timer(d, &mut out);
+            out
+        };
+        assert_eq!(sent(&out), "1", "{recovery:?}");
+        assert!(out[0].has_flag(flags::CWR) && !out[0].is_retransmission);
+        assert_eq!(sc.s.core.stats.timeouts, 0, "{recovery:?}");
+        assert_eq!(
+            sc.s.next_deadline(),
+            Some(ece_at + 2 * RTO_NS),
+            "{recovery:?}: not backed off"
+        );
+        assert_eq!(sc.window(), (1.0, 2.0));
+    }
+}
+
+/// §6.1.2 with a window larger than one: the usual reduction, no hold (the
+/// rule above is for a window of one only): the ECN-Echo ACK of segment 0
+/// of an initial window of 2 makes ssthresh = cwnd = 2 SMSS and segment 2
+/// leaves on the same ACK.
+#[test]
+fn s6_1_2_ece_above_a_window_of_one_does_not_wait_for_the_timer() {
+    let mut cfg = config(2);
+    cfg.ecn = true;
+    let mut sc = Script::new(cfg, Recovery::NewReno);
+    assert_eq!(sc.start(100), "0 1");
+    let out = deliver(&mut sc, &ack_ece(1, &[]));
+    assert_eq!(sent(&out), "2");
+    assert_eq!(sc.window(), (2.0, 2.0));
+}
+
+/// §6.1.5: "the TCP data receiver SHOULD ignore the ECN field on arriving
+/// data packets that are outside of the receiver's current window". After
+/// segments 0 and 1, a CE-marked copy of segment 0 (wholly below RCV.NXT)
+/// is answered by a duplicate ACK without ECN-Echo, and the next segment's
+/// ACK has none either; a CE mark on a segment inside the window is echoed.
+#[test]
+fn s6_1_5_receiver_ignores_ce_on_a_segment_outside_its_window() {
+    let mut rx = receiver(None, true);
+    let mut out = Vec::new();
+    rx.on_packet(STEP_NS, &data(0, Ecn::Ect0), &mut out);
+    rx.on_packet(2 * STEP_NS, &data(1, Ecn::Ect0), &mut out);
+    rx.on_packet(3 * STEP_NS, &data(0, Ecn::Ce), &mut out);
+    rx.on_packet(4 * STEP_NS, &data(2, Ecn::Ect0), &mut out);
+    assert_eq!(acked(&out), "1 2 2 3");
+    assert!(out.iter().all(|p| !p.has_flag(flags::ECE)));
+    out.clear();
+    rx.on_packet(5 * STEP_NS, &data(3, Ecn::Ce), &mut out);
+    assert_eq!(acked(&out), "4");
+    assert!(out[0].has_flag(flags::ECE));
+}

@@ -334,6 +334,12 @@ pub struct SenderCore {
     pub sack_after_timeout: bool,
     pub sack_enabled: bool,
     cwr_pending: bool,
+    /// RFC 3168 §6.1.2: after an ECN-Echo at a window of one segment,
+    /// nothing is sent until this time, the retransmit timer reset on that
+    /// ACK. It is the timer itself while data is outstanding ((5.3)
+    /// restarts it on the same ACK, to the same time); with none, its
+    /// expiry only lets the next packet out: no retransmission, no backoff.
+    pub ece_hold_until: Option<TimeNs>,
     /// An ACK with a SACK block has arrived (DCLOR §6).
     pub sack_seen: bool,
     pub cc: Box<dyn CongestionControl>,
@@ -422,6 +428,7 @@ impl SenderCore {
             timed: None,
             ecn_recover: 0,
             cwr_pending: false,
+            ece_hold_until: None,
             ts_recent: 0,
             syn_retransmitted: false,
             syn_sent_ns: 0,
@@ -505,8 +512,18 @@ impl SenderCore {
             && self.snd_una >= self.ecn_recover
         {
             let flight = self.flight_size();
+            let cwnd_before = self.w.cwnd;
             self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
-            self.w.cwnd = self.cc.cwnd_after_ece(&self.w);
+            // "SHOULD NOT increase the congestion window in response to the
+            // receipt of an ECN-Echo ACK": ssthresh's 2-SMSS floor could.
+            self.w.cwnd = self.cc.cwnd_after_ece(&self.w).min(cwnd_before);
+            if cwnd_before <= self.mss {
+                // "MUST reset the retransmit timer on receiving the
+                // ECN-Echo packet when the congestion window is one", and
+                // send a new packet "only when the retransmit timer
+                // expires" (see `ece_hold_until`).
+                self.ece_hold_until = Some(now_ns + self.rtt.rto_ns());
+            }
             self.cwr_pending = true;
             self.ecn_recover = self.snd_max;
             self.stats.ecn_reductions += 1;
@@ -947,7 +964,7 @@ impl SenderCore {
     /// Send whatever the window, the application and the recovery state
     /// allow.
     pub fn send_pending(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
-        if self.state != ConnState::Established {
+        if self.state != ConnState::Established || self.ece_hold_until.is_some() {
             return;
         }
         if self.sack_enabled && (self.in_recovery || self.sack_after_timeout) {
@@ -1057,6 +1074,8 @@ impl SenderCore {
         // A new timeout ends the repair after the previous one (the
         // standard response may start another).
         self.hole_repair_until = None;
+        // The retransmit timer expired: RFC 3168 §6.1.2's wait is over.
+        self.ece_hold_until = None;
         self.stats.timeouts += 1;
         if self.rtt.backoff_count() == 0 {
             self.stats.first_expiries += 1;

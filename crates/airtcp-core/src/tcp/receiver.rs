@@ -149,7 +149,12 @@ impl TcpReceiver {
         }
         if pkt.ecn == Ecn::Ce {
             self.stats.ce_marked_segments += 1;
-            if self.cfg.ecn {
+            // RFC 3168 §6.1.5: "SHOULD ignore the ECN field on arriving
+            // data packets that are outside of the receiver's current
+            // window" (a copy of data already received, say).
+            let in_window = pkt.end_seq() > self.rcv_nxt
+                && pkt.seq < self.rcv_nxt.saturating_add(self.cfg.rwnd_bytes);
+            if self.cfg.ecn && in_window {
                 self.ece = true;
             }
         }

@@ -84,6 +84,7 @@ impl TcpSender {
     pub fn next_deadline(&self) -> Option<TimeNs> {
         [
             self.core.rto_deadline,
+            self.core.ece_hold_until,
             self.hook.as_ref().and_then(|h| h.deadline()),
             self.recovery.deadline(),
         ]
@@ -97,6 +98,11 @@ impl TcpSender {
     pub fn on_timer(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> Option<u64> {
         let mut expired = None;
         self.with_hook_notification(now_ns, |s| {
+            // RFC 3168 §6.1.2's wait after an ECN-Echo at a window of one.
+            let hold_over = s.core.ece_hold_until.is_some_and(|d| d <= now_ns);
+            if hold_over {
+                s.core.ece_hold_until = None;
+            }
             // The recovery strategy's timer first: a tail loss probe due
             // with the RTO goes out instead of it (RFC 8985 §7.2 caps the
             // PTO at the RTO's expiry; the probe restarts the RTO).
@@ -118,6 +124,9 @@ impl TcpSender {
                 if h.deadline().is_some_and(|d| d <= now_ns) {
                     h.on_timer(now_ns, &mut s.core, out);
                 }
+            }
+            if hold_over {
+                s.core.send_pending(now_ns, out);
             }
         });
         expired
