@@ -374,3 +374,133 @@ fn s4_6_ecn_echo_floors_cwnd_at_one_segment_and_ssthresh_at_two() {
         assert_eq!(sc.window(), (cwnd, ssthresh), "FlightSize {flight}");
     }
 }
+
+/// ACK `n` echoing a timestamp one RTT old, advertising a receive window of
+/// `wnd` segments.
+fn ack_with_window(n: u64, wnd: u64, t: TimeNs) -> airtcp_core::net::packet::Packet {
+    let mut p = ack_ts(n, &[], t - RTT_NS);
+    p.wnd = wnd * MSS;
+    p
+}
+
+/// §5.8: "A flow is application limited if it is using less than the
+/// allowed congestion window", whether the sender's application or the
+/// receiver's (through its advertised window) holds it back, and "CUBIC does
+/// not increase its congestion window if a flow is application limited".
+/// Slow start with an initial window of 10 segments and a receiver that
+/// advertises 10: the first ACK finds all 10 in flight, the whole window in
+/// use, and grows cwnd to 11 (RFC 5681 (2)). From then on the receiver's
+/// window keeps 10 in flight under a cwnd of 11, room for one more segment
+/// that is never used, and cwnd stays 11 however many ACKs arrive; each
+/// ACK moves the receiver's window by one segment and lets one out.
+#[test]
+fn s5_8_a_receive_window_limited_flow_does_not_grow_cwnd_in_slow_start() {
+    let mut sc = cubic_sender(CubicConfig::default(), 10, 10_000);
+    let mut t = RTT_NS;
+    for n in 1..=300 {
+        assert_eq!(
+            sc.deliver_at(t, &ack_with_window(n, 10, t)),
+            format!("{}", n + 9),
+            "ACK {n}"
+        );
+        assert_eq!(sc.cwnd(), 11.0, "cwnd after ACK {n}");
+        t += NS_PER_MS;
+    }
+}
+
+/// §5.8 in congestion avoidance (§4.10: cwnd = ssthresh = 10 segments from
+/// the start, K = 0, W_max = 10, so W_cubic(t) = 10 + 0.4 t^3). The
+/// receiver advertises 10 segments. While cwnd is below 11 segments, 10 in
+/// flight leave no room for another full-sized segment: the window is in
+/// use and grows by the RFC (the model checks each ACK). Once cwnd reaches
+/// 11 segments the flow uses less than it: cwnd stays where that ACK left
+/// it for the next 1,000 ACKs over 10 s, where the unlimited window
+/// function would have passed 400 segments.
+#[test]
+fn s5_8_a_receive_window_limited_flow_does_not_grow_cwnd_in_congestion_avoidance() {
+    let mut sc = cubic_sender(CubicConfig::default(), 10, 10);
+    let t0 = RTT_NS + NS_PER_MS;
+    let mut m = Rfc9438::stage(0.4, 0.7, 10.0, 10.0, 10.0, secs(t0));
+    let mut t = t0;
+    let mut n = 1;
+    while sc.cwnd() < 11.0 {
+        assert_eq!(
+            sc.deliver_at(t, &ack_with_window(n, 10, t)),
+            format!("{}", n + 9)
+        );
+        m.ack(secs(t), 1.0);
+        assert!(
+            (sc.s.core.w.cwnd as f64 - m.cwnd * MSS as f64).abs() <= 1.0,
+            "ACK {n}"
+        );
+        n += 1;
+        t += NS_PER_MS;
+    }
+    let reached = sc.s.core.w.cwnd;
+    assert!(
+        reached < 12 * MSS,
+        "one ACK adds less than a segment: {reached}"
+    );
+    for _ in 0..1000 {
+        t += 10 * NS_PER_MS;
+        assert_eq!(
+            sc.deliver_at(t, &ack_with_window(n, 10, t)),
+            format!("{}", n + 9)
+        );
+        assert_eq!(sc.s.core.w.cwnd, reached, "ACK {n} at {:.2} s", secs(t));
+        n += 1;
+    }
+    assert!(m.w_cubic(secs(t) - secs(t0)) > 400.0);
+}
+
+/// §5.8 with the sender's application, and §4.2: t "MUST NOT include"
+/// periods when cwnd was not updated because the flow was application
+/// limited, "such as idle periods". After a loss (W_max = 100, cwnd = 70,
+/// K = 4.217 s) the application has no more data once the 70 segments sent
+/// at the end of recovery are out. The stage's first ACK finds all 70 in
+/// flight and grows cwnd (§4.2 at t = 0); the other 69 ACKs find fewer than
+/// cwnd in flight and leave it alone; then the sender is idle. When the
+/// application writes again 2 s after the first ACK, the sender fills its
+/// window at once, and from then on cwnd follows the RFC with t counting
+/// only the time the window was in use: the 2 s are left out (a model that
+/// counts them gives other windows).
+#[test]
+fn s5_8_s4_2_t_leaves_out_an_application_limited_period() {
+    let mut cfg = config(100);
+    cfg.timestamps = true;
+    cfg.initial_ssthresh_bytes = 10_000 * MSS;
+    let mut sc = Script::with_cc(
+        cfg,
+        Box::new(Cubic::new(CubicConfig::default())),
+        Recovery::Sack,
+    );
+    sc.start(170);
+    let (_, _, t) = lose_one(&mut sc, RTT_NS);
+    assert_eq!((snd_una(&sc), snd_max(&sc), sc.cwnd()), (100, 170, 70.0));
+    let ta = t + NS_PER_MS;
+    let mut m = Rfc9438::stage(0.4, 0.7, 100.0, 70.0, 100.0, secs(ta));
+    assert_eq!(ack_at(&mut sc, ta, 101, &[]), "");
+    m.ack(secs(ta), 1.0);
+    let grown = sc.s.core.w.cwnd;
+    assert!((grown as f64 - m.cwnd * MSS as f64).abs() <= 1.0 && grown > 70 * MSS);
+    for n in 102..=170 {
+        assert_eq!(ack_at(&mut sc, ta + (n - 101) * NS_PER_MS, n, &[]), "");
+        assert_eq!(
+            sc.s.core.w.cwnd, grown,
+            "ACK {n}: no growth while application limited"
+        );
+    }
+    let tw = ta + 2 * NS_PER_S;
+    let window = grown / MSS;
+    assert_eq!(sc.write_at(tw, 1_000_000), range(170, 170 + window - 1));
+    let log = ack_clock(&mut sc, tw + RTT_NS, tw + 5 * NS_PER_S);
+    let in_use: Vec<_> = log.iter().map(|&(t, a, c)| (t - (tw - ta), a, c)).collect();
+    check_against_model(&in_use, m, "after the idle period");
+    let mut counting_idle = Rfc9438::stage(0.4, 0.7, 100.0, 70.0, 100.0, secs(ta));
+    counting_idle.ack(secs(ta), 1.0);
+    let differs = log.iter().any(|&(t, a, c)| {
+        counting_idle.ack(secs(t), a);
+        (counting_idle.cwnd * MSS as f64 - c as f64).abs() > 100.0
+    });
+    assert!(differs, "counting the idle period gives the same windows");
+}

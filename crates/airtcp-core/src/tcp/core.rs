@@ -296,6 +296,9 @@ pub struct SenderCore {
     /// Incremented whenever the retransmission timer is set, reset or stopped.
     pub rto_generation: u64,
     cwnd_accounted_ns: Option<TimeNs>,
+    /// RFC 9438 §5.8: the flow used less than its congestion window when
+    /// its last entry point ended (see [`Self::note_window_use`]).
+    window_unused: bool,
     /// Segment being timed without timestamps: (end seq, send time).
     timed: Option<(u64, TimeNs)>,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; None before any loss.
@@ -439,6 +442,7 @@ impl SenderCore {
             rescue_rxt: None,
             rtt_reseed: None,
             cwnd_accounted_ns: None,
+            window_unused: false,
             cc,
             classifier,
             stats: SenderStats::default(),
@@ -1179,6 +1183,21 @@ impl SenderCore {
             self.stats.cwnd_time_ns += dt;
         }
         self.cwnd_accounted_ns = Some(now_ns);
+    }
+
+    /// RFC 9438 §5.8: "A flow is application limited if it is using less
+    /// than the allowed congestion window", held back by the sending
+    /// application (no data) or the receiving one (its advertised window).
+    /// Here: FlightSize leaves room under cwnd for one more full-sized
+    /// segment (a fraction of a segment cannot be used). Called at the end
+    /// of each entry point, once sending has stopped, so the state holds
+    /// until the next one; the controller hears of each change and when.
+    pub fn note_window_use(&mut self, now_ns: TimeNs) {
+        let unused = self.flight_size() + self.mss <= self.w.cwnd;
+        if unused != self.window_unused {
+            self.window_unused = unused;
+            self.cc.on_application_limited(now_ns, unused);
+        }
     }
 
     pub fn forget_timed_segment(&mut self) {

@@ -148,6 +148,7 @@ impl TcpSender {
         let before = self.core.rto_generation;
         f(self);
         self.recovery.after_event(&mut self.core, now_ns);
+        self.core.note_window_use(now_ns);
         if self.core.rto_generation != before {
             let deadline = self.core.rto_deadline;
             if let Some(h) = self.hook.as_mut() {

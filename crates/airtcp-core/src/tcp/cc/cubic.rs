@@ -17,6 +17,10 @@
 //!   cwnd_prior = cwnd, cwnd = ssthresh on a loss and max(flight_size *
 //!   beta, 1) on ECN-Echo; §4.7 fast convergence first (W_max =
 //!   cwnd (1 + beta) / 2 when cwnd < W_max, else cwnd).
+//! * §5.8 (and §4.2): while the flow is application limited (it uses less
+//!   than cwnd: no data to send, or the receiver's window holds it back)
+//!   an ACK changes neither cwnd nor W_est, and t leaves the time out: the
+//!   stage's start moves later by it when the window is in use again.
 //! * §4.8 after a timeout (and §4.10 after a slow start without loss) the
 //!   next stage starts with W_max = cwnd_epoch, so K = 0 (as also when
 //!   cwnd_epoch >= W_max, Linux's rule).
@@ -74,6 +78,8 @@ pub struct Cubic {
     /// flight_size x beta_cubic at the last congestion event, bytes, before
     /// the 2-segment floor (§4.6: an ECE reduction floors cwnd at 1 SMSS).
     reduced_bytes: u64,
+    /// §5.8: since when the flow has been application limited, if it is.
+    limited_since_ns: Option<TimeNs>,
 }
 
 impl Cubic {
@@ -85,6 +91,7 @@ impl Cubic {
             epoch: None,
             carry_bytes: 0.0,
             reduced_bytes: 0,
+            limited_since_ns: None,
         }
     }
 
@@ -142,6 +149,11 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt: &RttEstimator) {
+        if self.limited_since_ns.is_some() {
+            // §5.8: "CUBIC does not increase its congestion window if a
+            // flow is application limited".
+            return;
+        }
         if w.cwnd < w.ssthresh {
             // §4.10 / RFC 5681 (2).
             w.cwnd += acked.min(w.mss);
@@ -195,6 +207,19 @@ impl CongestionControl for Cubic {
     /// §4.6 Figure 5: on ECE, cwnd = max(flight_size x beta_cubic, 1).
     fn cwnd_after_ece(&self, w: &Window) -> u64 {
         self.reduced_bytes.max(w.mss)
+    }
+
+    fn on_application_limited(&mut self, now_ns: TimeNs, limited: bool) {
+        if limited {
+            self.limited_since_ns = Some(now_ns);
+        } else if let Some(since_ns) = self.limited_since_ns.take() {
+            // §4.2: t "MUST NOT include" the limited period. A stage only
+            // starts on an ACK that may grow the window, so one running now
+            // started before the period.
+            if let Some(e) = self.epoch.as_mut() {
+                e.start_ns += now_ns - since_ns;
+            }
+        }
     }
 
     fn on_retransmission_timeout(&mut self) {
