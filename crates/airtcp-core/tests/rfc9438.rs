@@ -392,19 +392,29 @@ fn ack_with_window(n: u64, wnd: u64, t: TimeNs) -> airtcp_core::net::packet::Pac
 /// use, and grows cwnd to 11 (RFC 5681 (2)). From then on the receiver's
 /// window keeps 10 in flight under a cwnd of 11, room for one more segment
 /// that is never used, and cwnd stays 11 however many ACKs arrive; each
-/// ACK moves the receiver's window by one segment and lets one out.
+/// ACK moves the receiver's window by one segment and lets one out. The
+/// same with HyStart++ as the slow start (§4.10's SHOULD, RFC 9406): it
+/// changes how slow start grows the window, not whether it may.
 #[test]
 fn s5_8_a_receive_window_limited_flow_does_not_grow_cwnd_in_slow_start() {
-    let mut sc = cubic_sender(CubicConfig::default(), 10, 10_000);
-    let mut t = RTT_NS;
-    for n in 1..=300 {
-        assert_eq!(
-            sc.deliver_at(t, &ack_with_window(n, 10, t)),
-            format!("{}", n + 9),
-            "ACK {n}"
+    for hystart in [false, true] {
+        let mut cfg = config(10);
+        cfg.timestamps = true;
+        cfg.initial_ssthresh_bytes = 10_000 * MSS;
+        cfg.hystart = hystart;
+        let mut sc = Script::with_cc(
+            cfg,
+            Box::new(Cubic::new(CubicConfig::default())),
+            Recovery::Sack,
         );
-        assert_eq!(sc.cwnd(), 11.0, "cwnd after ACK {n}");
-        t += NS_PER_MS;
+        sc.start(1_000_000);
+        let mut t = RTT_NS;
+        for n in 1..=300 {
+            let out = sc.deliver_at(t, &ack_with_window(n, 10, t));
+            assert_eq!(out, format!("{}", n + 9), "HyStart++ {hystart}: ACK {n}");
+            assert_eq!(sc.cwnd(), 11.0, "HyStart++ {hystart}: cwnd after ACK {n}");
+            t += NS_PER_MS;
+        }
     }
 }
 

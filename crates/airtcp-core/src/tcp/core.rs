@@ -1062,8 +1062,12 @@ impl SenderCore {
 
     /// Let the congestion controller grow the window for `acked` new bytes.
     /// In the initial slow start with HyStart++ (RFC 9406), HyStart++
-    /// grows it instead.
+    /// grows it instead. Neither does while the flow is application limited
+    /// if the controller holds its window then (CUBIC, RFC 9438 §5.8).
     pub fn grow_window(&mut self, now_ns: TimeNs, acked: u64) {
+        if self.window_unused && self.cc.holds_window_while_application_limited() {
+            return;
+        }
         if self.cfg.hystart {
             if let Some(h) = self.hystart.as_deref_mut() {
                 if h.on_ack(&mut self.w, acked, self.snd_una, self.snd_nxt, &self.rtt) {

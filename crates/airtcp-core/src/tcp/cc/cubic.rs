@@ -19,8 +19,9 @@
 //!   cwnd (1 + beta) / 2 when cwnd < W_max, else cwnd).
 //! * §5.8 (and §4.2): while the flow is application limited (it uses less
 //!   than cwnd: no data to send, or the receiver's window holds it back)
-//!   an ACK changes neither cwnd nor W_est, and t leaves the time out: the
-//!   stage's start moves later by it when the window is in use again.
+//!   the sender lets no ACK grow the window (cwnd and W_est stay), and t
+//!   leaves the time out: the stage's start moves later by it when the
+//!   window is in use again.
 //! * §4.8 after a timeout (and §4.10 after a slow start without loss) the
 //!   next stage starts with W_max = cwnd_epoch, so K = 0 (as also when
 //!   cwnd_epoch >= W_max, Linux's rule).
@@ -149,11 +150,6 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, w: &mut Window, acked: u64, now_ns: TimeNs, rtt: &RttEstimator) {
-        if self.limited_since_ns.is_some() {
-            // §5.8: "CUBIC does not increase its congestion window if a
-            // flow is application limited".
-            return;
-        }
         if w.cwnd < w.ssthresh {
             // §4.10 / RFC 5681 (2).
             w.cwnd += acked.min(w.mss);
@@ -207,6 +203,13 @@ impl CongestionControl for Cubic {
     /// §4.6 Figure 5: on ECE, cwnd = max(flight_size x beta_cubic, 1).
     fn cwnd_after_ece(&self, w: &Window) -> u64 {
         self.reduced_bytes.max(w.mss)
+    }
+
+    /// §5.8: "CUBIC does not increase its congestion window if a flow is
+    /// application limited" (the sender does not call `on_ack` then, nor
+    /// HyStart++ in its place).
+    fn holds_window_while_application_limited(&self) -> bool {
+        true
     }
 
     fn on_application_limited(&mut self, now_ns: TimeNs, limited: bool) {

@@ -55,10 +55,17 @@ pub trait CongestionControl: Send {
     /// signal, if any, set ssthresh): CUBIC forgets W_max (RFC 9438 §4.8).
     fn on_retransmission_timeout(&mut self) {}
 
+    /// Whether the window must not grow while the flow is application
+    /// limited (RFC 9438 §5.8): the sender then skips the growth, HyStart++
+    /// included. RFC 5681's controllers have no such rule.
+    fn holds_window_while_application_limited(&self) -> bool {
+        false
+    }
+
     /// The flow became application limited (`limited`: it uses less than
     /// its congestion window, RFC 9438 §5.8) or stopped being so, at
-    /// `now_ns`. CUBIC neither grows the window nor counts the time while
-    /// limited; RFC 5681's controllers have no such rule and ignore it.
+    /// `now_ns`. CUBIC leaves the time out of its window function's t;
+    /// RFC 5681's controllers have no such rule and ignore it.
     fn on_application_limited(&mut self, _now_ns: TimeNs, _limited: bool) {}
 
     /// MECN §2.3: the congestion level echoed on an ACK; return the
