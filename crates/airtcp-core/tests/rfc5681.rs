@@ -251,9 +251,21 @@ fn s2_first_flight_is_limited_by_the_receive_window_sans_io() {
 /// segments, not fifty.
 #[test]
 fn s2_first_flight_is_limited_by_the_receive_window_scenario() {
-    let text = r#"
+    let text = one_bulk_flow(
+        "1s",
+        r#"{ initial_cwnd = 50, rwnd = "10000B", mss = "1000B" }"#,
+    );
+    let (first_flight, _) = first_flight_and_cwnd(&text);
+    assert_eq!(first_flight, 10);
+}
+
+/// One bulk flow S -> D over a 100 Mb/s, 50 ms link, with `tcp` as its TCP
+/// table, run for `duration`.
+fn one_bulk_flow(duration: &str, tcp: &str) -> String {
+    format!(
+        r#"
 [simulation]
-duration = "1s"
+duration = "{duration}"
 [[link]]
 a = "S"
 b = "D"
@@ -262,19 +274,25 @@ delay = "50ms"
 [[flow]]
 from = "S"
 to = "D"
-tcp = { initial_cwnd = 50, rwnd = "10000B", mss = "1000B" }
-app = { kind = "bulk" }
-"#;
+tcp = {tcp}
+app = {{ kind = "bulk" }}
+"#
+    )
+}
+
+/// Run the one-flow scenario `text` and count the segments its sender sent
+/// at time 0 (the first flight, with no handshake); also its cwnd then.
+fn first_flight_and_cwnd(text: &str) -> (usize, u64) {
     // run_world records the sender's event log (World::record_sender_events).
     let (w, _) = run_world(text, None);
     let s = w.tcp_sender(0).unwrap();
-    let first_flight = s
+    let sent = s
         .core
         .trace
         .iter()
         .filter(|(t, e)| *t == 0 && matches!(e, airtcp_core::tcp::sender::TraceEvent::Send { .. }))
         .count();
-    assert_eq!(first_flight, 10);
+    (sent, s.core.w.cwnd)
 }
 
 /// §3.1 equation (1): "If SMSS > 2190 bytes: IW = 2 * SMSS bytes and MUST
@@ -294,35 +312,10 @@ fn s3_1_initial_window_by_smss_is_the_scenario_default() {
         (2191, 2),
         (9000, 2),
     ] {
-        let text = format!(
-            r#"
-[simulation]
-duration = "10ms"
-[[link]]
-a = "S"
-b = "D"
-rate = "100Mbps"
-delay = "50ms"
-[[flow]]
-from = "S"
-to = "D"
-tcp = {{ mss = "{mss}B" }}
-app = {{ kind = "bulk" }}
-"#
-        );
-        let (w, _) = run_world(&text, None);
-        let s = w.tcp_sender(0).unwrap();
-        let sends: Vec<u64> = s
-            .core
-            .trace
-            .iter()
-            .filter_map(|(t, e)| match e {
-                airtcp_core::tcp::sender::TraceEvent::Send { .. } if *t == 0 => Some(*t),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(sends.len(), iw, "SMSS {mss} B");
-        assert_eq!(s.core.w.cwnd, iw as u64 * mss, "SMSS {mss} B: IW in bytes");
+        let text = one_bulk_flow("10ms", &format!(r#"{{ mss = "{mss}B" }}"#));
+        let (sent, cwnd) = first_flight_and_cwnd(&text);
+        assert_eq!(sent, iw, "SMSS {mss} B");
+        assert_eq!(cwnd, iw as u64 * mss, "SMSS {mss} B: IW in bytes");
     }
 }
 

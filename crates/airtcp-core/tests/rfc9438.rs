@@ -20,11 +20,23 @@ const SRTT_S: f64 = 0.1;
 /// A CUBIC sender with `iw` segments of initial window, SACK recovery,
 /// timestamps, and ssthresh `ssthresh` segments.
 fn cubic_sender(cubic: CubicConfig, iw: u32, ssthresh: u64) -> Script {
+    cubic_sender_with(cubic, iw, ssthresh, false, 1_000_000)
+}
+
+/// The same with HyStart++ (RFC 9406) or not, and `segments` to send.
+fn cubic_sender_with(
+    cubic: CubicConfig,
+    iw: u32,
+    ssthresh: u64,
+    hystart: bool,
+    segments: u64,
+) -> Script {
     let mut cfg = config(iw);
     cfg.timestamps = true;
     cfg.initial_ssthresh_bytes = ssthresh * MSS;
+    cfg.hystart = hystart;
     let mut sc = Script::with_cc(cfg, Box::new(Cubic::new(cubic)), Recovery::Sack);
-    sc.start(1_000_000);
+    sc.start(segments);
     sc
 }
 
@@ -398,16 +410,7 @@ fn ack_with_window(n: u64, wnd: u64, t: TimeNs) -> airtcp_core::net::packet::Pac
 #[test]
 fn s5_8_a_receive_window_limited_flow_does_not_grow_cwnd_in_slow_start() {
     for hystart in [false, true] {
-        let mut cfg = config(10);
-        cfg.timestamps = true;
-        cfg.initial_ssthresh_bytes = 10_000 * MSS;
-        cfg.hystart = hystart;
-        let mut sc = Script::with_cc(
-            cfg,
-            Box::new(Cubic::new(CubicConfig::default())),
-            Recovery::Sack,
-        );
-        sc.start(1_000_000);
+        let mut sc = cubic_sender_with(CubicConfig::default(), 10, 10_000, hystart, 1_000_000);
         let mut t = RTT_NS;
         for n in 1..=300 {
             let out = sc.deliver_at(t, &ack_with_window(n, 10, t));
@@ -476,15 +479,7 @@ fn s5_8_a_receive_window_limited_flow_does_not_grow_cwnd_in_congestion_avoidance
 /// counts them gives other windows).
 #[test]
 fn s5_8_s4_2_t_leaves_out_an_application_limited_period() {
-    let mut cfg = config(100);
-    cfg.timestamps = true;
-    cfg.initial_ssthresh_bytes = 10_000 * MSS;
-    let mut sc = Script::with_cc(
-        cfg,
-        Box::new(Cubic::new(CubicConfig::default())),
-        Recovery::Sack,
-    );
-    sc.start(170);
+    let mut sc = cubic_sender_with(CubicConfig::default(), 100, 10_000, false, 170);
     let (_, _, t) = lose_one(&mut sc, RTT_NS);
     assert_eq!((snd_una(&sc), snd_max(&sc), sc.cwnd()), (100, 170, 70.0));
     let ta = t + NS_PER_MS;
