@@ -1140,7 +1140,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         None | Some(SlowStartSpec::Rfc5681) => SlowStart::Rfc5681,
         // RFC 9406 §4.2 needs N_RTT_SAMPLE (8) RTT samples per round; without
         // timestamps the sender times one segment per round trip.
-        Some(SlowStartSpec::HyStartPlusPlus) if !t.timestamps.unwrap_or(false) => {
+        Some(SlowStartSpec::HyStartPlusPlus) if !t.timestamps() => {
             return Err(err(
                 "slow_start",
                 "\"hystart++\" needs timestamps = true: RFC 9406 takes 8 RTT samples per round, and without timestamps the sender times one segment per round trip",
@@ -1190,7 +1190,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         initial_cwnd_segments: initial_cwnd,
         initial_ssthresh_bytes: t.initial_ssthresh.map_or(UNBOUNDED_SSTHRESH_BYTES, |s| s.0),
         rwnd_bytes: rwnd,
-        timestamps: t.timestamps.unwrap_or(false),
+        timestamps: t.timestamps(),
         ecn: t.ecn.unwrap_or(false),
         handshake: t.handshake.unwrap_or(false),
         rto,
@@ -1504,7 +1504,7 @@ fn timeout_response(
     let sack = t.sack.unwrap_or(false) || t.variant == Some(VariantSpec::Sack);
     Ok(match spanned.get_ref() {
         TimeoutResponseSpec::Standard => TimeoutKind::Standard,
-        TimeoutResponseSpec::Eifel if !t.timestamps.unwrap_or(false) => {
+        TimeoutResponseSpec::Eifel if !t.timestamps() => {
             return Err(err("Eifel detection needs timestamps = true (RFC 3522)"));
         }
         TimeoutResponseSpec::Eifel => TimeoutKind::Eifel,

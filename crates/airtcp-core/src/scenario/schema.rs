@@ -474,6 +474,14 @@ pub struct TcpFileSpec {
     pub slow_start: Option<SlowStartSpec>,
 }
 
+impl TcpFileSpec {
+    /// RFC 7323 timestamps: off unless the file turns them on. One place for
+    /// the default, which the options that need them check too.
+    pub fn timestamps(&self) -> bool {
+        self.timestamps.unwrap_or(false)
+    }
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 pub enum SlowStartSpec {
     #[serde(rename = "rfc5681")]

@@ -78,9 +78,8 @@ pub struct HyStart {
     css_carry_bytes: u64,
     /// `RttEstimator::samples` when the last ACK was seen.
     samples_seen: u64,
-    /// Times CSS was entered, and left back to slow start (diagnostics).
+    /// Times CSS was entered (diagnostics).
     pub css_entries: u32,
-    pub css_resumes: u32,
 }
 
 impl HyStart {
@@ -96,18 +95,12 @@ impl HyStart {
             css_carry_bytes: 0,
             samples_seen: 0,
             css_entries: 0,
-            css_resumes: 0,
         }
     }
 
     /// In Conservative Slow Start.
     pub fn in_css(&self) -> bool {
         self.css_baseline_min_rtt_ns != INFINITY
-    }
-
-    /// Rounds of the current CSS that have ended.
-    pub fn css_rounds(&self) -> u32 {
-        self.css_rounds
     }
 
     /// An ACK newly acknowledging `acked` bytes up to `ack` arrived outside
@@ -170,7 +163,6 @@ impl HyStart {
                 self.css_baseline_min_rtt_ns = INFINITY;
                 self.css_rounds = 0;
                 self.css_carry_bytes = 0;
-                self.css_resumes += 1;
             }
         } else if self.current_round_min_rtt_ns != INFINITY
             && self.last_round_min_rtt_ns != INFINITY
