@@ -96,6 +96,11 @@ def test_environments_are_built_by_their_reproductions():
     same = {k: v for k, v in tcp0.items() if k not in ("variant", "reno_one_fast_retransmit_per_window")}
     assert {k: tcp[k] for k in same} == same
     assert sc["link"] == base["link"]
+    # The slow start is the sender's algorithm, so the scheme's: HyStart++ set by an
+    # environment does not reach a scheme that does not ask for it.
+    env_tcp = {**tcp0, "slow_start": "hystart++"}
+    matrix._set_scheme_tcp(env_tcp, matrix.SCHEME_BY_NAME["cubic_sack"].tcp)
+    assert "slow_start" not in env_tcp and env_tcp["cc"] == {"kind": "cubic"}
     # Link-layer ARQ: arq before each wireless hop, dda after it.
     arq = matrix.scenario({"env": "wmecn"}, "arq", p)
     agents = {n["name"]: [a["kind"] for a in n["agents"]] for n in arq["node"]}

@@ -132,8 +132,10 @@ SCHEMES: list[SchemeSpec] = [
 SCHEME_BY_NAME = {s.name: s for s in SCHEMES}
 
 # The TCP-table fields a scheme decides; anything else is the environment's.
+# `slow_start` is the sender's algorithm (HyStart++ or RFC 5681), so a
+# scheme decides it even though no scheme here sets it yet.
 SCHEME_FIELDS = (
-    "variant", "sack", "cc", "loss_detection", "timeout_response", "classifier", "kick", "ecn",
+    "variant", "sack", "cc", "slow_start", "loss_detection", "timeout_response", "classifier", "kick", "ecn",
     "dclor_requires_sack_block",
 )
 
@@ -884,7 +886,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "Environment TCP settings",
             "as the environment's reproduction has them",
             "Timers, MSS, delayed ACKs, windows and ns-2 timer rules belong to the environment; a scheme changes "
-            "only the fields that make it (variant, cc, loss detection, timeout response, classifier, kick, ECN, "
+            "only the fields that make it (variant, cc, slow start, loss detection, timeout response, classifier, kick, ECN, "
             "timestamps for Eifel). Eifel's timestamps add 12 bytes to each segment (in DCLOR's environment the "
             "MSS shrinks by 12 bytes instead, as the draft's Table 6 has it).",
         ),
