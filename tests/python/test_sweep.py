@@ -538,6 +538,29 @@ def test_the_docs_page_runs(tmp_path):
     assert (tmp_path / "airtcp-out" / "sweep" / "goodput.png").stat().st_size > 10_000
 
 
+def test_the_docs_dask_commands_are_accepted_as_written():
+    """docs/sweeps.md's Dask block: the extra it installs is the project's,
+    and each airtcp command parses as written into the Dask address and
+    worker count it says (running them is test_sweep_dask.py's: a
+    LocalCluster here would need 4 processes, the tcp:// line a scheduler)."""
+    import tomllib
+
+    from airtcp.cli import build_parser
+
+    _run, dask_block = doc_blocks("docs/sweeps.md", "sh")
+    commands = [shlex.split(line, comments=True) for line in dask_block.splitlines()]
+    assert commands[0] == ["pip", "install", ".[dask]"]
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extras["dask"] == ["dask[distributed]"]
+    parsed = [build_parser().parse_args(c[1:]) for c in commands[1:]]
+    assert all(c[0] == "airtcp" for c in commands[1:])
+    assert [(a.command, a.dask, a.workers) for a in parsed] == [
+        ("sweep", "local", 4),
+        ("sweep", "tcp://scheduler.example.org:8786", None),
+        ("reproduce", "local", None),
+    ]
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_once_every_run_is_stored_stops_nothing(tmp_path, monkeypatch, workers):
