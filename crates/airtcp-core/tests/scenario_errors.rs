@@ -453,3 +453,89 @@ fn rfc6675_options_need_sack() {
         }
     }
 }
+
+/// Every field we accept has an effect: a TCP field that its flow's other
+/// settings leave with nothing to act on is refused, one line naming it,
+/// and the same field where it acts is accepted.
+#[test]
+fn tcp_fields_with_nothing_to_act_on_are_refused() {
+    // The delayed-ACK timer and count belong to a receiver that delays ACKs.
+    for field in ["delack_timeout = \"100ms\"", "delack_segments = 3"] {
+        let name = field.split(' ').next().unwrap();
+        tcp_tables_accepted_and_refused(
+            &[&format!("tcp = {{ variant = \"newreno\", {field} }}")],
+            &[(
+                &format!("tcp = {{ variant = \"newreno\", delayed_ack = false, {field} }}"),
+                "has no effect with delayed_ack = false",
+            )],
+            &format!("flow[0].tcp.{name}"),
+        );
+    }
+    // DCLOR §6's rule is read only by the DCLOR response.
+    tcp_tables_accepted_and_refused(
+        &[
+            "tcp = { variant = \"sack\", timeout_response = \"dclor\", dclor_requires_sack_block = false }",
+        ],
+        &[
+            (
+                "tcp = { variant = \"sack\", dclor_requires_sack_block = false }",
+                "has no effect without timeout_response = \"dclor\"",
+            ),
+            (
+                "tcp = { variant = \"sack\", timeout_response = \"eifel\", timestamps = true, dclor_requires_sack_block = true }",
+                "has no effect without timeout_response = \"dclor\"",
+            ),
+        ],
+        "flow[0].tcp.dclor_requires_sack_block",
+    );
+    // ns-2's bug_fix_ is a rule of Reno's own recovery: NewReno, SACK
+    // recovery (RFC 6675) and Tahoe never read it.
+    tcp_tables_accepted_and_refused(
+        &[
+            "tcp = { variant = \"reno\", reno_one_fast_retransmit_per_window = true }",
+            "tcp = { variant = \"newreno\", reno_one_fast_retransmit_per_window = false }",
+        ],
+        &[
+            (
+                "tcp = { variant = \"newreno\", reno_one_fast_retransmit_per_window = true }",
+                "rule of Reno's recovery without SACK",
+            ),
+            (
+                "tcp = { variant = \"reno\", sack = true, reno_one_fast_retransmit_per_window = true }",
+                "rule of Reno's recovery without SACK",
+            ),
+            (
+                "tcp = { variant = \"tahoe\", reno_one_fast_retransmit_per_window = true }",
+                "rule of Reno's recovery without SACK",
+            ),
+        ],
+        "flow[0].tcp.reno_one_fast_retransmit_per_window",
+    );
+    // Tahoe leaves no fast recovery for a timeout to interrupt.
+    tcp_tables_accepted_and_refused(
+        &["tcp = { variant = \"reno\", timeout_in_recovery_ssthresh = \"flight_size\" }"],
+        &[(
+            "tcp = { variant = \"tahoe\", timeout_in_recovery_ssthresh = \"keep\" }",
+            "has no effect with Tahoe",
+        )],
+        "flow[0].tcp.timeout_in_recovery_ssthresh",
+    );
+    // A fixed kick interval needs no estimate before the first RTT sample.
+    tcp_tables_accepted_and_refused(
+        &["tcp = { variant = \"reno\", kick = { interval = \"rtt\", before_sample = \"150ms\" } }"],
+        &[(
+            "tcp = { variant = \"reno\", kick = { interval = \"150ms\", before_sample = \"150ms\" } }",
+            "only used with interval = \"rtt\"",
+        )],
+        "flow[0].tcp.kick.before_sample",
+    );
+    // variant = "sack" is SACK recovery; sack = false would be overruled.
+    tcp_tables_accepted_and_refused(
+        &[
+            "tcp = { variant = \"sack\", sack = true }",
+            "tcp = { variant = \"reno\", sack = false }",
+        ],
+        &[("tcp = { variant = \"sack\", sack = false }", "contradicts")],
+        "flow[0].tcp.sack",
+    );
+}

@@ -151,7 +151,8 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "max_rto": _s(p["max_rto_s"]),
         "clock_granularity": _s(p["clock_granularity_s"]),
         "delayed_ack": bool(p["delayed_ack"]),
-        "delack_timeout": _ms(p["delack_timeout_ms"]),
+        # The timer of a receiver that delays ACKs (refused without one).
+        **({"delack_timeout": _ms(p["delack_timeout_ms"])} if p["delayed_ack"] else {}),
         "timeout_response": {"frto": "frto_sack" if p["sack"] else "frto"}.get(scheme, scheme),
         # Limited Transmit on: Linux 2.4/2.5 leaves SACKed segments out of the packets
         # in flight, so each SACKed duplicate ACK lets a new segment out, which is

@@ -1028,6 +1028,12 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "Tahoe has no SACK recovery: use reno, newreno or sack",
         ));
     }
+    if t.sack == Some(false) && variant == Variant::Sack {
+        return Err(err(
+            "sack",
+            "variant = \"sack\" is SACK loss recovery, which sack = false contradicts: remove `sack`",
+        ));
+    }
     let mss = t.mss.map_or(1000, |s| s.0);
     if !(1..=65_495).contains(&mss) {
         return Err(err("mss", "must be between 1B and 65495B"));
@@ -1116,11 +1122,23 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         return Err(err("delack_segments", "must be at least 1"));
     }
     let delack_timeout = t.delack_timeout.map_or(200 * NS_PER_MS, |d| d.0);
-    if t.delayed_ack.unwrap_or(true) && delack_timeout > NS_PER_S / 2 {
+    let delayed_ack = t.delayed_ack.unwrap_or(true);
+    if delayed_ack && delack_timeout > NS_PER_S / 2 {
         return Err(err(
             "delack_timeout",
             "must be at most 500ms (RFC 5681 §4.2)",
         ));
+    }
+    for (field, set) in [
+        ("delack_timeout", t.delack_timeout.is_some()),
+        ("delack_segments", t.delack_segments.is_some()),
+    ] {
+        if set && !delayed_ack {
+            return Err(err(
+                field,
+                "has no effect with delayed_ack = false (the receiver ACKs every segment)",
+            ));
+        }
     }
     let loss_detection = match &t.loss_detection {
         None => LossDetector::DupAck,
@@ -1174,6 +1192,30 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             ));
         }
     }
+    if t.reno_one_fast_retransmit_per_window == Some(true)
+        && (variant != Variant::Reno || sack_recovery)
+    {
+        return Err(err(
+            "reno_one_fast_retransmit_per_window",
+            "has no effect here: it is a rule of Reno's recovery without SACK (ns-2's bug_fix_); set variant = \"reno\" without SACK",
+        ));
+    }
+    if t.timeout_in_recovery_ssthresh.is_some() && variant == Variant::Tahoe {
+        return Err(err(
+            "timeout_in_recovery_ssthresh",
+            "has no effect with Tahoe, which has no fast recovery for a timeout to interrupt",
+        ));
+    }
+    let dclor = t
+        .timeout_response
+        .as_ref()
+        .is_some_and(|r| *r.get_ref() == TimeoutResponseSpec::Dclor);
+    if t.dclor_requires_sack_block.is_some() && !dclor {
+        return Err(err(
+            "dclor_requires_sack_block",
+            "has no effect without timeout_response = \"dclor\"",
+        ));
+    }
     let ecn_capable_retransmissions = t.ecn_capable_retransmissions.unwrap_or(false);
     if ecn_capable_retransmissions && !mecn && t.ecn != Some(true) {
         return Err(err(
@@ -1194,7 +1236,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         ecn: t.ecn.unwrap_or(false),
         handshake: t.handshake.unwrap_or(false),
         rto,
-        delack_timeout_ns: if t.delayed_ack.unwrap_or(true) {
+        delack_timeout_ns: if delayed_ack {
             Some(delack_timeout)
         } else {
             None
@@ -1234,6 +1276,12 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
                     }
                     KickInterval::SmoothedRtt { before_sample_ns }
                 } else {
+                    if k.before_sample.is_some() {
+                        return Err(err(
+                            "kick.before_sample",
+                            "only used with interval = \"rtt\" (a fixed interval needs no estimate before the first RTT sample)",
+                        ));
+                    }
                     match parse_duration_ns(spec) {
                         Ok(d) if d >= MIN_TIMER_NS => KickInterval::Fixed(d),
                         Ok(_) => {
