@@ -66,7 +66,10 @@ const MSS: u64 = 100;
 /// the size of the transfer (None: bulk).
 fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
     let variant = ["tahoe", "reno", "newreno", "sack"][input.below(4)];
-    let sack = variant != "tahoe" && input.flag();
+    // The flag is read for every variant but Tahoe, as always, so that an
+    // input gives the sender it gave before; the "sack" variant is SACK
+    // recovery whatever it says (`sack = false` beside it is refused).
+    let sack = (variant != "tahoe" && input.flag()) || variant == "sack";
     let timestamps = input.flag();
     let response = match input.below(5) {
         1 if timestamps => "eifel",
