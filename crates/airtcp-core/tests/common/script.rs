@@ -9,7 +9,7 @@
 use airtcp_core::net::packet::{flags, Ecn, Packet, PacketKind, SackBlock};
 use airtcp_core::sim::TimeNs;
 use airtcp_core::tcp::cc::{CongestionControl, RenoCc};
-use airtcp_core::tcp::classify::AlwaysCongestion;
+use airtcp_core::tcp::classify::{AlwaysCongestion, LossClassifier};
 use airtcp_core::tcp::kick::KICK;
 use airtcp_core::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use airtcp_core::tcp::recovery::{
@@ -102,12 +102,30 @@ impl Script {
         timeout: Box<dyn TimeoutResponse>,
         hook: Option<Box<dyn SenderHook>>,
     ) -> Self {
-        Self::assemble(cfg, Box::new(RenoCc), recovery, timeout, hook)
+        Self::assemble(cfg, Box::new(RenoCc), recovery, timeout, hook, None)
+    }
+
+    /// A Reno sender with the standard timeout whose loss classifier is
+    /// `classifier` (the others use [`AlwaysCongestion`]).
+    pub fn with_classifier(
+        cfg: SenderConfig,
+        recovery: Recovery,
+        classifier: Box<dyn LossClassifier>,
+    ) -> Self {
+        let timeout = Box::new(StandardTimeout);
+        Self::assemble(
+            cfg,
+            Box::new(RenoCc),
+            recovery,
+            timeout,
+            None,
+            Some(classifier),
+        )
     }
 
     /// A sender with congestion controller `cc` and the standard timeout.
     pub fn with_cc(cfg: SenderConfig, cc: Box<dyn CongestionControl>, recovery: Recovery) -> Self {
-        Self::assemble(cfg, cc, recovery, Box::new(StandardTimeout), None)
+        Self::assemble(cfg, cc, recovery, Box::new(StandardTimeout), None, None)
     }
 
     fn assemble(
@@ -116,13 +134,14 @@ impl Script {
         recovery: Recovery,
         timeout: Box<dyn TimeoutResponse>,
         hook: Option<Box<dyn SenderHook>>,
+        classifier: Option<Box<dyn LossClassifier>>,
     ) -> Self {
         let s = TcpSender::new(
             cfg,
             cc,
             recovery.build(),
             timeout,
-            Box::new(AlwaysCongestion),
+            classifier.unwrap_or_else(|| Box::new(AlwaysCongestion)),
             hook,
         );
         Self { s, now: STEP_NS }
