@@ -9,8 +9,11 @@
 //!
 //! The paper measures RTT in TCP ticks of 10 ms (ns-2's `tcpTick_`), with a
 //! threshold such as "base + 2 ticks" or "55 ticks". With a tick-relative
-//! threshold, samples and the base are compared in whole ticks (floor), as
-//! ns-2 measured them; an absolute threshold compares nanoseconds.
+//! threshold, samples and the base are compared in whole ticks (the floor
+//! of each; with the estimator's `rtt_tick` the samples already are ns-2's
+//! tick counts); an absolute threshold compares nanoseconds. Before the
+//! first sample no RTT is below the threshold: congestion (§2's "and
+//! otherwise"; docs/tcp-conformance.md lists the rules and choices).
 //!
 //! The paper speaks of losses in general. What to do on a retransmission
 //! timeout is a parameter ([`TimeoutPolicy`]); the default treats every
