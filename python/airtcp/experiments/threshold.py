@@ -712,7 +712,17 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             f"base RTT + k ticks, k = 0..{MAX_TICKS}; RTT samples and the base compared in whole ticks",
             "Fig. 3's x axis runs from the base RTT (51) upwards in ticks. k = 0 is identical to the scheme off (no "
             "sample is below the base), kept as the curve's first point. The latest RTT sample is the sender's one "
-            "timed segment per RTT (Karn's rule), as ns-2's t_rtt_.",
+            "timed segment per RTT (Karn's rule), as ns-2's t_rtt_. The base is the smallest sample so far (§2: "
+            "'a minimal rtt value known as the base rtt', stored 'at the sending end').",
+        ),
+        Choice(
+            "Loss before the first RTT sample",
+            "congestion",
+            "The document does not say. No rtt 'appears to be smaller than this threshold', so §2's 'and "
+            "otherwise' applies. An ns-2 implementation comparing t_rtt_ (0 until the first sample, "
+            "TcpAgent::rtt_init) would have called such a loss corruption; the document does not say how it was "
+            "coded. Here it happens only when the first segment is lost (Limited Transmit then brings three "
+            "duplicate ACKs before any sample), in the same runs for every scheme.",
         ),
         Choice(
             "Loss detected by a timeout",
