@@ -10,7 +10,9 @@ mod common;
 use airtcp_core::net::packet::{Packet, PacketKind, SackBlock};
 use airtcp_core::sim::NS_PER_MS;
 use airtcp_core::tcp::cc::{CongestionControl, MecnCc, MecnCcConfig, Window};
-use airtcp_core::tcp::classify::{LossCause, LossClassifier, LossDetection, WmecnClassifier};
+use airtcp_core::tcp::classify::{
+    AlwaysCongestion, LossCause, LossClassifier, LossDetection, WmecnClassifier,
+};
 use airtcp_core::tcp::mecn::{self, MecnLevel};
 use airtcp_core::tcp::recovery::{LossRecovery, RenoRecovery, SackRecovery};
 use airtcp_core::tcp::rto::StandardTimeout;
@@ -187,6 +189,16 @@ fn sans_io_sender(
     cc: Box<dyn CongestionControl>,
     classifier: Box<dyn LossClassifier>,
 ) -> TcpSender {
+    sans_io_sender_writing(cc, classifier, 1_000_000)
+}
+
+/// [`sans_io_sender`] whose application writes `app_bytes` (20 segments
+/// or fewer go out at once).
+fn sans_io_sender_writing(
+    cc: Box<dyn CongestionControl>,
+    classifier: Box<dyn LossClassifier>,
+    app_bytes: u64,
+) -> TcpSender {
     let cfg = SenderConfig {
         flow: 0,
         epoch: 1,
@@ -215,8 +227,8 @@ fn sans_io_sender(
     );
     let mut out = Vec::new();
     s.start(0, &mut out);
-    s.app_write(0, 1_000_000, &mut out);
-    assert_eq!(out.len(), 20);
+    s.app_write(0, app_bytes, &mut out);
+    assert_eq!(out.len() as u64, (app_bytes / 1000).min(20));
     assert!(out.iter().all(|p| p.ecn == MecnLevel::NoCongestion.to_ip()));
     s.core.rtt.on_sample(100 * NS_PER_MS);
     s
@@ -685,4 +697,120 @@ fn s3_2_a_second_expiry_of_the_same_segment_holds_ssthresh() {
     assert_eq!(segs(&out), "r6");
     assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (1_000, u64::MAX / 4));
     assert_eq!(s.core.stats.non_congestion_losses, 1, "not classified");
+}
+
+/// §2.3, the MECN source's response to marks (a WMECN source reacts to
+/// marks the same way, `tcp/cc/mecn.rs`): "When there is no congestion,
+/// the cwnd is allowed to grow additively as usual. When the marking is 10
+/// (incipient congestion), cwnd is decreased by beta1 %. When the marking
+/// is 11 (moderate congestion) the cwnd is decreased multiplicatively ...
+/// by a factor beta2 % less than 50%"; §3.1: "the sources go down only
+/// once every RTT". With beta1 = 20% and beta2 = 40% (our defaults): an
+/// ACK echoing `10` sets cwnd = ssthresh = 0.8 cwnd, one echoing `11` 0.6
+/// cwnd, at most once per RTT; growth only on an ACK that reports no
+/// congestion, so a marked ACK neither grows cwnd nor (inside the RTT
+/// after a cut) cuts it again.
+#[test]
+fn s2_3_marks_cut_cwnd_by_beta1_or_beta2_and_only_unmarked_acks_grow_it() {
+    let mut s = sans_io_sender(
+        Box::new(MecnCc::new(MecnCcConfig::mecn())),
+        Box::new(WmecnClassifier::new(Default::default())),
+    );
+    // cwnd 20 segments (slow start), segments 0..=19 in flight, SRTT 100 ms.
+    let mut out = Vec::new();
+    let t = 200 * NS_PER_MS;
+    s.on_packet(t, &echo_ack(1000, MecnLevel::Incipient), &mut out);
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_000, 16_000));
+    assert_eq!(out.len(), 0, "19 segments in flight, window 16");
+    // This ACK's RTT sample (200 ms) makes SRTT 112.5 ms. Within it, an
+    // ACK echoing `11`: no second cut, and no growth.
+    s.on_packet(
+        t + 10 * NS_PER_MS,
+        &echo_ack(2000, MecnLevel::Moderate),
+        &mut out,
+    );
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_000, 16_000));
+    s.on_packet(
+        t + 15 * NS_PER_MS,
+        &echo_ack(3000, MecnLevel::Incipient),
+        &mut out,
+    );
+    assert_eq!(s.core.w.cwnd, 16_000);
+    // No congestion: congestion avoidance, + 1000 x 1000 / 16000 bytes.
+    s.on_packet(
+        t + 20 * NS_PER_MS,
+        &echo_ack(4000, MecnLevel::NoCongestion),
+        &mut out,
+    );
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_062, 16_000));
+    // More than an SRTT after the cut: `11` keeps 60% (0.6 x 16062).
+    s.on_packet(
+        t + 150 * NS_PER_MS,
+        &echo_ack(5000, MecnLevel::Moderate),
+        &mut out,
+    );
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (9_637, 9_637));
+    assert_eq!(s.stats().ecn_reductions, 2);
+}
+
+/// §2.3: "When there is a packet-drop the cwnd is reduced by beta3 = 50%"
+/// (MECN; WMECN grades it instead): ssthresh = cwnd / 2, from cwnd, not
+/// from FlightSize (RFC 5681 (4)'s base).
+#[test]
+fn s2_3_a_drop_cuts_cwnd_by_beta3_half() {
+    // 15 segments written: cwnd (21 after one ACK) exceeds FlightSize (14).
+    let mut s = sans_io_sender_writing(
+        Box::new(MecnCc::new(MecnCcConfig::mecn())),
+        Box::new(AlwaysCongestion),
+        15_000,
+    );
+    let mut out = Vec::new();
+    let mut t = 200 * NS_PER_MS;
+    s.on_packet(t, &echo_ack(1000, MecnLevel::NoCongestion), &mut out);
+    assert_eq!((s.core.w.cwnd, s.core.flight_size()), (21_000, 14_000));
+    for _ in 0..3 {
+        t += NS_PER_MS;
+        s.on_packet(t, &echo_ack(1000, MecnLevel::NoCongestion), &mut out);
+    }
+    assert_eq!(segs(&out), "r1");
+    assert_eq!(s.core.w.ssthresh, 10_500, "0.5 x cwnd, not FlightSize / 2");
+}
+
+/// §3.2: "'cwnd' is decreased only if it had not been decreased once
+/// before in the same RTT, else, the packets are just retransmitted and the
+/// window is not reduced" — any decrease, so a cut on a mark blocks a
+/// loss's cut within the same RTT (the loss is retransmitted, its verdict
+/// recorded). The document is silent on marks during loss recovery; as
+/// ns-2's ECN (`TcpAgent::ecn`, nothing below `recover_`), they cut nothing.
+#[test]
+fn s3_2_a_mark_cut_blocks_a_loss_cut_in_the_same_rtt_and_marks_in_recovery_cut_nothing() {
+    let mut s = sans_io_sender(
+        Box::new(MecnCc::new(MecnCcConfig::wmecn())),
+        Box::new(Graded),
+    );
+    let mut out = Vec::new();
+    let t = 200 * NS_PER_MS;
+    s.on_packet(t, &echo_ack(1000, MecnLevel::Moderate), &mut out);
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (12_000, 12_000));
+    for i in 1..=3 {
+        s.on_packet(
+            t + i * NS_PER_MS,
+            &echo_ack(1000, MecnLevel::NoCongestion),
+            &mut out,
+        );
+    }
+    assert_eq!(segs(&out), "r1");
+    let d = *s.core.loss_decisions.last().unwrap();
+    assert_eq!(d.cause, LossCause::Congestion);
+    assert!(d.cut_blocked, "x 0.8 skipped: cut by the mark 3 ms before");
+    assert_eq!(s.core.w.ssthresh, 12_000);
+    // Two SRTTs later, still in recovery: a `11` cuts nothing.
+    s.on_packet(
+        t + 250 * NS_PER_MS,
+        &echo_ack(1000, MecnLevel::Moderate),
+        &mut out,
+    );
+    assert!(s.core.in_recovery);
+    assert_eq!(s.core.w.ssthresh, 12_000);
+    assert_eq!(s.stats().ecn_reductions, 1);
 }

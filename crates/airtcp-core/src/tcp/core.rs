@@ -541,6 +541,19 @@ impl SenderCore {
         }
     }
 
+    /// Does this ACK report congestion the sender reacts to: RFC 3168's
+    /// ECN-Echo, or a multi-level ECN level the congestion controller
+    /// responds to (MECN §2.3: `10` or `11`)? Such an ACK does not grow the
+    /// window: RFC 3168 §6.1.2, and MECN §2.3, "When there is no
+    /// congestion, the cwnd is allowed to grow additively as usual" (ns-2's
+    /// `TcpAgent::recv_newack_helper` opens cwnd only on an ACK without
+    /// ECN-Echo).
+    pub fn ack_reports_congestion(&mut self, ack: &Packet) -> bool {
+        (self.cfg.ecn && ack.has_flag(flags::ECE))
+            || (self.cfg.mecn
+                && mecn::echoed_level(ack).is_some_and(|l| self.cc.mark_response(l).is_some()))
+    }
+
     /// cwnd without fast recovery's inflation (RFC 5681 §3.2 steps 3-4):
     /// during fast recovery, the window recovery deflates to
     /// (`recovery_cwnd`); otherwise cwnd. ns-2 traces this as `cwnd_`.

@@ -202,8 +202,9 @@ impl TcpSender {
         } else {
             acked == 0 && ack.payload_len == 0 && c.snd_max > c.snd_una && ack.wnd == rwnd_before
         };
-        // RFC 3168 §6.1.2: no window growth on an ECN-Echo ACK.
-        let ece = c.cfg.ecn && ack.has_flag(flags::ECE);
+        // RFC 3168 §6.1.2, MECN §2.3: no window growth on an ACK that
+        // reports congestion.
+        let ece = c.ack_reports_congestion(ack);
         if acked > 0 {
             let c = &mut self.core;
             let was_in_recovery = c.in_recovery;
