@@ -753,6 +753,36 @@ fn s2_3_marks_cut_cwnd_by_beta1_or_beta2_and_only_unmarked_acks_grow_it() {
     assert_eq!(s.stats().ecn_reductions, 2);
 }
 
+/// §2.3: on a mark "cwnd is decreased"; it is never raised. After a
+/// timeout (cwnd one segment) an ACK echoing `10` sets ssthresh to
+/// max(0.8 cwnd, 2 SMSS) = 2 SMSS but leaves cwnd at one segment (the
+/// 2-SMSS floor of ssthresh must not lift it), and, being marked, does not
+/// grow it: one segment goes out.
+#[test]
+fn s2_3_a_mark_never_raises_cwnd() {
+    let mut s = sans_io_sender(
+        Box::new(MecnCc::new(MecnCcConfig::mecn())),
+        Box::new(AlwaysCongestion),
+    );
+    // Retransmissions ECN-capable (ns-2's, the WMECN reproduction's), so
+    // the ACK of one can carry a mark.
+    s.core.cfg.ecn_capable_retransmissions = true;
+    let mut out = Vec::new();
+    let t = s.next_deadline().unwrap();
+    assert_eq!(s.on_timer(t, &mut out), Some(0));
+    assert_eq!(segs(&out), "r0");
+    assert_eq!(out[0].ecn, MecnLevel::NoCongestion.to_ip());
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (1000, 10_000));
+    out.clear();
+    s.on_packet(
+        t + 150 * NS_PER_MS,
+        &echo_ack(1000, MecnLevel::Incipient),
+        &mut out,
+    );
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (1000, 2000));
+    assert_eq!(segs(&out), "r1");
+}
+
 /// §2.3: "When there is a packet-drop the cwnd is reduced by beta3 = 50%"
 /// (MECN; WMECN grades it instead): ssthresh = cwnd / 2, from cwnd, not
 /// from FlightSize (RFC 5681 (4)'s base).

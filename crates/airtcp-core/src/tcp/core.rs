@@ -759,7 +759,8 @@ impl SenderCore {
 
     /// MECN §2.3: an ACK echoed congestion `level`; the congestion
     /// controller says how much of cwnd to keep. At most once per RTT and
-    /// not during loss recovery.
+    /// not during loss recovery. "cwnd is decreased": ssthresh's 2-SMSS
+    /// floor must not raise it (from one segment after a timeout, say).
     fn mecn_feedback(&mut self, now_ns: TimeNs, level: MecnLevel) {
         let Some(keep) = self.cc.mark_response(level) else {
             return;
@@ -767,8 +768,9 @@ impl SenderCore {
         if self.in_recovery || !self.reduction_allowed(now_ns) {
             return;
         }
-        self.w.ssthresh = ((self.w.cwnd as f64 * keep) as u64).max(2 * self.mss);
-        self.w.cwnd = self.w.ssthresh;
+        let cwnd_before = self.w.cwnd;
+        self.w.ssthresh = ((cwnd_before as f64 * keep) as u64).max(2 * self.mss);
+        self.w.cwnd = self.w.ssthresh.min(cwnd_before);
         self.note_reduction(now_ns);
         self.stats.ecn_reductions += 1;
         self.trace(now_ns, TraceEvent::EcnReduction);
