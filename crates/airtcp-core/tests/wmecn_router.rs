@@ -293,18 +293,16 @@ fn s5_1_the_average_is_reds_with_weight_0_002() {
         "{} vs {aged}",
         q.core.avg()
     );
-    // Just below mid_th, an arrival to a queue of 49 lifts the average to
-    // 9.99 x 0.998 + 0.098 = 10.068 >= mid_th: it is marked (`10` or `11`).
-    q.core.set_avg(9.99);
-    let fate = offer(|p| q.admit(2_000_000_000, occ(49), p, &mut rng), Ecn::Ect1);
-    assert!((q.core.avg() - (9.99 * 0.998 + 0.002 * 49.0)).abs() < 1e-12);
-    assert!(
-        matches!(
-            fate,
-            Fate::Level(MecnLevel::Incipient | MecnLevel::Moderate)
-        ),
-        "{fate:?}"
-    );
+    // The arrival is judged on the average it has just updated: from just
+    // below max_th, an arrival to a queue of 49 lifts it to
+    // 14.99 x 0.998 + 0.098 = 15.058 >= max_th, so the packet is `11` for
+    // sure (on the old average it would be `11` with probability 0.3).
+    for i in 0..20 {
+        q.core.set_avg(14.99);
+        let fate = offer(|p| q.admit(2_000_000_000, occ(49), p, &mut rng), Ecn::Ect1);
+        assert!((q.core.avg() - ((1.0 - 0.002) * 14.99 + 0.002 * 49.0)).abs() < 1e-12);
+        assert_eq!(fate, Fate::Level(MecnLevel::Moderate), "arrival {i}");
+    }
 }
 
 /// The document says nothing of packets that are not ECN-capable (`00`:
