@@ -3,7 +3,10 @@
 //! Enhancements Using Multi-level ECN", after Durresi et al., SCI 2001.
 //!
 //! Window growth is Reno's (RFC 5681 §3.1; "when there is no congestion,
-//! the cwnd is allowed to grow additively as usual"). Reductions:
+//! the cwnd is allowed to grow additively as usual"), on ACKs that echo no
+//! congestion only: an ACK echoing `10` or `11` never grows cwnd, also when
+//! the once-per-RTT rule skips its cut (the sender,
+//! `SenderCore::ack_reports_congestion`; ns-2's ECN alike). Reductions:
 //!
 //! * echoed `10` (incipient): cwnd decreased by beta1;
 //! * echoed `11` (moderate): cwnd decreased by beta2;
@@ -17,8 +20,9 @@
 //!   SMSS) with the graded ssthresh.
 //!
 //! A reduction sets ssthresh = max(keep * cwnd, 2 SMSS) and, for marks,
-//! cwnd = ssthresh (as RFC 3168 §6.1.2 does for ECE); after a loss, fast
-//! recovery deflates to it. The fraction is applied to cwnd, the window
+//! cwnd = min(ssthresh, cwnd) (as RFC 3168 §6.1.2 does for ECE: a mark
+//! "decreases" cwnd, so the floor never raises it); after a loss, fast
+//! recovery deflates to ssthresh. The fraction is applied to cwnd, the window
 //! the document speaks of, not to FlightSize.
 //!
 //! **beta1 and beta2 (our choice).** The document gives no values, only
