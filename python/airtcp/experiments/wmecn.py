@@ -598,7 +598,10 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             f"{p['queue_pkts']} packets; min_th {p['min_th']:g}, mid_th {p['mid_th']:g}, max_th {p['max_th']:g} packets of the average; "
             f"max_p / P_max {p['max_p']:g}; weight {p['weight']:g}",
             "§5.1 gives only the weight 0.002. ns-2's RED defaults (thresh_ 5, maxthresh_ 15, linterm_ 10, limit 50); mid_th half-way. "
-            "Base TCP, Westwood and Snoop use RED without ECN (drops) so that the marking is the only difference.",
+            "Base TCP, Westwood and Snoop use RED without ECN (drops) so that the marking is the only difference. WMECN's 'maximum "
+            "of probability of P_max' is read as RED's linear ramp over each region, one draw per packet without RED's count-based "
+            "spacing (which makes RED's marks about twice as frequent as its p_b: uniform gaps of mean 1/(2 p_b)); not-ECT packets "
+            "are dropped where a random mark falls and above max_th (docs/tcp-conformance.md, WMECN's routers).",
         ),
         Choice(
             "Background traffic",
@@ -653,8 +656,10 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "WMECN source",
-            "marks: cwnd x 0.8 on '10', x 0.6 on '11'; losses: x 0.8 / 0.6 / 0.5 by SWF; at most once per SRTT; timeouts classified",
-            "§3.1/§3.2; the open points (beta1, beta2, the mild case's context entry, timeouts) are documented in tcp/cc/mecn.rs and tcp/classify/wmecn.rs.",
+            "marks: cwnd x 0.8 on '10', x 0.6 on '11', never raised; only ACKs echoing no congestion grow cwnd; losses: x 0.8 / 0.6 / 0.5 by SWF; at most once per SRTT; timeouts classified",
+            "§2.3/§3.1/§3.2 ('When there is no congestion, the cwnd is allowed to grow additively as usual'); the open points (beta1, beta2, "
+            "the mild case's context entry, timeouts, that WMECN sources react to marks as MECN's do) are documented in tcp/cc/mecn.rs, "
+            "tcp/classify/wmecn.rs and docs/tcp-conformance.md.",
         ),
         Choice("Westwood", "Casetti et al. 2002 per-ACK filter, tau 0.5 s, ssthresh = BWE x RTTmin", "The document's reference 7."),
         Choice("Snoop", "Snoop agent at R2 (the base station)", "The document gives no Snoop parameters; ns-2-like defaults (agents/snoop.rs)."),
