@@ -9,13 +9,13 @@
 //!   wireless link (all flows share it; the oldest is pushed out);
 //! * per flow, a hole table built from the sequence numbers arriving at A:
 //!   a gap that later arrivals do not fill is a hole (lost upstream);
-//! * on a NACK from B for `[seq, end)`: if it overlaps a hole (**hole hit**,
-//!   the packet was lost upstream, §4.A) the incipient congestion
-//!   notification (ICN) is armed: the next ACK of that connection arriving
-//!   from B is forwarded together with three copies of it, so the sender
-//!   sees three duplicate ACKs and slows down early; else, on a **cache
-//!   hit**, A retransmits the cached packet(s) locally (§4.B); on a **cache
-//!   miss** the NACK is ignored (§4.C).
+//! * on a NACK from B for `[seq, end)`, for each packet it requests: one in
+//!   a hole (**hole hit**, lost upstream, §4.A) arms the incipient
+//!   congestion notification (ICN): the next ACK of that connection
+//!   arriving from B is forwarded together with three copies of it, so the
+//!   sender sees three duplicate ACKs and slows down early; the others, on
+//!   a **cache hit**, A retransmits locally (§4.B); on a **cache miss**
+//!   they are ignored (§4.C).
 //!
 //! **Gateway B** ([`GSnoopB`], document §3.B):
 //! * per flow, tracks the sequence numbers arriving over the wireless link;
@@ -71,9 +71,12 @@
 //! * **Reset timing.** The RTT-plus-guard expiry is checked when the next
 //!   packet of the flow reaches B; only later packets of the flow can
 //!   observe it, so this equals a timer without one.
-//! * **Multi-packet gaps** (bursts) are one NACK for the whole range; A
-//!   resends every cached packet inside it (an extension: the document
-//!   speaks of "the requested packet").
+//! * **Multi-packet gaps** (bursts) are one NACK for the whole range (§3.B:
+//!   "When a sequence number gap is detected ... a special NACK will be
+//!   generated"); A applies §3.A's rule, written for "the requested
+//!   packet", to each packet in it: the ones in holes arm one ICN, the
+//!   others are resent from the cache, so a wireless loss next to an
+//!   upstream loss is still repaired locally.
 
 use std::collections::VecDeque;
 
@@ -309,28 +312,34 @@ impl GSnoopA {
     fn on_nack(&mut self, now: TimeNs, nack: &Packet, out: &mut AgentOutput) {
         self.settle(now);
         self.nacks_received += 1;
-        let (s, e) = (nack.seq, nack.ack.max(nack.seq + 1));
+        // §3.A for each requested packet: one in a hole was lost upstream
+        // (ICN), the others are looked up in the cache.
+        let mut wanted = vec![(nack.seq, nack.ack.max(nack.seq + 1))];
         if let Some(f) = self.flows.existing(nack) {
-            if f.holes.iter().any(|&(hs, he)| hs < e && s < he) {
-                // §3.A: lost upstream, not on the wireless link.
+            let mut hole_hit = false;
+            for &(hs, he) in &f.holes {
+                hole_hit |= remove_range(&mut wanted, hs, he, |r| (&mut r.0, &mut r.1));
+            }
+            if hole_hit {
                 f.icn_pending = true;
                 self.icns += 1;
-                return;
             }
+        }
+        if wanted.is_empty() {
+            return;
         }
         let mut found = 0;
         let mut own = Vec::new();
         for (i, p) in self.cache.iter().enumerate() {
-            let wanted = p.flow == nack.flow
+            let resend = p.flow == nack.flow
                 && p.epoch == nack.epoch
-                && p.seq >= s
-                && p.seq < e
+                && wanted.iter().any(|&(s, e)| p.seq >= s && p.seq < e)
                 && !self
                     .cache
                     .iter()
                     .take(i)
                     .any(|q| q.flow == p.flow && q.epoch == p.epoch && q.seq == p.seq);
-            if wanted {
+            if resend {
                 own.push(out.next_uid());
                 out.inject.push(Packet {
                     is_retransmission: true,
@@ -1005,6 +1014,45 @@ mod tests {
         // The sender's retransmission fills the hole.
         at_a(&mut g, 14 * MS, data(4), &mut out);
         assert!(g.holes(0, 1).is_empty());
+    }
+
+    /// §3.A, applied to each packet a NACK requests (B sends one NACK per
+    /// gap, and a gap may span several packets): "If the requested packet
+    /// by NACK corresponds to a hole in the hole table, that means this
+    /// packet was lost in upstream network ... An incipient congestion
+    /// notification (ICN) function is then activated." and "If there is no
+    /// match, gateway A checks its cache for a cached copy of the requested
+    /// packet. ... Then gateway A carries out the local packet
+    /// retransmission." Packet 4 was lost upstream (a hole), packet 5 on
+    /// the wireless link (cached): B's one gap [4, 6) gets 5 resent and
+    /// the ICN armed.
+    #[test]
+    fn a_nack_over_a_hole_and_a_wireless_loss_resends_the_cached_packet_and_arms_the_icn() {
+        let mut g = a(25);
+        let mut out = AgentOutput::default();
+        for i in [1, 2, 3, 5, 6, 7, 8] {
+            at_a(&mut g, i * MS, data(i), &mut out);
+        }
+        assert_eq!(g.holes(0, 1), vec![(4 * MSS, 5 * MSS)]);
+        assert_eq!(
+            at_a(&mut g, 20 * MS, nack(4, 6), &mut out),
+            AgentVerdict::Take
+        );
+        assert_eq!(resent(&out), vec![(5, 0, 3, true)]);
+        assert_eq!(
+            (
+                g.icns,
+                g.cache_hits,
+                g.cache_misses,
+                g.local_retransmissions
+            ),
+            (1, 1, 0, 1)
+        );
+        at_a(&mut g, 21 * MS, ack(4), &mut out);
+        assert_eq!(out.inject.len(), 4, "the repair, then three ICN copies");
+        assert!(out.inject[1..]
+            .iter()
+            .all(|p| p.kind == PacketKind::TcpAck && p.ack == 4 * MSS && p.dst == 0));
     }
 
     /// §3.A: "In case of a cache-miss, the request is ignored and no
