@@ -1173,6 +1173,30 @@ mod tests {
         assert_eq!(out.inject.len(), 1, "B injects nothing for ACKs");
     }
 
+    /// §3.B: "Gateway B also keeps track of the sequence number of incoming
+    /// data packets for each TCP connection." Another connection's packets
+    /// are not out-of-order arrivals for this one's gap.
+    #[test]
+    fn b_counts_out_of_order_arrivals_per_connection() {
+        let mut g = b();
+        let mut out = AgentOutput::default();
+        for i in [1, 2, 3, 5] {
+            at_b(&mut g, i * MS, data(i), &mut out);
+        }
+        for i in 20..23 {
+            let mut p = data(i);
+            p.flow = 1;
+            at_b(&mut g, i * MS, p, &mut out);
+        }
+        assert!(out.inject.is_empty());
+        at_b(&mut g, 30 * MS, data(6), &mut out);
+        assert!(out.inject.is_empty());
+        at_b(&mut g, 31 * MS, data(7), &mut out);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!((out.inject[0].flow, out.inject[0].seq), (0, 4 * MSS));
+        assert_eq!(g.nacks_sent, 1);
+    }
+
     /// §3.B: "If the packet requested by NACK is lost in upstream network
     /// instead of at the wireless link (i.e. a hole-hit at gateway A),
     /// gateway B will not get the retransmitted packet from gateway A

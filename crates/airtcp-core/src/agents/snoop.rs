@@ -418,6 +418,10 @@ impl NodeAgent for Snoop {
 
 #[cfg(test)]
 mod tests {
+    //! The G-Snoop document's description of Snoop (Leung & Yeung §2.D,
+    //! after Balakrishnan et al.), the baseline of the G-Snoop
+    //! reproduction; each test quotes the rule it checks and drives the
+    //! agent packet by packet.
     use super::*;
     use crate::net::packet::testing;
 
@@ -435,6 +439,14 @@ mod tests {
         s.on_packet(t, &mut p, Ingress::Link(0), out)
     }
 
+    /// §2.D: "A snoop agent monitors every packet that passes through the
+    /// TCP connection and maintains a cache of TCP packets sent across the
+    /// wireless link that have not yet been acknowledged by the mobile
+    /// receiver. A packet loss is detected by the arrival of a small number
+    /// of duplicate ACKs from the receiver ... The snoop agent retransmits
+    /// the lost packet if it has it cached and suppresses the duplicate
+    /// ACKs." The small number is the Snoop paper's one: the first
+    /// duplicate ACK; then one per segment forwarded after the lost one.
     #[test]
     fn first_dupack_retransmits_and_expected_dupacks_are_suppressed() {
         let mut s = Snoop::new(SnoopConfig::default());
@@ -449,8 +461,28 @@ mod tests {
         assert!(out.inject.is_empty());
         assert_eq!(feed(&mut s, 102, ack(2), &mut out), AgentVerdict::Drop);
         assert_eq!(out.inject.len(), 1);
-        assert_eq!(out.inject[0].seq, 2 * MSS);
-        assert!(out.inject[0].is_retransmission);
+        let r = out.inject[0];
+        assert_eq!(
+            (r.kind, r.seq, r.payload_len),
+            (PacketKind::TcpData, 2 * MSS, MSS as u32)
+        );
+        assert_eq!(
+            (r.src, r.dst),
+            (data(2).src, data(2).dst),
+            "towards the receiver"
+        );
+        assert!(r.is_retransmission);
+        // The cache: segments 2..7 (0 and 1 were cleaned by the ACKs).
+        let cached = |s: &Snoop| -> Vec<u64> {
+            s.flows[0]
+                .as_ref()
+                .unwrap()
+                .cache
+                .iter()
+                .map(|c| c.pkt.seq / MSS)
+                .collect()
+        };
+        assert_eq!(cached(&s), vec![2, 3, 4, 5, 6, 7]);
         for t in 103..107 {
             assert_eq!(feed(&mut s, t, ack(2), &mut out), AgentVerdict::Drop);
         }
@@ -464,6 +496,10 @@ mod tests {
         assert_eq!(s.deadline(), None);
     }
 
+    /// §2.D: "The snoop agent retransmits the lost packet if it has it
+    /// cached": a segment lost before the agent is not cached, and one the
+    /// sender retransmitted is the sender's to recover, so their duplicate
+    /// ACKs go to the sender and nothing is resent.
     #[test]
     fn dupacks_for_sender_retransmissions_or_uncached_segments_pass() {
         let mut s = Snoop::new(SnoopConfig::default());
@@ -481,6 +517,9 @@ mod tests {
         assert_eq!((s.cache_hits, s.cache_misses), (0, 2));
     }
 
+    /// §2.D: a loss is also detected "by a local timeout". The timeout is
+    /// srtt + max(4 rttvar, min_timeout) of the local round trip; at most
+    /// `max_local_rxmits` (2) local retransmissions per segment.
     #[test]
     fn local_timer_follows_smoothed_local_rtt_and_resends_the_awaited_segment() {
         let mut s = Snoop::new(SnoopConfig::default());
@@ -494,9 +533,12 @@ mod tests {
         assert_eq!(s.deadline(), None);
         feed(&mut s, 50 * ms, data(1), &mut out);
         assert_eq!(s.deadline(), Some(170 * ms));
+        s.on_timer(169 * ms, &mut out);
+        assert!(out.inject.is_empty(), "not before the timeout");
         s.on_timer(170 * ms, &mut out);
         assert_eq!(out.inject.len(), 1);
         assert_eq!(out.inject[0].seq, MSS);
+        assert!(out.inject[0].is_retransmission);
         assert_eq!(s.timeout_retransmissions, 1);
         assert_eq!(s.deadline(), Some(290 * ms));
         s.on_timer(290 * ms, &mut out);
@@ -511,6 +553,10 @@ mod tests {
         assert_eq!(s.local_timeout_ns(0), Some(120 * ms));
     }
 
+    /// Document silent: a receiver answers a duplicate segment with an ACK
+    /// like a duplicate ACK. One that comes sooner than the smallest local
+    /// RTT after the head segment was sent cannot report its loss: it is
+    /// forwarded and nothing is resent.
     #[test]
     fn a_dupack_sooner_than_the_min_local_rtt_after_the_head_is_an_echo() {
         let mut s = Snoop::new(SnoopConfig::default());
@@ -530,6 +576,10 @@ mod tests {
         assert_eq!(s.cache_hits, 1);
     }
 
+    /// §2.D "or by a local timeout": the timer runs for the segment the
+    /// receiver waits for; an out-of-sequence segment (the sender's
+    /// retransmission of one lost before the agent) restarts it, as ns-2's
+    /// snoop.cc does.
     #[test]
     fn an_out_of_sequence_segment_restarts_the_local_timer() {
         let mut s = Snoop::new(SnoopConfig::default());
