@@ -820,6 +820,16 @@ mod tests {
         v
     }
 
+    /// Gateway A with a `cache`-packet cache after data packets `packets`
+    /// reached it, packet i at i ms, and the wireless link sent them.
+    fn a_fed(cache: usize, packets: impl IntoIterator<Item = u64>) -> (GSnoopA, AgentOutput) {
+        let (mut g, mut out) = (a(cache), AgentOutput::default());
+        for i in packets {
+            at_a(&mut g, i * MS, data(i), &mut out);
+        }
+        (g, out)
+    }
+
     /// The packets A sent over the wireless link for its NACKs: (packet
     /// number, source, destination, marked as a retransmission).
     fn resent(out: &AgentOutput) -> Vec<(u64, u32, u32, bool)> {
@@ -869,11 +879,7 @@ mod tests {
     /// recovery later on."
     #[test]
     fn a_packet_enters_the_cache_when_the_wireless_link_has_sent_it() {
-        let mut g = a(25);
-        let mut out = AgentOutput::default();
-        for i in 1..=4 {
-            at_a(&mut g, i * MS, data(i), &mut out);
-        }
+        let (mut g, mut out) = a_fed(25, 1..=4);
         // Packet 4 is on the link until 4 ms + TX: not yet in the cache.
         assert_eq!(
             at_a(&mut g, 4 * MS + TX - 1, nack(4, 5), &mut out),
@@ -930,11 +936,7 @@ mod tests {
     /// same.) The NACK goes no further than A.
     #[test]
     fn a_cache_hit_retransmits_locally() {
-        let mut g = a(25);
-        let mut out = AgentOutput::default();
-        for i in 1..=7 {
-            at_a(&mut g, i * MS, data(i), &mut out);
-        }
+        let (mut g, mut out) = a_fed(25, 1..=7);
         assert!(g.holes(0, 1).is_empty());
         assert_eq!(
             at_a(&mut g, 10 * MS, nack(4, 5), &mut out),
@@ -970,11 +972,7 @@ mod tests {
     /// packet": the copies carry the next ACK's number, not the hole's.
     #[test]
     fn a_hole_hit_sends_three_copies_of_the_next_ack() {
-        let mut g = a(25);
-        let mut out = AgentOutput::default();
-        for i in [1, 2, 3, 5, 6, 7] {
-            at_a(&mut g, i * MS, data(i), &mut out);
-        }
+        let (mut g, mut out) = a_fed(25, [1, 2, 3, 5, 6, 7]);
         assert_eq!(g.holes(0, 1), vec![(4 * MSS, 5 * MSS)]);
         assert_eq!(
             at_a(&mut g, 10 * MS, nack(4, 5), &mut out),
@@ -1028,11 +1026,7 @@ mod tests {
     /// the ICN armed.
     #[test]
     fn a_nack_over_a_hole_and_a_wireless_loss_resends_the_cached_packet_and_arms_the_icn() {
-        let mut g = a(25);
-        let mut out = AgentOutput::default();
-        for i in [1, 2, 3, 5, 6, 7, 8] {
-            at_a(&mut g, i * MS, data(i), &mut out);
-        }
+        let (mut g, mut out) = a_fed(25, [1, 2, 3, 5, 6, 7, 8]);
         assert_eq!(g.holes(0, 1), vec![(4 * MSS, 5 * MSS)]);
         assert_eq!(
             at_a(&mut g, 20 * MS, nack(4, 6), &mut out),
@@ -1061,13 +1055,10 @@ mod tests {
     /// FIFO cache at A: packets of every connection push the oldest out.
     #[test]
     fn a_cache_miss_is_ignored() {
-        let mut g = a(2);
-        let mut out = AgentOutput::default();
-        at_a(&mut g, MS, data(4), &mut out);
-        at_a(&mut g, 2 * MS, data(5), &mut out);
+        let (mut g, mut out) = a_fed(2, [4, 5]);
         let mut other = data(9);
         other.flow = 1;
-        at_a(&mut g, 3 * MS, other, &mut out);
+        at_a(&mut g, 6 * MS, other, &mut out);
         // Cache: 5, then the other connection's packet; 4 was pushed out.
         assert_eq!(
             at_a(&mut g, 10 * MS, nack(4, 5), &mut out),
@@ -1088,10 +1079,7 @@ mod tests {
     /// packets that arrive for the link; B asks for a packet once).
     #[test]
     fn a_local_retransmission_is_not_cached_again() {
-        let mut g = a(2);
-        let mut out = AgentOutput::default();
-        at_a(&mut g, MS, data(1), &mut out);
-        at_a(&mut g, 2 * MS, data(2), &mut out);
+        let (mut g, mut out) = a_fed(2, [1, 2]);
         at_a(&mut g, 10 * MS, nack(1, 2), &mut out);
         assert_eq!(resent(&out), vec![(1, 0, 3, true)]);
         let mut r = out.inject[0];
