@@ -20,6 +20,14 @@
 //! with ", stale_kickbacks: 0" cut from the printed result the digests are
 //! the previous ones exactly (checked again after rebasing onto the two
 //! columns above).
+//! The G-Snoop cell re-pinned when gateway A began caching a packet once
+//! the wireless link has sent it (Fig. 2; before, on arrival): routes
+//! unchanged; the two builds' packet traces are identical up to 6.151474 s,
+//! where B's NACK for ftp1's 197768 reaches A while ftp2's 145376 is still
+//! on the link: before, 145376 was cached and had pushed 197768 out of the
+//! 25-packet cache (a miss); now 197768 is still cached and resent. The
+//! cell has no ICN, so the other gateway-A fix (per-packet NACKs) plays no
+//! part.
 
 use airtcp_core::scenario::Scenario;
 
@@ -97,9 +105,9 @@ fn gsnoop_reproduction_cell_is_pinned() {
     check(
         "tests/data/gsnoop_cell.toml",
         4551479192626253224,
-        4150898034626705669,
-        46862,
-        46353,
+        7685767923332999636,
+        49774,
+        49267,
     );
 }
 
