@@ -355,9 +355,8 @@ fn mark_response_sets_cwr_and_reduces_once_per_rtt() {
     let mut out = Vec::new();
     let t = 200 * NS_PER_MS;
     s.on_packet(t, &echo_ack(1000, MecnLevel::Incipient), &mut out);
-    // 20 segments x 0.8 = 16 (then this ACK's congestion-avoidance growth).
-    assert_eq!(s.core.w.ssthresh, 16_000);
-    assert!((16_000..16_100).contains(&s.core.w.cwnd));
+    // 20 segments x 0.8 = 16; a marked ACK does not grow it (§2.3).
+    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_000, 16_000));
     assert!(out.is_empty(), "flight 19 segments exceeds the new window");
     // A `11` within the same RTT: no second reduction. This ACK opens the
     // window; the first new segment carries MECN's CWR (both bits).

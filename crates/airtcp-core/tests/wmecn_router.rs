@@ -109,6 +109,18 @@ fn ramp(avg: f64, lo: f64, hi: f64) -> f64 {
     P_MAX * (avg - lo) / (hi - lo)
 }
 
+/// The fate of a packet its random draw decides: `hit` when the draw is
+/// below `p`, `miss` otherwise (for [`offer_each`]).
+fn by_draw(p: f64, hit: Fate, miss: Fate) -> impl Fn(Option<f64>) -> Fate {
+    move |u| {
+        if u.unwrap() < p {
+            hit.clone()
+        } else {
+            miss.clone()
+        }
+    }
+}
+
 /// §2.1 and Table 1: "The non ECN-capable packets are identified by '00',
 /// and it uses the other combinations to indicate three different levels
 /// of congestion"; Table 1: "01 No Congestion 0, 10 Mild Congestion 1,
@@ -171,13 +183,11 @@ fn s3_1_between_min_th_and_mid_th_10_with_probability_up_to_p_max() {
             avg,
             Ecn::Ect1,
             400,
-            |u| {
-                if u.unwrap() < p {
-                    Fate::Level(MecnLevel::Incipient)
-                } else {
-                    Fate::Level(MecnLevel::NoCongestion)
-                }
-            },
+            by_draw(
+                p,
+                Fate::Level(MecnLevel::Incipient),
+                Fate::Level(MecnLevel::NoCongestion),
+            ),
             true,
         );
         marked += fates
@@ -206,13 +216,11 @@ fn s3_1_between_mid_th_and_max_th_11_with_probability_up_to_p_max_else_10() {
             avg,
             Ecn::Ect1,
             400,
-            |u| {
-                if u.unwrap() < p {
-                    Fate::Level(MecnLevel::Moderate)
-                } else {
-                    Fate::Level(MecnLevel::Incipient)
-                }
-            },
+            by_draw(
+                p,
+                Fate::Level(MecnLevel::Moderate),
+                Fate::Level(MecnLevel::Incipient),
+            ),
             true,
         );
         if avg == 10.0 {
@@ -316,37 +324,20 @@ fn non_ect_packets_are_dropped_where_a_random_mark_falls_and_above_max_th() {
     let mut q = wmecn_held();
     let drop = Fate::Dropped(DeathCause::AqmDrop);
     let pass = Fate::Level(MecnLevel::NotCapable);
-    for avg in [6.0, 9.5] {
-        let p = ramp(avg, MIN_TH, MID_TH);
+    // The `10` ramp between min_th and mid_th, the `11` ramp above.
+    for (avg, ramp_from, ramp_to) in [
+        (6.0, MIN_TH, MID_TH),
+        (9.5, MIN_TH, MID_TH),
+        (10.0, MID_TH, MAX_TH),
+        (13.0, MID_TH, MAX_TH),
+    ] {
+        let p = ramp(avg, ramp_from, ramp_to);
         offer_each(
             &mut q,
             avg,
             Ecn::NotEct,
             400,
-            |u| {
-                if u.unwrap() < p {
-                    drop.clone()
-                } else {
-                    pass.clone()
-                }
-            },
-            true,
-        );
-    }
-    for avg in [10.0, 13.0] {
-        let p = ramp(avg, MID_TH, MAX_TH);
-        offer_each(
-            &mut q,
-            avg,
-            Ecn::NotEct,
-            400,
-            |u| {
-                if u.unwrap() < p {
-                    drop.clone()
-                } else {
-                    pass.clone()
-                }
-            },
+            by_draw(p, drop.clone(), pass.clone()),
             true,
         );
     }
