@@ -221,7 +221,7 @@ pub struct GSnoopA {
     pub cache_hits: u64,
     pub cache_misses: u64,
     pub local_retransmissions: u64,
-    /// Hole hits (each arms one ICN).
+    /// ICNs armed by hole hits (hits before the next ACK share one).
     pub icns: u64,
     /// Duplicate ACKs sent to senders by ICNs (three per ICN).
     pub icn_dupacks_sent: u64,
@@ -320,7 +320,8 @@ impl GSnoopA {
             for &(hs, he) in &f.holes {
                 hole_hit |= remove_range(&mut wanted, hs, he, |r| (&mut r.0, &mut r.1));
             }
-            if hole_hit {
+            // Hole hits before the next ACK share its one ICN.
+            if hole_hit && !f.icn_pending {
                 f.icn_pending = true;
                 self.icns += 1;
             }
@@ -440,7 +441,7 @@ impl NodeAgent for GSnoopA {
             (col("cache_hits", "NACKs", "NACKs whose segments were in A's cache: A retransmitted them locally."), self.cache_hits),
             (col("cache_misses", "NACKs", "NACKs for segments neither cached nor lost upstream: ignored."), self.cache_misses),
             (col("local_retransmissions", "segments", "Segments A retransmitted locally over the wireless link."), self.local_retransmissions),
-            (col("icns", "count", "Hole hits (the NACKed segment was lost upstream of A): each arms one incipient congestion notification."), self.icns),
+            (col("icns", "count", "Incipient congestion notifications armed: NACKs for a segment lost upstream of A (a hole), those before the connection's next ACK counted once, as they share its three copies."), self.icns),
             (col("icn_dupacks_sent", "ACKs", "Duplicate ACKs A sent to senders as ICNs (three per ICN)."), self.icn_dupacks_sent),
         ]
     }
@@ -960,6 +961,21 @@ mod tests {
         // No ICN follows: the next ACK passes alone.
         assert_eq!(at_a(&mut g, 11 * MS, ack(4), &mut out), AgentVerdict::Pass);
         assert_eq!(out.inject.len(), 1);
+    }
+
+    /// §3.A: the ICN sends "three copies of the next received ACK": a
+    /// second NACK for the hole before that ACK arrives names the same ACK,
+    /// so it arms no second ICN. `icns` counts ICNs (three copies each),
+    /// not hole hits.
+    #[test]
+    fn hole_hits_before_the_next_ack_share_one_icn() {
+        let (mut g, mut out) = a_fed(25, [1, 2, 3, 5, 6, 7]);
+        at_a(&mut g, 10 * MS, nack(4, 5), &mut out);
+        at_a(&mut g, 11 * MS, nack(4, 5), &mut out);
+        assert_eq!((g.nacks_received, g.icns), (2, 1));
+        at_a(&mut g, 12 * MS, ack(3), &mut out);
+        at_a(&mut g, 13 * MS, ack(3), &mut out);
+        assert_eq!((out.inject.len(), g.icn_dupacks_sent), (3, 3));
     }
 
     /// §3.A: "If the requested packet by NACK corresponds to a hole in the
