@@ -198,6 +198,19 @@ struct AFlow {
     icn_pending: bool,
 }
 
+impl AFlow {
+    /// Record `[s, e)` as a hole, in sequence order (the order holes are
+    /// found in), forgetting the oldest beyond [`MAX_HOLES`].
+    fn add_hole(&mut self, s: u64, e: u64) {
+        remove_range(&mut self.holes, s, e, |r| (&mut r.0, &mut r.1));
+        let at = self.holes.partition_point(|&(hs, _)| hs < s);
+        self.holes.insert(at, (s, e));
+        if self.holes.len() > MAX_HOLES {
+            self.holes.remove(0);
+        }
+    }
+}
+
 /// G-Snoop gateway A: the sender side of the wireless link (§3.A).
 #[derive(Clone, Debug)]
 pub struct GSnoopA {
@@ -216,6 +229,9 @@ pub struct GSnoopA {
     cache: VecDeque<Packet>,
     /// uids of A's local retransmissions not yet offered to the link.
     own: Vec<u64>,
+    /// Scratch: the ranges a NACK asks for that are not holes (kept to
+    /// spare an allocation per NACK).
+    wanted: Vec<(u64, u64)>,
     flows: PerFlow<AFlow>,
     pub nacks_received: u64,
     pub cache_hits: u64,
@@ -248,6 +264,7 @@ impl GSnoopA {
             sending: VecDeque::new(),
             cache: VecDeque::with_capacity(cache_size),
             own: Vec::new(),
+            wanted: Vec::new(),
             flows: PerFlow::default(),
             nacks_received: 0,
             cache_hits: 0,
@@ -272,10 +289,7 @@ impl GSnoopA {
             ..Default::default()
         }) {
             if s > f.highest_end {
-                if f.holes.len() >= MAX_HOLES {
-                    f.holes.remove(0);
-                }
-                f.holes.push((f.highest_end, s));
+                f.add_hole(f.highest_end, s);
             } else if s < f.highest_end {
                 remove_range(&mut f.holes, s, e, |r| (&mut r.0, &mut r.1));
             }
@@ -300,13 +314,7 @@ impl GSnoopA {
         let Some(f) = self.flows.existing(pkt) else {
             return;
         };
-        let (s, e) = (pkt.seq, pkt.end_seq());
-        remove_range(&mut f.holes, s, e, |r| (&mut r.0, &mut r.1));
-        let at = f.holes.partition_point(|&(hs, _)| hs < s);
-        f.holes.insert(at, (s, e));
-        if f.holes.len() > MAX_HOLES {
-            f.holes.remove(0);
-        }
+        f.add_hole(pkt.seq, pkt.end_seq());
     }
 
     fn on_nack(&mut self, now: TimeNs, nack: &Packet, out: &mut AgentOutput) {
@@ -314,11 +322,13 @@ impl GSnoopA {
         self.nacks_received += 1;
         // §3.A for each requested packet: one in a hole was lost upstream
         // (ICN), the others are looked up in the cache.
-        let mut wanted = vec![(nack.seq, nack.ack.max(nack.seq + 1))];
+        let wanted = &mut self.wanted;
+        wanted.clear();
+        wanted.push((nack.seq, nack.ack.max(nack.seq + 1)));
         if let Some(f) = self.flows.existing(nack) {
             let mut hole_hit = false;
             for &(hs, he) in &f.holes {
-                hole_hit |= remove_range(&mut wanted, hs, he, |r| (&mut r.0, &mut r.1));
+                hole_hit |= remove_range(wanted, hs, he, |r| (&mut r.0, &mut r.1));
             }
             // Hole hits before the next ACK share its one ICN.
             if hole_hit && !f.icn_pending {
@@ -326,22 +336,22 @@ impl GSnoopA {
                 self.icns += 1;
             }
         }
-        if wanted.is_empty() {
+        if self.wanted.is_empty() {
             return;
         }
         let mut found = 0;
-        let mut own = Vec::new();
         for (i, p) in self.cache.iter().enumerate() {
             let resend = p.flow == nack.flow
                 && p.epoch == nack.epoch
-                && wanted.iter().any(|&(s, e)| p.seq >= s && p.seq < e)
+                && self.wanted.iter().any(|&(s, e)| p.seq >= s && p.seq < e)
                 && !self
                     .cache
                     .iter()
                     .take(i)
                     .any(|q| q.flow == p.flow && q.epoch == p.epoch && q.seq == p.seq);
             if resend {
-                own.push(out.next_uid());
+                // Routed to the wireless link at once: on_link_tx sees it next.
+                self.own.push(out.next_uid());
                 out.inject.push(Packet {
                     is_retransmission: true,
                     ttl: DEFAULT_TTL,
@@ -350,8 +360,6 @@ impl GSnoopA {
                 found += 1;
             }
         }
-        // Routed to the wireless link at once: on_link_tx sees them next.
-        self.own.extend(own);
         if found > 0 {
             self.cache_hits += 1;
             self.local_retransmissions += found;

@@ -548,7 +548,7 @@ impl SenderCore {
     /// congestion, the cwnd is allowed to grow additively as usual" (ns-2's
     /// `TcpAgent::recv_newack_helper` opens cwnd only on an ACK without
     /// ECN-Echo).
-    pub fn ack_reports_congestion(&mut self, ack: &Packet) -> bool {
+    pub fn ack_reports_congestion(&self, ack: &Packet) -> bool {
         (self.cfg.ecn && ack.has_flag(flags::ECE))
             || (self.cfg.mecn
                 && mecn::echoed_level(ack).is_some_and(|l| self.cc.mark_response(l).is_some()))

@@ -103,7 +103,7 @@ impl CongestionControl for MecnCc {
         Self::keep(w, 1.0 - self.cfg.beta3)
     }
 
-    fn mark_response(&mut self, level: MecnLevel) -> Option<f64> {
+    fn mark_response(&self, level: MecnLevel) -> Option<f64> {
         match level {
             MecnLevel::Incipient => Some(1.0 - self.cfg.beta1),
             MecnLevel::Moderate => Some(1.0 - self.cfg.beta2),

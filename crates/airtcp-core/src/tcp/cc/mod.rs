@@ -70,7 +70,7 @@ pub trait CongestionControl: Send {
 
     /// MECN §2.3: the congestion level echoed on an ACK; return the
     /// fraction of cwnd to keep, or None for no reduction.
-    fn mark_response(&mut self, _level: MecnLevel) -> Option<f64> {
+    fn mark_response(&self, _level: MecnLevel) -> Option<f64> {
         None
     }
 
