@@ -8,7 +8,7 @@
 
 mod common;
 use airtcp_core::net::packet::{Packet, PacketKind, SackBlock};
-use airtcp_core::sim::NS_PER_MS;
+use airtcp_core::sim::{TimeNs, NS_PER_MS};
 use airtcp_core::tcp::cc::{CongestionControl, MecnCc, MecnCcConfig, Window};
 use airtcp_core::tcp::classify::{
     AlwaysCongestion, LossCause, LossClassifier, LossDetection, WmecnClassifier,
@@ -346,18 +346,26 @@ fn echo_ack(ack: u64, level: MecnLevel) -> Packet {
     p
 }
 
-#[test]
-fn mark_response_sets_cwr_and_reduces_once_per_rtt() {
+/// An MECN source (cwnd 20 segments, slow start, segments 0..=19 in
+/// flight, SRTT 100 ms) whose first ACK, at `t`, echoes `10`: 20 segments
+/// x 0.8 = 16 (beta1 = 20%), and being marked the ACK does not grow it
+/// (§2.3); with 19 segments in flight nothing goes out.
+fn mecn_sender_cut_by_a_10_mark(t: TimeNs) -> (TcpSender, Vec<Packet>) {
     let mut s = sans_io_sender(
         Box::new(MecnCc::new(MecnCcConfig::mecn())),
         Box::new(WmecnClassifier::new(Default::default())),
     );
     let mut out = Vec::new();
-    let t = 200 * NS_PER_MS;
     s.on_packet(t, &echo_ack(1000, MecnLevel::Incipient), &mut out);
-    // 20 segments x 0.8 = 16; a marked ACK does not grow it (§2.3).
     assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_000, 16_000));
     assert!(out.is_empty(), "flight 19 segments exceeds the new window");
+    (s, out)
+}
+
+#[test]
+fn mark_response_sets_cwr_and_reduces_once_per_rtt() {
+    let t = 200 * NS_PER_MS;
+    let (mut s, mut out) = mecn_sender_cut_by_a_10_mark(t);
     // A `11` within the same RTT: no second reduction. This ACK opens the
     // window; the first new segment carries MECN's CWR (both bits).
     s.on_packet(
@@ -711,16 +719,8 @@ fn s3_2_a_second_expiry_of_the_same_segment_holds_ssthresh() {
 /// after a cut) cuts it again.
 #[test]
 fn s2_3_marks_cut_cwnd_by_beta1_or_beta2_and_only_unmarked_acks_grow_it() {
-    let mut s = sans_io_sender(
-        Box::new(MecnCc::new(MecnCcConfig::mecn())),
-        Box::new(WmecnClassifier::new(Default::default())),
-    );
-    // cwnd 20 segments (slow start), segments 0..=19 in flight, SRTT 100 ms.
-    let mut out = Vec::new();
     let t = 200 * NS_PER_MS;
-    s.on_packet(t, &echo_ack(1000, MecnLevel::Incipient), &mut out);
-    assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (16_000, 16_000));
-    assert_eq!(out.len(), 0, "19 segments in flight, window 16");
+    let (mut s, mut out) = mecn_sender_cut_by_a_10_mark(t);
     // This ACK's RTT sample (200 ms) makes SRTT 112.5 ms. Within it, an
     // ACK echoing `11`: no second cut, and no growth.
     s.on_packet(
