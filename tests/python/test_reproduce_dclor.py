@@ -33,6 +33,15 @@ def test_the_scenario_of_each_scheme_validates(scheme):
     # Linux 2.5 measures RTT in 1 ms jiffies; no ns-2 backoff cap; no time series (memory).
     assert 'rtt_tick = "1000us"' in text and "max_backoff" not in text
     assert "timeseries" not in text
+    # Delayed ACKs (Linux's 40 ms timer) can be turned off: the scenario then
+    # has no timer (the core refuses one that would do nothing), and the
+    # report's choices say off.
+    assert 'delack_timeout = "40000us"' in text
+    off_params = {**exp.params, "delayed_ack": False}
+    off = airtcp.load(dclor.scenario(dclor.CELL, scheme, off_params)).text
+    assert "delayed_ack = false" in off and "delack_timeout" not in off
+    (choice,) = [c for c in dclor._choices(off_params) if c.name == "Delayed ACKs"]
+    assert choice.value.startswith("off")
 
 
 def test_the_mean_cwnd_of_a_size_weights_flows_by_their_open_time():

@@ -593,7 +593,9 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "Delayed ACKs",
-            f"on: an ACK for every second full segment, or after {p['delack_timeout_ms']} ms",
+            f"on: an ACK for every second full segment, or after {p['delack_timeout_ms']} ms"
+            if p["delayed_ack"]
+            else "off (`--set delayed_ack=false`: an ACK for every segment; delack_timeout_ms unused)",
             "Linux 2.4/2.5 delays ACKs with an adaptive timeout starting at TCP_ATO_MIN = HZ/25 = 40 ms (segments "
             "arrive every ~240 ms here, so it stays near 40 ms) and ACKs at least every second full segment. Its "
             "quick-ACK mode at connection start is not modelled.",
