@@ -212,3 +212,15 @@ def test_claims_are_judged_on_paired_intervals():
 def test_cli_lists_threshold():
     r = run_cli("reproduce")
     assert r.returncode == 0 and "threshold" in r.stdout
+
+
+def test_the_reported_tcp_choice_follows_delayed_ack():
+    """The report's TCP row says what the receivers do: ns-2's TCPSink ACKs
+    every segment by default; `--set delayed_ack=true` is reported as such."""
+    def tcp_row(delayed_ack):
+        p = {**thr.EXPERIMENT.params, "delayed_ack": delayed_ack}
+        (choice,) = [c for c in thr._choices(p) if c.name == "TCP"]
+        return choice.value
+
+    assert tcp_row(False).endswith("ACK every segment")
+    assert "delayed ACKs" in tcp_row(True) and "ACK every segment" not in tcp_row(True)

@@ -648,7 +648,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "TCP",
-            "Reno (RFC 5681 fast retransmit / fast recovery), one-way, no handshake, ACK every segment",
+            "Reno (RFC 5681 fast retransmit / fast recovery), one-way, no handshake, "
+            + ("delayed ACKs (`--set delayed_ack=true`)" if p["delayed_ack"] else "ACK every segment"),
             "The document uses ns-2 TCP Reno; Agent/TCPSink ACKs every segment (delayed ACKs need "
             "Agent/TCPSink/DelAck).",
         ),
