@@ -39,6 +39,7 @@ choice
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -266,13 +267,15 @@ class Claim:
     """A claim of the document and how we test it.
 
     ``definition`` makes the claim's words concrete (a tolerance, a test);
-    it is written down before looking at results and printed in the report.
+    it is written down before looking at results and printed in the report
+    (a function of the parameters, like ``Experiment.setup``, where it names
+    a number the run decides, such as the runs per cell).
     ``check(numbers, params)`` returns a :class:`ClaimResult`.
     """
 
     id: str
     text: str
-    definition: str
+    definition: str | Callable[..., str]
     check: Callable[[Numbers, Mapping[str, Any]], ClaimResult]
 
 
@@ -304,9 +307,16 @@ class Experiment:
     floats for one run. ``seeds(cell, n, params)`` returns the simulation
     seeds of runs 1..n (default ``[1..n]``); it must not depend on the
     scheme. ``plots(summary, runs, published, out_dir, experiment, params)``
-    may write PNG files and return their names. ``setup`` and ``choices``
-    may be functions of the parameters, so that the report describes the
-    values actually used. ``version`` is part of every
+    may write PNG files and return their names. ``setup``, ``choices``,
+    each caveat, ``tables`` and a claim's ``definition`` may be functions of
+    the parameters, so that the report describes the values actually used;
+    one that also takes a ``runs`` keyword is told the runs per (cell,
+    scheme) of the report (``--runs``; ``runs`` here is the default, and
+    the report's copy of the experiment carries the runs it has).
+    ``unused(params)`` returns {name: why} for the parameters that have no
+    effect with the others' values (``delack_timeout_ms`` without delayed
+    ACKs): :meth:`with_params` refuses to change one, as it refuses a name
+    the experiment does not have. ``version`` is part of every
     cache key: bump it when ``metrics`` changes meaning. ``nullable`` names
     the parameters whose None is a setting (e.g. ``rtt_tick_s``: exact
     RTTs), so that ``--set NAME=null`` is accepted for them and no other.
@@ -334,15 +344,16 @@ class Experiment:
     setup: str | Callable[[Mapping[str, Any]], str] = ""
     published: Mapping[tuple[str, str, str, str], float] = field(default_factory=dict)
     published_note: str = ""
-    tables: Sequence[Table] = ()
+    tables: Sequence[Table] | Callable[..., Sequence[Table]] = ()
     claims: Sequence[Claim] = ()
-    choices: Sequence[Choice] | Callable[[Mapping[str, Any]], Sequence[Choice]] = ()
-    caveats: Sequence[str] = ()
+    choices: Sequence[Choice] | Callable[..., Sequence[Choice]] = ()
+    caveats: Sequence[str | Callable[..., str]] = ()
     seeds: Callable[[Cell, int, Mapping[str, Any]], list[int]] | None = None
     plots: Callable[..., list[str]] | None = None
     not_applicable: Callable[[Cell, str, Mapping[str, Any]], str | None] | None = None
     write: Callable[..., dict] | None = None
     nullable: frozenset[str] = frozenset()
+    unused: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
 
     def applicable(self, cell: Cell, scheme: str, params: Mapping[str, Any] | None = None) -> bool:
         """Does ``scheme`` run in ``cell``? (See ``not_applicable``.)"""
@@ -359,22 +370,51 @@ class Experiment:
             raise ValueError(f"{self.name}: seeds() returned {len(seeds)} seeds for {n} runs")
         return seeds
 
+    def _described(self, text: Any) -> Any:
+        """``text`` itself, or, if it is a function, what it says for the
+        current parameters (and runs, if it takes them)."""
+        if not callable(text):
+            return text
+        if "runs" in inspect.signature(text).parameters:
+            return text(self.params, runs=self.runs)
+        return text(self.params)
+
     def setup_text(self) -> str:
         """The setup description for the current parameters."""
-        return self.setup(self.params) if callable(self.setup) else self.setup
+        return self._described(self.setup)
 
     def choice_list(self) -> list[Choice]:
         """The open choices, described for the current parameters."""
-        return list(self.choices(self.params) if callable(self.choices) else self.choices)
+        return list(self._described(self.choices))
+
+    def caveat_list(self) -> list[str]:
+        """The differences from the document's simulator (each a text or a
+        function of the parameters), described for the current parameters."""
+        return [self._described(c) for c in self.caveats]
+
+    def table_list(self) -> list[Table]:
+        """The document's tables, labelled for the current parameters."""
+        return list(self._described(self.tables))
+
+    def claim_definition(self, claim: Claim) -> str:
+        """A claim's definition as the report prints it for the current parameters."""
+        return self._described(claim.definition)
 
     def with_params(self, **changes: Any) -> Experiment:
-        """A copy with some parameters changed (unknown names are an error)."""
+        """A copy with some parameters changed (unknown names are an error,
+        and so is a change to a parameter that would have no effect)."""
         unknown = set(changes) - set(self.params)
         if unknown:
             raise KeyError(f"{self.name}: unknown parameter(s) {sorted(unknown)}; known: {sorted(self.params)}")
         for name, value in changes.items():
             _check_param_type(self.name, name, self.params[name], value, name in self.nullable)
-        return dataclasses.replace(self, params={**self.params, **changes})
+        params = {**self.params, **changes}
+        if self.unused is not None:
+            idle = self.unused(params)
+            for name in changes:
+                if name in idle:
+                    raise ValueError(f"{self.name}: parameter {name} has no effect here: {idle[name]}")
+        return dataclasses.replace(self, params=params)
 
     def with_cells(self, cells: Sequence[Cell]) -> Experiment:
         """A copy restricted to some cells (e.g. for quick looks and tests)."""

@@ -60,6 +60,7 @@ SIZES_KB = (10, 20, 30, 40, 50)
 
 HEADER_BYTES = 40  # IPv4 + TCP without options, as airtcp puts on the wire
 NS2_TCP_TICK_S = 0.1
+RUNS = 100  # the draft's runs per (fading, size, scheme)
 
 PARAMS: dict[str, Any] = {
     # channel
@@ -487,44 +488,59 @@ def _claim_slow_p95(n: Numbers, p) -> ClaimResult:
     return ClaimResult(stats.at_least(verdicts, 3), "slow fading, TCP p95 / Kick p95: " + ", ".join(parts))
 
 
-_CI = (
-    "Every comparison is a paired one over the same 100 seeds (common random numbers), with its 95% CI "
-    "(experiments/stats.py: paired bootstrap for percentiles and ratios); a comparison whose CI straddles the "
-    "line is undecided, and a claim that needs k cells is undecided while the undecided cells could still "
-    "make or break it. On the draft's published numbers the same comparisons are made on its points."
-)
+def _ci(runs: int) -> str:
+    return (
+        f"Every comparison is a paired one over the same {runs} seeds (common random numbers), with its 95% CI "
+        "(experiments/stats.py: paired bootstrap for percentiles and ratios); a comparison whose CI straddles the "
+        "line is undecided, and a claim that needs k cells is undecided while the undecided cells could still "
+        "make or break it. On the draft's published numbers the same comparisons are made on its points."
+    )
+
+
+def _with_ci(definition: str):
+    """A claim definition followed by how it is judged over the report's runs."""
+    return lambda p, runs=RUNS: definition + _ci(runs)
+
 
 CLAIMS = [
     Claim(
         "1",
         "Under fast and moderate fading, Kick TCP's 95th percentile response time is lower, and more stable, than vanilla TCP's.",
-        "For each of the 10 (fading in {fast, moderate}, file size) cells: *lower* = p95(Kick) - p95(TCP) < 0; "
-        "*more stable* = Kick's tail ratio p95/median minus TCP's < 0 (a lighter tail relative to the typical "
-        "transfer; on the draft's numbers p95/avg, its avg behaving like a median). The claim holds if both hold "
-        "in at least 9 of the 10 cells. " + _CI,
+        _with_ci(
+            "For each of the 10 (fading in {fast, moderate}, file size) cells: *lower* = p95(Kick) - p95(TCP) < 0; "
+            "*more stable* = Kick's tail ratio p95/median minus TCP's < 0 (a lighter tail relative to the typical "
+            "transfer; on the draft's numbers p95/avg, its avg behaving like a median). The claim holds if both hold "
+            "in at least 9 of the 10 cells. "
+        ),
         _claim_lower_and_stable,
     ),
     Claim(
         "2",
         "Under slow fading the average response times of TCP and Kick TCP are nearly identical.",
-        "*Nearly identical* = median(Kick) / median(TCP) within [0.95, 1.05] at every file size (an equivalence "
-        "test: the whole CI inside). The draft's 'average' is judged on our medians because its avg cells at "
-        "10-30 KB cannot be means (see 'What the draft's avg cells are'); our means are given beside. " + _CI,
+        _with_ci(
+            "*Nearly identical* = median(Kick) / median(TCP) within [0.95, 1.05] at every file size (an equivalence "
+            "test: the whole CI inside). The draft's 'average' is judged on our medians because its avg cells at "
+            "10-30 KB cannot be means (see 'What the draft's avg cells are'); our means are given beside. "
+        ),
         _claim_slow_avg_identical,
     ),
     Claim(
         "3",
         "The gain of Kick TCP grows with the file size.",
-        "Gain = TCP - Kick in seconds, for the median and for the p95, under fast and under moderate fading "
-        "(4 series). A series *grows* if its gain at 50 KB minus its gain at 10 KB, a paired contrast over the "
-        "same seeds, is > 0. The claim holds if at least 3 of the 4 series grow. " + _CI,
+        _with_ci(
+            "Gain = TCP - Kick in seconds, for the median and for the p95, under fast and under moderate fading "
+            "(4 series). A series *grows* if its gain at 50 KB minus its gain at 10 KB, a paired contrast over the "
+            "same seeds, is > 0. The claim holds if at least 3 of the 4 series grow. "
+        ),
         _claim_gains_grow,
     ),
     Claim(
         "4",
         "Under slow fading, Kick TCP's 95th percentile is 1.5 to 2 times better as the data size gets larger.",
-        "p95(TCP) / p95(Kick) > 1.4 (the draft's 1.5 less 0.1, as before: the draft's own 50 KB ratio is 1.46) at "
-        "each of 30, 40 and 50 KB. " + _CI,
+        _with_ci(
+            "p95(TCP) / p95(Kick) > 1.4 (the draft's 1.5 less 0.1, as before: the draft's own 50 KB ratio is 1.46) at "
+            "each of 30, 40 and 50 KB. "
+        ),
         _claim_slow_p95,
     ),
 ]
@@ -534,7 +550,7 @@ CLAIMS = [
 # Choices the draft left open
 
 
-def _choices(p: Mapping[str, Any]) -> list[Choice]:
+def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
     rtt = base_rtt_s(p)
     return [
         Choice(
@@ -581,7 +597,12 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "Link rate on the wire",
-            f"{link_rate_bps(p)} b/s" + (" (64 kb/s x 576/536)" if p["match_ns2_packet_time"] else ""),
+            f"{link_rate_bps(p)} b/s"
+            + (
+                f" ({p['rate_bps'] / 1e3:g} kb/s x {p['mss'] + HEADER_BYTES}/{p['mss']})"
+                if p["match_ns2_packet_time"]
+                else ""
+            ),
             "The draft gives a packet time for a 536-byte segment (536 x 8 / 64 kb/s = 67 ms; printed as 0.0067 s): "
             "ns-2's one-way TCP of 2001 (useHeaders_ false until 2001/11/28) sent packetSize_ bytes on the wire. airtcp "
             "adds 40 header bytes, so the rate is scaled to keep a data packet's transmission time at 67 ms (a 40-byte "
@@ -594,7 +615,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "Receiver window, initial window",
-            f"{p['window_pkts']} segments, {p['initial_cwnd']} segment",
+            f"{p['window_pkts']} segments, {p['initial_cwnd']} segment{'' if p['initial_cwnd'] == 1 else 's'}",
             "ns-2 Agent/TCP window_ 20 and windowInit_ 1 (windowInit_ became 2 on 2001/5/26, after the draft).",
         ),
         Choice(
@@ -667,7 +688,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         Choice(
             "Kick interval",
             (
-                f"fixed, the path's base RTT = {rtt * 1e3:.1f} ms (2 x 10 ms + data and ACK transmission times)"
+                f"fixed, the path's base RTT = {rtt * 1e3:.1f} ms (2 x {p['delay_ms']} ms + data and ACK transmission "
+                "times)"
                 if p["kick_interval"] == "base_rtt"
                 else ("the sender's smoothed RTT" if p["kick_interval"] == "srtt" else str(p["kick_interval"]))
             ),
@@ -699,7 +721,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "95th percentile",
-            "numpy's default (linear interpolation) over the 100 runs",
+            f"numpy's default (linear interpolation) over the {runs} runs",
             "The draft does not say which estimator; with 100 runs they differ little.",
         ),
         Choice(
@@ -734,6 +756,18 @@ def _avg_caveat() -> str:
     )
 
 
+def _rto_caveat(p: Mapping[str, Any]) -> str:
+    """How airtcp's RTO differs from ns-2's, for the timer parameters of the run."""
+    return (
+        "**RTO arithmetic.** ns-2 (2001) kept srtt and rttvar in 100 ms ticks with integer shift arithmetic "
+        "(RTO = srtt + 4 rttvar in ticks, at least 2 ticks) and discarded srtt once the backoff multiplier exceeded 8 "
+        f"(TcpAgent::rtt_backoff). airtcp {ns2.rtt_clause(p, NS2_TCP_TICK_S)} and {ns2.backoff_clause(p)}, "
+        f"but applies RFC 6298 arithmetic (G = {p['clock_granularity_s'] * 1e3:g} ms, min {p['min_rto_s'] * 1e3:g} ms, "
+        f"initial {p['initial_rto_s']:g} s) and keeps srtt across backoffs; the RTOs "
+        "are close but not identical."
+    )
+
+
 CAVEATS = [
     _avg_caveat(),
     "**Packet loss rule.** With the default `loss_rule = \"start\"` 20% of packets are lost at every fading "
@@ -746,10 +780,10 @@ CAVEATS = [
     "backed-off RTO); a timer-driven variant (`unit time`, state at the packet's arrival) came later (it is in "
     "rev. 1.84, not in 1.46). We follow the draft's words, a continuous-time chain in wall-clock time; airtcp has "
     "no busy-time clock, so this difference remains.",
-    "**Unfinished runs.** A run lasts at most `duration_s` (3600 s); a file not acknowledged by then counts as "
-    "slower than every finished run (response time `inf`): the median and the 95th percentile are over all runs "
-    "(`inf` where they fall on an unfinished run), a mean over runs that did not all finish is `inf`, and the "
-    "tables give the fraction of runs finished.",
+    lambda p: f"**Unfinished runs.** A run lasts at most `duration_s` ({p['duration_s']:g} s); a file not "
+    "acknowledged by then counts as slower than every finished run (response time `inf`): the median and the 95th "
+    "percentile are over all runs (`inf` where they fall on an unfinished run), a mean over runs that did not all "
+    "finish is `inf`, and the tables give the fraction of runs finished.",
     "**A possible ns-2 reason why the draft's fast fading is milder than the rule in wall-clock time (a "
     "hypothesis; not used).** ns-2's "
     "ErrorModel has `bandwidth_ 2Mb` by default (tcl/lib/ns-default.tcl) and, with `unit time`, counts a packet as "
@@ -758,11 +792,7 @@ CAVEATS = [
     "about 0.2 + 0.8 x (1 - exp(-2.1/80)) = 22% of packets lost under fast fading instead of 65%, in bursts of "
     "several packets (close to the 20% of `loss_rule = \"start\"`). The draft does not show its script and states "
     "the 67 ms packet time, so we do not build on this.",
-    "**RTO arithmetic.** ns-2 (2001) kept srtt and rttvar in 100 ms ticks with integer shift arithmetic "
-    "(RTO = srtt + 4 rttvar in ticks, at least 2 ticks) and discarded srtt once the backoff multiplier exceeded 8 "
-    "(TcpAgent::rtt_backoff). airtcp measures the RTT in the same ticks and caps the multiplier at 64 as ns-2 did, "
-    "but applies RFC 6298 arithmetic (G = 100 ms, min 200 ms, initial 6 s) and keeps srtt across backoffs; the RTOs "
-    "are close but not identical.",
+    _rto_caveat,
     "**Tick phase.** ns-2 adds boot_time_, drawn uniformly in [0, tcpTick_) per connection (TcpAgent::reset: "
     "`boot_time_ = Random::uniform(tcp_tick_)`), to the send time before taking its phase within the tick; airtcp's "
     "tick clock starts with the simulation (boot_time_ = 0). With 100 ms ticks and a 92 ms base RTT this decides "
@@ -914,20 +944,35 @@ def _tables() -> list[Table]:
     ]
 
 
+def _loss_text(p: Mapping[str, Any]) -> str:
+    """Which packets the channel loses: every packet that meets the bad
+    state and none that does not (the draft's on/off channel), or, with
+    other ``loss_good`` / ``loss_bad``, with those probabilities."""
+    when = (
+        "if the channel is bad at any time during its transmission (ns-2's rule)"
+        if p["loss_rule"] == "during"
+        else "if the channel is bad when its transmission starts"
+    )
+    if (p["loss_good"], p["loss_bad"]) == (0, 1):
+        return f"a packet is lost {when}. "
+    return (
+        f"a packet is lost with probability {p['loss_bad']:g} {when}, and with probability "
+        f"{p['loss_good']:g} otherwise. "
+    )
+
+
 def _setup(p: Mapping[str, Any]) -> str:
     return (
         f"Two nodes: the mobile host MH and the wireline host FH, which is also the intermediate node (kick-aware "
         f"in the Kick TCP runs), joined by one wireless link of {p['rate_bps'] / 1e3:g} kb/s "
         f"(on the wire {link_rate_bps(p)} b/s, see the choices) and {p['delay_ms']} ms each way, DropTail "
         f"{p['queue_pkts']} packets. One TCP Reno connection uploads a file of 10-50 KB from MH to FH (MSS "
-        f"{p['mss']} B; " + ns2.timer_text(p) + "). The uplink MH->FH fades: a continuous-time two-state "
+        f"{p['mss']} B; " + ns2.timer_text(p) + "). "
+        + ("The uplink MH->FH fades" if p["fading_direction"] == "uplink" else "Both directions fade, independently")
+        + ": a continuous-time two-state "
         f"Markov chain with exponential sojourns, mean good/bad 0.8/0.2 s (moderate, Table 1), 0.08/0.02 s "
         f"(fast, Table 2), 8/2 s (slow, Table 3), starting {p['initial_state']}; "
-        + (
-            "a packet is lost if the channel is bad at any time during its transmission (ns-2's rule). "
-            if p["loss_rule"] == "during"
-            else "a packet is lost if the channel is bad when its transmission starts. "
-        )
+        + _loss_text(p)
         + f"Schemes: vanilla TCP (Reno) and Kick TCP (Reno + kick timer at MH + kick-aware FH, which knows "
         + ("exactly which segments it holds). " if p["node_knowledge"] == "exact" else "the largest sequence number it forwarded). ")
         + "Metric: the response time of the upload; mean, median and 95th percentile over all runs, and the "
@@ -949,7 +994,7 @@ EXPERIMENT = Experiment(
     metrics=metrics,
     statistics=STATISTICS,
     params=PARAMS,
-    runs=100,
+    runs=RUNS,
     version=3,
     setup=_setup,
     published=PUBLISHED,

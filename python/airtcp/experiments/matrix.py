@@ -834,9 +834,10 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
     L += ["", "## The matrix", "", table, "## Not applicable, and why", ""]
     for _, r in df[~df.applicable].iterrows():
         L += [f"* {r['scheme_label']} on {r['environment_label']}: {r['reason']}."]
-    if exp.caveats:
+    caveats = exp.caveat_list()
+    if caveats:
         L += ["", "## Caveats", ""]
-        L += [f"* {c}" for c in exp.caveats]
+        L += [f"* {c}" for c in caveats]
     L += ["", "## Choices", "", "| choice | value | why |", "|---|---|---|"]
     for ch in exp.choice_list():
         L.append(f"| {ch.name} | {ch.value} | {ch.why} |")

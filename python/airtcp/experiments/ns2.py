@@ -39,6 +39,34 @@ def timer_tcp(p: Mapping[str, Any]) -> dict[str, Any]:
     return tcp
 
 
+def unused(p: Mapping[str, Any]) -> dict[str, str]:
+    """The timer parameters in ``p`` without effect given the others (for
+    ``Experiment.unused``): a tick phase needs a tick clock, as the core's
+    ``rtt_tick_phase`` needs ``rtt_tick``."""
+    if "rtt_tick_phase" in p and not p.get("rtt_tick_s"):
+        return {"rtt_tick_phase": "with rtt_tick_s = null the RTT is measured exactly, with no tick clock to phase"}
+    return {}
+
+
+def rtt_clause(p: Mapping[str, Any], ns2_tick_s: float) -> str:
+    """How airtcp measures the RTT, against ns-2's ticks of ``ns2_tick_s``
+    (for a caveat: "airtcp measures the RTT in the same ticks")."""
+    if not p.get("rtt_tick_s"):
+        return "measures the RTT exactly"
+    if p["rtt_tick_s"] == ns2_tick_s:
+        return "measures the RTT in the same ticks"
+    return f"measures the RTT in ticks of {p['rtt_tick_s']:g} s"
+
+
+def backoff_clause(p: Mapping[str, Any]) -> str:
+    """airtcp's cap on the RTO backoff multiplier, against ns-2's 64."""
+    if p.get("max_backoff") == 64:
+        return "caps the multiplier at 64 as ns-2 did"
+    if p.get("max_backoff"):
+        return f"caps the multiplier at {p['max_backoff']} (ns-2: 64)"
+    return "does not cap the multiplier (ns-2 capped it at 64)"
+
+
 def timer_text(p: Mapping[str, Any]) -> str:
     """One clause describing the ns-2 timer parameters in ``p``."""
     tick = f"RTT measured in {p['rtt_tick_s']:g} s ticks" if p.get("rtt_tick_s") else "RTT measured exactly"

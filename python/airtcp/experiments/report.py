@@ -77,7 +77,7 @@ def markdown_table(exp: Experiment, t: Table, ours: Numbers, published: Numbers)
 
 def all_text_tables(exp: Experiment, ours: Numbers) -> str:
     pub = exp.published_numbers()
-    return "\n\n".join(text_table(exp, t, ours, pub) for t in exp.tables if t.in_terminal)
+    return "\n\n".join(text_table(exp, t, ours, pub) for t in exp.table_list() if t.in_terminal)
 
 
 def check_claims(exp: Experiment, ours: Numbers) -> list[dict]:
@@ -129,7 +129,7 @@ def markdown_report(
     L += ["## Results", ""]
     if exp.published_note:
         L += [exp.published_note.strip(), ""]
-    for t in exp.tables:
+    for t in exp.table_list():
         L += [markdown_table(exp, t, ours, pub), ""]
     if plots:
         L += ["## Plots", ""]
@@ -148,7 +148,7 @@ def markdown_report(
     for c in checked:
         cl = c["claim"]
         L += [f"**({cl.id}) {cl.text}**", ""]
-        L += [f"*Definition (fixed before looking at results):* {cl.definition}", ""]
+        L += [f"*Definition (fixed before looking at results):* {exp.claim_definition(cl)}", ""]
         L += [f"*Our model {_verdict(c['ours'].agree)}.* {c['ours'].detail}", ""]
         if c["document"] is not None:
             L += [f"*The document's own numbers {_verdict(c['document'].agree)} with this definition.* {c['document'].detail}", ""]
@@ -162,9 +162,10 @@ def markdown_report(
     for k, v in exp.params.items():
         L.append(f"| `{k}` | `{v!r}` |")
     L += [""]
-    if exp.caveats:
+    caveats = exp.caveat_list()
+    if caveats:
         L += ["## Where the model differs from the document's simulator", ""]
-        for c in exp.caveats:
+        for c in caveats:
             L += [f"* {c.strip()}"]
         L += [""]
     L += [

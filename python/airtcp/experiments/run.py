@@ -87,6 +87,8 @@ def reproduce(
             exp, out, runs=runs, workers=workers, progress=progress, interrupt_after=interrupt_after,
             dask=dask, store=store,
         )
+        # The report describes the runs it has (``--runs``), not the default.
+        exp = dataclasses.replace(exp, runs=outcome.plan.runs)
         rep = Reproduction(exp, outcome, out)
         if outcome.interrupted:
             return rep

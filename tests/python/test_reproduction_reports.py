@@ -1,0 +1,96 @@
+"""Every reproduction's report says what was run.
+
+A researcher cites a reproduction's `report.md` (its setup, the choices
+the document left open, the differences from the document's simulator, the
+claims' definitions) and `tables.txt`. Each line of it that states a
+setting must follow the parameters the runs used (`--set NAME=VALUE`) and
+the runs per cell (`--runs`), not the defaults; and a `--set` of a
+parameter that would change nothing is refused with one line (exit 2), as
+an unknown parameter is.
+
+The report text here is what `report.md` and `tables.txt` print
+(:func:`report.markdown_report`, :func:`report.all_text_tables`), built for
+the changed parameters without simulating; one test runs a reproduction to
+show that the report describes the runs it has. Every default report is
+checked line by line against the pages by test_reproduction_docs.py."""
+
+import dataclasses
+
+import pytest
+
+from airtcp import experiments
+from airtcp.experiments import Numbers, dclor, gsnoop, kick, threshold, wmecn
+from airtcp.experiments.report import all_text_tables, check_claims, markdown_report
+from airtcp.experiments.run import reproduce
+from conftest import run_cli
+
+META = {"runs": 1, "total_runs": 1, "executed": 1, "reused": 0, "wall_s": 0.0, "workers": "1 thread", "created": "-"}
+
+
+def report(exp) -> str:
+    """report.md and tables.txt of ``exp``, on no numbers (the text, not the results)."""
+    none = Numbers({})
+    return markdown_report(exp, none, check_claims(exp, none), [], META) + "\n" + all_text_tables(exp, none)
+
+
+def row(text: str, name: str) -> str:
+    """The value of report.md's choice row ``name``."""
+    (line,) = [ln for ln in text.splitlines() if ln.startswith(f"| {name} | ")]
+    return line.split(" | ")[1]
+
+
+def setup(text: str) -> str:
+    return text.split("## Setup\n\n", 1)[1].split("\n", 1)[0]
+
+
+# --------------------------------------------------------------------------
+# Kick TCP
+
+
+def test_kick_setup_says_which_directions_fade_and_how_often_a_bad_channel_loses():
+    default = setup(report(kick.EXPERIMENT))
+    assert "The uplink MH->FH fades" in default
+    assert "a packet is lost if the channel is bad when its transmission starts" in default
+    both = setup(report(kick.EXPERIMENT.with_params(fading_direction="both")))
+    assert "The uplink MH->FH fades" not in both and "Both directions fade" in both
+    lossy = setup(report(kick.EXPERIMENT.with_params(loss_bad=0.5, loss_good=0.01)))
+    assert "lost with probability 0.5 if the channel is bad when its transmission starts" in lossy
+    assert "with probability 0.01 otherwise" in lossy
+
+
+def test_kick_choices_follow_the_link_the_window_and_the_kick_interval():
+    default = report(kick.EXPERIMENT)
+    assert row(default, "Link rate on the wire") == "68776 b/s (64 kb/s x 576/536)"
+    changed = report(kick.EXPERIMENT.with_params(rate_bps=128_000, mss=1000))
+    assert row(changed, "Link rate on the wire") == "133120 b/s (128 kb/s x 1040/1000)"
+    assert row(report(kick.EXPERIMENT.with_params(initial_cwnd=2)), "Receiver window, initial window") == (
+        "20 segments, 2 segments"
+    )
+    base = report(kick.EXPERIMENT.with_params(kick_interval="base_rtt", delay_ms=20))
+    assert "(2 x 20 ms + data and ACK transmission times)" in row(base, "Kick interval")
+
+
+def test_kick_caveats_follow_the_run_length_and_the_timers():
+    default = report(kick.EXPERIMENT)
+    assert "A run lasts at most `duration_s` (3600 s)" in default
+    assert "airtcp measures the RTT in the same ticks and caps the multiplier at 64 as ns-2 did" in default
+    assert "(G = 100 ms, min 200 ms, initial 6 s)" in default
+    text = report(kick.EXPERIMENT.with_params(duration_s=600, max_backoff=None, rtt_tick_s=None,
+                                              clock_granularity_s=0.5, initial_rto_s=3.0))
+    assert "A run lasts at most `duration_s` (600 s)" in text and "(3600 s)" not in text
+    assert "airtcp measures the RTT exactly and does not cap the multiplier" in text
+    assert "caps the multiplier at 64" not in text
+    assert "(G = 500 ms, min 200 ms, initial 3 s)" in text
+
+
+def test_kick_report_counts_the_runs_it_has(tmp_path):
+    """`--runs 2`: the 95th percentile and the claims' comparisons are over
+    2 runs, and the report says so (it said 100, the draft's count)."""
+    exp = kick.EXPERIMENT.with_cells([{"fading": "slow", "size_kb": 10}])
+    reproduce(exp, runs=2, out=tmp_path, workers=1, progress=False)
+    text = (tmp_path / "report.md").read_text()
+    assert "| 95th percentile | numpy's default (linear interpolation) over the 2 runs |" in text
+    assert "Every comparison is a paired one over the same 2 seeds" in text
+    assert "100 runs |" not in text and "same 100 seeds" not in text
+    # The defaults say the draft's 100.
+    assert row(report(kick.EXPERIMENT), "95th percentile").endswith("over the 100 runs")
