@@ -94,3 +94,35 @@ def test_kick_report_counts_the_runs_it_has(tmp_path):
     assert "100 runs |" not in text and "same 100 seeds" not in text
     # The defaults say the draft's 100.
     assert row(report(kick.EXPERIMENT), "95th percentile").endswith("over the 100 runs")
+
+
+# --------------------------------------------------------------------------
+# DCLOR
+
+
+def test_dclor_setup_describes_the_endpoints_the_runs_have():
+    assert "Linux-2.4/2.5-like endpoints (SACK, delayed ACKs, initial window 2, RTO >= SRTT + 200 ms, 64 KB receive " \
+        "window)." in setup(report(dclor.EXPERIMENT))
+    text = setup(report(dclor.EXPERIMENT.with_params(
+        delayed_ack=False, initial_cwnd=4, clock_granularity_s=0.5, rwnd_bytes=131070, handshake=False)))
+    assert ("Linux-2.4/2.5-like endpoints (SACK, an ACK for every segment, initial window 4, RTO >= SRTT + 500 ms, "
+            "128 KB receive window, no handshake).") in text
+
+
+def test_dclor_handshake_and_download_time_rows_follow_the_handshake():
+    default = report(dclor.EXPERIMENT)
+    assert row(default, "Handshake").startswith("on: every download opens a connection (SYN, SYN-ACK)")
+    assert row(default, "Download time") == "from the SYN until the server has the ACK of the last byte"
+    off = report(dclor.EXPERIMENT.with_params(handshake=False))
+    assert row(off, "Handshake").startswith("off")
+    assert "SYN" not in row(off, "Download time").replace("(no SYN)", "")
+
+
+def test_dclor_refuses_a_delack_timer_without_delayed_acks(tmp_path):
+    with pytest.raises(ValueError, match="delack_timeout_ms has no effect"):
+        dclor.EXPERIMENT.with_params(delayed_ack=False, delack_timeout_ms=100)
+    dclor.EXPERIMENT.with_params(delayed_ack=False)  # the default timer is not a setting of the user's
+    r = run_cli("reproduce", "dclor", "--runs", "1", "--set", "scale=0.01", "--set", "delayed_ack=false",
+                "--set", "delack_timeout_ms=100", "--out", tmp_path, "--quiet")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().count("\n") == 0 and "delack_timeout_ms has no effect" in r.stderr

@@ -544,13 +544,18 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "Handshake",
-            "on: every download opens a connection (SYN, SYN-ACK) and its download time starts with the SYN",
+            "on: every download opens a connection (SYN, SYN-ACK) and its download time starts with the SYN"
+            if p["handshake"]
+            else "off (`--set handshake=false`): every download starts on an established connection, its download "
+            "time when the download starts",
             "Each iteration is a new TCP connection of a client process; §4 step 1 (a timeout before the "
             "handshake completes is handled as usual) presupposes it. The HTTP/FTP request is not modelled.",
         ),
         Choice(
             "Download time",
-            "from the SYN until the server has the ACK of the last byte",
+            "from the SYN until the server has the ACK of the last byte"
+            if p["handshake"]
+            else "from the start of the download (no SYN) until the server has the ACK of the last byte",
             "The draft does not say where it was measured; the client sees the last byte half an RTT earlier "
             "(~0.2 s on every download, the same for every scheme).",
         ),
@@ -764,8 +769,30 @@ def _plots(summary, runs, published: Numbers, out: str, exp: Experiment, p) -> l
     return files
 
 
+def _unused(p: Mapping[str, Any]) -> dict[str, str]:
+    """The parameters without effect given the others (Experiment.unused)."""
+    if not p["delayed_ack"]:
+        return {"delack_timeout_ms": "with delayed_ack = false the receivers ACK every segment and run no timer"}
+    return {}
+
+
 def _scaled(p: Mapping[str, Any]) -> str:
     return "" if float(p["scale"]) == 1.0 else f" x {float(p['scale']):g}"
+
+
+def _endpoints(p: Mapping[str, Any]) -> str:
+    """The endpoints' settings in one clause: RFC 6298's RTO is at least
+    SRTT + G; the receive window in KB of 1024 bytes (65535 B: 64 KB)."""
+    return ", ".join(
+        [
+            "SACK" if p["sack"] else "no SACK",
+            "delayed ACKs" if p["delayed_ack"] else "an ACK for every segment",
+            f"initial window {p['initial_cwnd']}",
+            f"RTO >= SRTT + {p['clock_granularity_s'] * 1e3:g} ms",
+            f"{p['rwnd_bytes'] / 1024:.3g} KB receive window",
+        ]
+        + ([] if p["handshake"] else ["no handshake"])
+    )
 
 
 def _setup(p: Mapping[str, Any]) -> str:
@@ -778,8 +805,8 @@ def _setup(p: Mapping[str, Any]) -> str:
         f"reordering ({p['reorder_probability']}, {p['reorder_delay_ms']} ms), MTU {p['mtu_bytes']} B. Traffic "
         f"(Table 2{_scaled(p)}): "
         f"{mix}; each client downloads its file over and over, each download on a new connection, waiting an "
-        f"exponential time of mean {p['think_s']:g} s in between. Linux-2.4/2.5-like endpoints (SACK, delayed "
-        f"ACKs, initial window 2, RTO >= SRTT + 200 ms, 64 KB receive window). Schemes: the timeout response "
+        f"exponential time of mean {p['think_s']:g} s in between. Linux-2.4/2.5-like endpoints ({_endpoints(p)}). "
+        f"Schemes: the timeout response "
         f"DCLOR (§4, with §6's SACK-block rule {'on' if p['dclor_requires_sack_block'] else 'off'}), Eifel "
         f"(RFC 3522 + 4015, with timestamps), F-RTO (RFC 5682, SACK-enhanced) and standard TCP (RFC 5681/6298). "
         f"Per file size: mean and variance of the download time (Tables 3-5), spectral efficiency (Table 6)."
@@ -817,5 +844,6 @@ EXPERIMENT = Experiment(
     claims=CLAIMS,
     choices=_choices,
     caveats=CAVEATS,
+    unused=_unused,
     plots=_plots,
 )
