@@ -126,3 +126,50 @@ def test_dclor_refuses_a_delack_timer_without_delayed_acks(tmp_path):
                 "--set", "delack_timeout_ms=100", "--out", tmp_path, "--quiet")
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip().count("\n") == 0 and "delack_timeout_ms has no effect" in r.stderr
+
+
+# --------------------------------------------------------------------------
+# RTT threshold
+
+
+def test_threshold_rows_follow_the_run_length_the_timer_cap_and_the_runs():
+    default = report(threshold.EXPERIMENT)
+    assert "/ 100 s, summed over the connections" in row(default, "Throughput")
+    assert "No cap here (max RTO 100000 s)" in default and "One RTT of a 100 s run." in default
+    text = report(threshold.EXPERIMENT.with_params(duration_s=10, max_rto_s=60.0))
+    assert "/ 10 s, summed over the connections" in row(text, "Throughput")
+    assert "No cap here (max RTO 60 s)" in text and "One RTT of a 10 s run." in text
+    assert row(default, "Runs and seeds").startswith("20 runs per (cell, scheme)")
+    five = report(dataclasses.replace(threshold.EXPERIMENT, runs=5))  # what `--runs 5` reports
+    assert row(five, "Runs and seeds").startswith("5 runs per (cell, scheme)")
+
+
+def test_threshold_setup_says_when_acks_suffer_bit_errors_too():
+    assert "corrupt data packets on GW -> D. One" in setup(report(threshold.EXPERIMENT))
+    text = setup(report(threshold.EXPERIMENT.with_params(ack_errors=True)))
+    assert "corrupt data packets on GW -> D and ACKs on D -> GW." in text
+
+
+def test_threshold_tables_are_labelled_for_the_path_and_the_error_unit():
+    """The tables' base RTT in ticks follows the satellite delay (it was the
+    default's 51 whatever the path), and a per-byte error rate is labelled
+    per byte, not as a BER."""
+    default = report(threshold.EXPERIMENT)
+    assert "satellite path (base RTT 51 ticks)" in default and "51 ticks (= base)" in default
+    longer = report(threshold.EXPERIMENT.with_params(sat_delay_ms=300.0))
+    assert "satellite path (base RTT 61 ticks)" in longer and "61 ticks (= base)" in longer
+    assert "base RTT 51 ticks" not in longer
+    byte = report(threshold.EXPERIMENT.with_params(ber_unit="byte"))
+    assert "1e-05 per byte" in byte and "BER 1e-05" not in byte.split("## Claims")[0]
+
+
+def test_threshold_tick_phase_row_and_claim_5_follow_the_rtt_clock():
+    default = report(threshold.EXPERIMENT)
+    assert row(default, "Tick phase").startswith("random per connection")
+    assert "Each connection's tick clock has ns-2's random phase (boot_time_)" in default
+    exact = report(threshold.EXPERIMENT.with_params(rtt_tick_s=None))
+    assert row(exact, "Tick phase").startswith("none: the RTT is measured exactly")
+    assert "random phase (boot_time_), so the error-free runs differ" not in exact
+    zero = report(threshold.EXPERIMENT.with_params(rtt_tick_phase="zero"))
+    assert row(zero, "Tick phase").startswith("none: ticks at multiples")
+    assert "the error-free runs are one deterministic run repeated" in zero
