@@ -173,3 +173,50 @@ def test_threshold_tick_phase_row_and_claim_5_follow_the_rtt_clock():
     zero = report(threshold.EXPERIMENT.with_params(rtt_tick_phase="zero"))
     assert row(zero, "Tick phase").startswith("none: ticks at multiples")
     assert "the error-free runs are one deterministic run repeated" in zero
+
+
+# --------------------------------------------------------------------------
+# G-Snoop and WMECN (and the tick phase of every ns-2 timer model)
+
+
+@pytest.mark.parametrize("name", ["threshold", "gsnoop", "wmecn"])
+def test_a_tick_phase_without_a_tick_clock_is_refused(name):
+    exp = experiments.get(name)
+    exp.with_params(rtt_tick_s=None)  # exact RTTs: the phase default is no setting of the user's
+    with pytest.raises(ValueError, match="rtt_tick_phase has no effect"):
+        exp.with_params(rtt_tick_s=None, rtt_tick_phase="random")
+
+
+def test_gsnoop_caveats_and_packet_size_follow_the_parameters():
+    default = report(gsnoop.EXPERIMENT)
+    assert "airtcp measures the RTT in the same ticks, caps the multiplier at 64 as ns-2 did" in default
+    assert "GA's wireless queue stays empty (5 Mb/s in, 10 Mb/s out)" in default
+    assert "so the MSS is 472 B. Goodput in packets/s counts these 512-byte packets." in default
+    text = report(gsnoop.EXPERIMENT.with_params(max_backoff=None, rtt_tick_s=0.01, bottleneck_rate_mbps=20,
+                                                packet_bytes=1000))
+    assert "airtcp measures the RTT in ticks of 0.01 s, does not cap the multiplier" in text
+    assert "stays empty" not in text and "GA's wireless queue can fill (20 Mb/s in, 10 Mb/s out)" in text
+    assert "so the MSS is 960 B. Goodput in packets/s counts these 1000-byte packets." in text
+
+
+def test_gsnoop_receiver_window_is_called_no_limit_only_when_it_is_none():
+    """1000 packets exceed the pipe and the bottleneck buffer of the longest
+    path (5 Mb/s x 630 ms / 512 B + 140 = 909 packets); ns-2's window_ of 20
+    does not, and the report must not call it 'no practical limit'."""
+    assert row(report(gsnoop.EXPERIMENT), "Receiver window") == "1000 packets (no practical limit)"
+    assert row(report(gsnoop.EXPERIMENT.with_params(window_pkts=20)), "Receiver window") == "20 packets"
+
+
+def test_wmecn_packet_sizes_follow_the_mss():
+    default = report(wmecn.EXPERIMENT)
+    assert row(default, "Packets") == "MSS 1000 B (1040 B on the wire), ACKs 40 B"
+    assert "(1040 B, a TCP data packet's size)" in row(default, "UDP background and per-flow goodput")
+    text = report(wmecn.EXPERIMENT.with_params(mss=500))
+    assert row(text, "Packets") == "MSS 500 B (540 B on the wire), ACKs 40 B"
+    assert "(540 B, a TCP data packet's size)" in row(text, "UDP background and per-flow goodput")
+
+
+def test_wmecn_refuses_udp_settings_without_udp_sources():
+    wmecn.EXPERIMENT.with_params(udp_sources=0)
+    with pytest.raises(ValueError, match="udp_rate_kbps has no effect"):
+        wmecn.EXPERIMENT.with_params(udp_sources=0, udp_rate_kbps=250)

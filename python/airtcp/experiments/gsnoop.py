@@ -35,6 +35,7 @@ LOSSES = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5)
 CACHES = (25, 50, 75)
 N_FLOWS = 5
 HEADER_BYTES = 40  # IPv4 + TCP, as airtcp puts on the wire
+NS2_TICK_S = 0.1  # tcpTick_ of the document's ns-2 2.1b7a
 
 PARAMS: dict[str, Any] = {
     # Table 1
@@ -54,7 +55,7 @@ PARAMS: dict[str, Any] = {
     "min_rto_s": 0.2,
     "clock_granularity_s": 0.1,
     # ns-2's timer rules, set explicitly so that a change of airtcp's defaults cannot change the reproduction
-    "rtt_tick_s": 0.1,  # RTT measured in whole tcpTick_ ticks, as ns-2 without timestamps (None: exact)
+    "rtt_tick_s": NS2_TICK_S,  # RTT measured in whole tcpTick_ ticks, as ns-2 without timestamps (None: exact)
     # ns-2's boot_time_: each connection's tick clock has a random phase in [0, tick) ("zero": none)
     "rtt_tick_phase": "random",
     "max_backoff": 64,  # TcpAgent::rtt_backoff stops doubling at 64 (None: only airtcp's max RTO)
@@ -92,6 +93,16 @@ _us = ns2.duration_us
 
 def mss(p: Mapping[str, Any]) -> int:
     return whole(p, "packet_bytes") - HEADER_BYTES
+
+
+def window_bound_pkts(p: Mapping[str, Any]) -> float:
+    """The pipe and the bottleneck's buffer, in packets, on the longest path
+    of the grid: the bottleneck's bandwidth-delay product over the longest
+    round-trip propagation plus the bottleneck's buffer. A receiver window
+    above it does not bind while a flow's packets queue at the bottleneck
+    (the report's "no practical limit"); ns-2's window_ of 20 would."""
+    longest_s = max(2 * (p["upstream_ms"] + w + d) / 1e3 for w, d in GROUPS.values())
+    return p["bottleneck_rate_mbps"] * 1e6 * longest_s / 8 / p["packet_bytes"] + p["buffer_pkts"]
 
 
 def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict:
@@ -409,8 +420,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "Packet size",
             f"{p['packet_bytes']} B on the wire (MSS {mss(p)} B), ACKs 40 B",
             "Table 1: 'TCP packet size 512 bytes', 'ACK size 40 bytes'. ns-2's TCP of 2001 sent packetSize_ bytes "
-            "on the wire, headers included; airtcp adds 40 header bytes to the MSS, so the MSS is 472 B. Goodput in "
-            "packets/s counts these 512-byte packets.",
+            f"on the wire, headers included; airtcp adds 40 header bytes to the MSS, so the MSS is {mss(p)} B. Goodput "
+            f"in packets/s counts these {p['packet_bytes']}-byte packets.",
         ),
         Choice(
             "Wireless delay",
@@ -429,7 +440,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "Receiver window",
-            f"{p['window_pkts']} packets (no practical limit)",
+            f"{p['window_pkts']} packets"
+            + (" (no practical limit)" if p["window_pkts"] > window_bound_pkts(p) else ""),
             "Not given. With ns-2's default window_ of 20 the five flows could not fill the 5 Mb/s bottleneck "
             "(20 x 512 B per ~100 ms RTT = 0.8 Mb/s each), there would be no congestion loss upstream and ICN "
             "(which reacts to upstream loss) could never fire; the document's discussion of ICN implies congestion.",
@@ -551,14 +563,26 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
     ]
 
 
+def _gateway_a_caveat(p: Mapping[str, Any]) -> str:
+    rates = f"({p['bottleneck_rate_mbps']:g} Mb/s in, {p['wireless_rate_mbps']:g} Mb/s out)"
+    return (
+        "**Gateway A caches on arrival.** airtcp's agents see a packet when it reaches the node, not when the link "
+        + (
+            f"finishes sending it; in this topology GA's wireless queue stays empty {rates}, so the difference does "
+            "not arise."
+            if p["bottleneck_rate_mbps"] <= p["wireless_rate_mbps"]
+            else f"finishes sending it; here GA's wireless queue can fill {rates}, so a packet can be cached while it "
+            "still waits in that queue."
+        )
+    )
+
+
 CAVEATS = [
-    "**RTO arithmetic.** ns-2 kept srtt and rttvar in ticks with integer shifts (RTO = srtt + 4 rttvar, at least 2 "
-    "ticks) and discarded srtt once the backoff multiplier exceeded 8 (TcpAgent::rtt_backoff). airtcp measures the RTT "
-    "in the same ticks, caps the multiplier at 64 as ns-2 did, but applies RFC 6298 arithmetic and keeps srtt across "
-    "backoffs; the RTOs are close but not identical.",
-    "**Gateway A caches on arrival.** airtcp's agents see a packet when it reaches the node, not when the link "
-    "finishes sending it; in this topology GA's wireless queue stays empty (5 Mb/s in, 10 Mb/s out), so the "
-    "difference does not arise.",
+    lambda p: "**RTO arithmetic.** ns-2 kept srtt and rttvar in ticks with integer shifts (RTO = srtt + 4 rttvar, at "
+    "least 2 ticks) and discarded srtt once the backoff multiplier exceeded 8 (TcpAgent::rtt_backoff). airtcp "
+    f"{ns2.rtt_clause(p, NS2_TICK_S)}, {ns2.backoff_clause(p)}, but applies RFC 6298 arithmetic and keeps srtt "
+    "across backoffs; the RTOs are close but not identical.",
+    _gateway_a_caveat,
     "**Local retransmissions are FIFO.** G-Snoop's and Snoop's local retransmissions wait in the wireless link's "
     "queue like any packet; Snoop's paper sends them 'at high priority'.",
     "**The satellite link (275 ms): G-Snoop equals Reno.** Gateway B NACKs a wireless loss after three later "
@@ -700,5 +724,6 @@ EXPERIMENT = Experiment(
     claims=CLAIMS,
     choices=_choices,
     caveats=CAVEATS,
+    unused=ns2.unused,
     plots=_plots,
 )

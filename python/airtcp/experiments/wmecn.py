@@ -592,7 +592,7 @@ CLAIMS = [
 
 def _choices(p: Mapping[str, Any]) -> list[Choice]:
     return [
-        Choice("Packets", f"MSS {p['mss']} B (1040 B on the wire), ACKs 40 B", "§5.1: 'packet size is 1000 bytes and the acknowledgment size is 40 bytes'; airtcp adds the 40 header bytes."),
+        Choice("Packets", f"MSS {p['mss']} B ({p['mss'] + 40} B on the wire), ACKs 40 B", "§5.1: 'packet size is 1000 bytes and the acknowledgment size is 40 bytes'; airtcp adds the 40 header bytes."),
         Choice(
             "Bottleneck queue",
             f"{p['queue_pkts']} packets; min_th {p['min_th']:g}, mid_th {p['mid_th']:g}, max_th {p['max_th']:g} packets of the average; "
@@ -671,8 +671,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         Choice("Goodput", "packets delivered in order to the mobile hosts (duplicates and retransmissions counted once) per second, summed over the FTP flows", "§5.2's definition."),
         Choice(
             "UDP background and per-flow goodput",
-            "UDP: datagrams delivered per second (1040 B, a TCP data packet's size) and TCP + UDP packets/s; per "
-            "FTP flow: goodput, the slowest and fastest flow and Jain's index",
+            f"UDP: datagrams delivered per second ({p['mss'] + 40} B, a TCP data packet's size) and TCP + UDP "
+            "packets/s; per FTP flow: goodput, the slowest and fastest flow and Jain's index",
             "Issue 11 W5. The UDP datagrams are not ECN-capable, so a queue that marks the TCP packets drops them: "
             "part of a marking scheme's TCP goodput can be the background's loss. The document reports neither.",
         ),
@@ -785,6 +785,15 @@ def _tables() -> list[Table]:
     return out
 
 
+def _unused(p: Mapping[str, Any]) -> dict[str, str]:
+    """The parameters without effect given the others (Experiment.unused)."""
+    idle = ns2.unused(p)
+    if whole(p, "udp_sources") == 0:
+        why = "with udp_sources = 0 there is no UDP source"
+        idle.update(dict.fromkeys(("udp_rate_kbps", "udp_on_ms", "udp_off_ms"), why))
+    return idle
+
+
 def _setup(p: Mapping[str, Any]) -> str:
     return (
         f"Fig. 3 dumbbell: n FTP sources (n in {', '.join(map(str, SOURCES))}) and {p['udp_sources']} UDP on/off source(s) -> R1 "
@@ -853,5 +862,6 @@ EXPERIMENT = Experiment(
     claims=CLAIMS,
     choices=_choices,
     caveats=CAVEATS,
+    unused=_unused,
     plots=_plots,
 )
