@@ -220,3 +220,22 @@ def test_wmecn_refuses_udp_settings_without_udp_sources():
     wmecn.EXPERIMENT.with_params(udp_sources=0)
     with pytest.raises(ValueError, match="udp_rate_kbps has no effect"):
         wmecn.EXPERIMENT.with_params(udp_sources=0, udp_rate_kbps=250)
+
+
+# --------------------------------------------------------------------------
+# The matrix
+
+
+def test_matrix_tcp_settings_row_says_when_sack_recovery_restarts_the_timer():
+    default = report(experiments.get("matrix"))
+    assert row(default, "Environment TCP settings") == "as the environment's reproduction has them"
+    on = report(experiments.get("matrix").with_params(sack_restart_rto_in_recovery=True))
+    assert "restarts its timer at each retransmission in recovery" in row(on, "Environment TCP settings")
+
+
+@pytest.mark.parametrize("setting", ["kick_fading=bogus", "gsnoop_group=fig5"])
+def test_matrix_refuses_an_unknown_environment_point_in_one_line(tmp_path, setting):
+    r = run_cli("reproduce", "matrix", "--runs", "1", "--set", setting, "--out", tmp_path, "--quiet")
+    assert r.returncode == 2, r.stderr
+    name = setting.split("=")[0]
+    assert r.stderr.strip().count("\n") == 0 and f"parameter {name} must be one of" in r.stderr

@@ -234,6 +234,15 @@ class Environment:
         return {**self.module.EXPERIMENT.params, **self.param_overrides(p)}
 
 
+def _known(p: Mapping[str, Any], name: str, known: Mapping[str, Any]) -> str:
+    """Parameter ``name`` of ``p``, one of ``known``'s keys (a ValueError
+    naming them otherwise: `--set` then fails with one line, exit 2)."""
+    v = p[name]
+    if v not in known:
+        raise ValueError(f"matrix: parameter {name} must be one of {', '.join(map(repr, known))}, got {v!r}")
+    return v
+
+
 def _kick_goodput(m, cell, p) -> float:
     size_bits = cell["size_kb"] * p["kb_bytes"] * 8
     r = m["response_s"]
@@ -255,7 +264,7 @@ ENVIRONMENTS: list[Environment] = [
         label="Kick: fading uplink",
         module=kick,
         base="tcp",
-        cell=lambda p: {"fading": p["kick_fading"], "size_kb": whole(p, "kick_size_kb")},
+        cell=lambda p: {"fading": _known(p, "kick_fading", kick.FADING), "size_kb": whole(p, "kick_size_kb")},
         hops=lambda p: [("MH", "FH")],
         senders=lambda p: {"MH"},
         receivers=lambda p: {"FH"},
@@ -334,7 +343,7 @@ ENVIRONMENTS: list[Environment] = [
         module=gsnoop,
         base="reno",
         cell=lambda p: {
-            "wireless_ms": gsnoop.GROUPS[p["gsnoop_group"]][0],
+            "wireless_ms": gsnoop.GROUPS[_known(p, "gsnoop_group", gsnoop.GROUPS)][0],
             "downstream_ms": gsnoop.GROUPS[p["gsnoop_group"]][1],
             "loss": float(p["gsnoop_loss"]),
         },
@@ -885,7 +894,13 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "Environment TCP settings",
-            "as the environment's reproduction has them",
+            "as the environment's reproduction has them"
+            + (
+                "; every connection with SACK loss recovery also restarts its timer at each retransmission in "
+                "recovery (`--set sack_restart_rto_in_recovery=true`, RFC 6675 §6)"
+                if p["sack_restart_rto_in_recovery"]
+                else ""
+            ),
             "Timers, MSS, delayed ACKs, windows and ns-2 timer rules belong to the environment; a scheme changes "
             "only the fields that make it (variant, cc, slow start, loss detection, timeout response, classifier, kick, ECN, "
             "timestamps for Eifel). Eifel's timestamps add 12 bytes to each segment (in DCLOR's environment the "
