@@ -3,6 +3,8 @@ run of each yields the metrics the tables and claims read."""
 
 import math
 
+import pytest
+
 import airtcp
 from airtcp.experiments import wmecn
 from airtcp.experiments.run import reproduce
@@ -49,3 +51,25 @@ def test_tiny_reproduction_checks_every_claim(tmp_path):
     for c in wmecn.CLAIMS:
         assert c.text in text
     assert not math.isnan(rep.numbers.get({"n": 2, "per": 0.1}, "wmecn", "goodput_pps", "avg"))
+
+
+def test_queue_parameters_reach_the_bottleneck_only_when_set():
+    """`wmecn_not_ect` (WMECN's routers, not-ECT packets) and `red_wait` /
+    `red_gentle` (ns-2's RED) change the bottleneck queue of their schemes;
+    at their defaults the scenarios carry none of them."""
+    cell = {"n": 2, "per": 0.0}
+
+    def bottleneck(scheme, **changes):
+        p = {**wmecn.PARAMS, **changes}
+        (link,) = [lk for lk in wmecn.scenario(cell, scheme, p)["link"] if (lk["a"], lk["b"]) == ("R1", "R2")]
+        return link["a_to_b"]["queue"]
+
+    for scheme in ("wmecn", "wmecn_lrt", "ecn", "base"):
+        assert not {"not_ect", "wait", "gentle"} & set(bottleneck(scheme))
+    assert bottleneck("wmecn", wmecn_not_ect="every_mark")["not_ect"] == "every_mark"
+    assert "not_ect" not in bottleneck("ecn", wmecn_not_ect="every_mark")
+    q = bottleneck("ecn", red_wait=True, red_gentle=True)
+    assert (q["wait"], q["gentle"], q["ecn"]) == (True, True, True)
+    assert "wait" not in bottleneck("wmecn", red_wait=True)
+    with pytest.raises(ValueError, match="wmecn_not_ect"):
+        bottleneck("wmecn", wmecn_not_ect="sometimes")

@@ -11,7 +11,7 @@
 use airtcp_core::net::mecn::MecnLevel;
 use airtcp_core::net::packet::{flags, DeathCause, Ecn, Packet, PacketKind};
 use airtcp_core::net::queue::{
-    Admission, Mecn, MultiLevelConfig, QueueLimit, QueueOccupancy, Wmecn,
+    Admission, Mecn, MultiLevelConfig, NotEctPolicy, QueueLimit, QueueOccupancy, Wmecn,
 };
 use airtcp_core::sim::rng::RandomStream;
 use airtcp_core::tcp::mecn::echoed_level;
@@ -343,6 +343,56 @@ fn non_ect_packets_are_dropped_where_a_random_mark_falls_and_above_max_th() {
     }
     offer_each(&mut q, 15.0, Ecn::NotEct, 100, |_| drop.clone(), false);
     assert_eq!((q.core.marks_incipient, q.core.marks_moderate), (0, 0));
+}
+
+/// The other reading of the same silence (option `not_ect = "every_mark"`):
+/// §3.1, "the packets that are not marked with '11' are deterministically
+/// [marked] with '10' ... so that all packets that reach the router after
+/// mid_th get some kind of mark for sure"; a packet that cannot carry a
+/// mark gets the only signal it can, a drop (RFC 3168 §7: a router marks
+/// an ECN-capable packet where it "would otherwise drop it"). Between
+/// mid_th and max_th every not-ECT packet is dropped, whatever its draw;
+/// below mid_th and above max_th nothing changes, and ECN-capable packets
+/// are marked exactly as under the default.
+#[test]
+fn option_every_mark_drops_not_ect_packets_on_the_deterministic_10_too() {
+    let mut q = wmecn_held().with_not_ect(NotEctPolicy::EveryMark);
+    let drop = Fate::Dropped(DeathCause::AqmDrop);
+    let pass = Fate::Level(MecnLevel::NotCapable);
+    for avg in [6.0, 9.5] {
+        let p = ramp(avg, MIN_TH, MID_TH);
+        offer_each(
+            &mut q,
+            avg,
+            Ecn::NotEct,
+            400,
+            by_draw(p, drop.clone(), pass.clone()),
+            true,
+        );
+    }
+    for avg in [10.0, 13.0, 14.9] {
+        let fates = offer_each(&mut q, avg, Ecn::NotEct, 400, |_| drop.clone(), true);
+        assert_eq!(fates.len(), 400);
+    }
+    offer_each(&mut q, 15.0, Ecn::NotEct, 100, |_| drop.clone(), false);
+    assert_eq!((q.core.marks_incipient, q.core.marks_moderate), (0, 0));
+    // ECN-capable packets between mid_th and max_th: `11` by the draw,
+    // `10` otherwise, as without the option.
+    let p = ramp(13.0, MID_TH, MAX_TH);
+    let fates = offer_each(
+        &mut q,
+        13.0,
+        Ecn::Ect1,
+        400,
+        by_draw(
+            p,
+            Fate::Level(MecnLevel::Moderate),
+            Fate::Level(MecnLevel::Incipient),
+        ),
+        true,
+    );
+    assert!(fates.contains(&Fate::Level(MecnLevel::Moderate)));
+    assert!(fates.contains(&Fate::Level(MecnLevel::Incipient)));
 }
 
 /// Buffer overflow (§2.1: "a packet-drop means severe congestion and buffer

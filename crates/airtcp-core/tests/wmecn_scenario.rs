@@ -128,6 +128,33 @@ fn queue_errors() {
         "link[1].a_to_b.queue.max_p2",
         "must not exceed 1",
     );
+    // `not_ect` is a `wmecn` field, `wait` a `red` one.
+    Scenario::from_toml_str(
+        &GOOD.replace("max_p = 0.1 }", "max_p = 0.1, not_ect = \"every_mark\" }"),
+        "good.toml",
+    )
+    .unwrap();
+    check(
+        &err_with("max_p = 0.1 }", "max_p = 0.1, not_ect = \"always\" }"),
+        23,
+        "link[1].a_to_b.queue.not_ect",
+        "",
+    );
+    check(
+        &err_with("max_p = 0.1 }", "max_p = 0.1, wait = true }"),
+        23,
+        "link[1].a_to_b.queue.wait",
+        "not used by kind \"wmecn\"",
+    );
+    check(
+        &err_with(
+            "kind = \"wmecn\", limit = \"50pkt\", min_th = 5.0, mid_th = 10.0, max_th = 15.0, max_p = 0.1",
+            "kind = \"red\", limit = \"50pkt\", min_th = 5.0, max_th = 15.0, not_ect = \"every_mark\"",
+        ),
+        23,
+        "link[1].a_to_b.queue.not_ect",
+        "not used by kind \"red\"",
+    );
 }
 
 #[test]

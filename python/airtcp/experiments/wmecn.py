@@ -67,6 +67,13 @@ PARAMS: dict[str, Any] = {
     "mid_th": 10.0,
     "max_th": 15.0,
     "max_p": 0.1,
+    # open: RED's variant for base TCP, ECN, Westwood and Snoop: Floyd & Jacobson 1993's Fig. 2 (the document's
+    # reference 10), gentle off; ns-2 ran RED with wait_ true and (from 2001/4/23) gentle_ true (sensitivity run)
+    "red_wait": False,
+    "red_gentle": False,
+    # open: what the WMECN router does to a packet that is not ECN-capable (UDP, SYNs): "random_marks" (dropped where a
+    # random mark falls and above max_th) or "every_mark" (the deterministic '10' too); sensitivity run
+    "wmecn_not_ect": "random_marks",
     "udp_sources": 1,
     # open: TCP timers, initial window and retransmissions' ECN capability: ns-2 (Agent/TCP, TcpAgent::output) as
     # released in 2002, the era the document's references and its Limited Transmit place it in (see _choices)
@@ -113,10 +120,19 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "max_th": float(p["max_th"]),
         "weight": float(p["weight"]),
     }
+    if p["wmecn_not_ect"] not in ("random_marks", "every_mark"):
+        raise ValueError(f"wmecn: parameter wmecn_not_ect is 'random_marks' or 'every_mark', got {p['wmecn_not_ect']!r}")
     if scheme in ("wmecn", "wmecn_lrt"):
         bq = {"kind": "wmecn", **red, "mid_th": float(p["mid_th"]), "max_p": float(p["max_p"])}
+        if p["wmecn_not_ect"] != "random_marks":
+            bq["not_ect"] = p["wmecn_not_ect"]
     else:
         bq = {"kind": "red", **red, "max_p": float(p["max_p"]), "ecn": scheme == "ecn"}
+        # Written only when on, so that the default scenarios stay as they were.
+        if p["red_wait"]:
+            bq["wait"] = True
+        if p["red_gentle"]:
+            bq["gentle"] = True
     big = {"kind": "droptail", "limit": "1000pkt"}
 
     def link(a, b, rate_mbps, delay_ms, queue=big, **extra):
@@ -600,8 +616,17 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "§5.1 gives only the weight 0.002. ns-2's RED defaults (thresh_ 5, maxthresh_ 15, linterm_ 10, limit 50); mid_th half-way. "
             "Base TCP, Westwood and Snoop use RED without ECN (drops) so that the marking is the only difference. WMECN's 'maximum "
             "of probability of P_max' is read as RED's linear ramp over each region, one draw per packet without RED's count-based "
-            "spacing (which makes RED's marks about twice as frequent as its p_b: uniform gaps of mean 1/(2 p_b)); not-ECT packets "
-            "are dropped where a random mark falls and above max_th (docs/tcp-conformance.md, WMECN's routers).",
+            "spacing (which makes RED's marks about twice as frequent as its p_b: uniform gaps of mean 1/(2 p_b)). "
+            + ("Not-ECT packets (the UDP background, SYNs) are dropped on every WMECN mark, the deterministic '10' between "
+               "mid_th and max_th included (`--set wmecn_not_ect=every_mark`). "
+               if p["wmecn_not_ect"] == "every_mark" else
+               "Not-ECT packets (the UDP background, SYNs) are dropped where a random WMECN mark falls and above max_th, not "
+               "for the deterministic '10' (the document is silent; docs/tcp-conformance.md, WMECN's routers; "
+               "`--set wmecn_not_ect=every_mark` is the other reading). ")
+            + ("RED as ns-2 ran it: " + ", ".join(x for x, on in (("wait_ on", p["red_wait"]), ("gentle_ on", p["red_gentle"])) if on) + "."
+               if p["red_wait"] or p["red_gentle"] else
+               "RED is Floyd & Jacobson's Fig. 2 (the document's reference 10): ns-2's wait_ and gentle_ (on in its 2002 "
+               "defaults) are off; `--set red_wait=true --set red_gentle=true` is ns-2's."),
         ),
         Choice(
             "Background traffic",

@@ -20,7 +20,8 @@ use crate::net::link::LinkDir;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::packet::{IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES};
 use crate::net::queue::{
-    DropTail, Mecn, MultiLevelConfig, QueueDiscipline, QueueLimit, Red, RedConfig, Wmecn,
+    DropTail, Mecn, MultiLevelConfig, NotEctPolicy, QueueDiscipline, QueueLimit, Red, RedConfig,
+    Wmecn,
 };
 use crate::net::stis::{PerFlowService, StallConfig, StallProcess};
 use crate::net::topology::{Routes, NO_ROUTE};
@@ -723,11 +724,13 @@ fn build_queue(
         ("weight", q.weight.is_some()),
         ("max_p", q.max_p.is_some()),
         ("gentle", q.gentle.is_some()),
+        ("wait", q.wait.is_some()),
         ("ecn", q.ecn.is_some()),
         ("mean_packet_size", q.mean_packet_size.is_some()),
         ("mid_th", q.mid_th.is_some()),
         ("max_p1", q.max_p1.is_some()),
         ("max_p2", q.max_p2.is_some()),
+        ("not_ect", q.not_ect.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match q.kind {
         QueueKind::Droptail => ("droptail", &["limit"], &[]),
@@ -735,7 +738,14 @@ fn build_queue(
         QueueKind::Red => (
             "red",
             &["limit", "min_th", "max_th"],
-            &["weight", "max_p", "gentle", "ecn", "mean_packet_size"],
+            &[
+                "weight",
+                "max_p",
+                "gentle",
+                "wait",
+                "ecn",
+                "mean_packet_size",
+            ],
         ),
         QueueKind::Mecn => (
             "mecn",
@@ -745,7 +755,7 @@ fn build_queue(
         QueueKind::Wmecn => (
             "wmecn",
             &["limit", "min_th", "mid_th", "max_th"],
-            &["weight", "max_p", "mean_packet_size"],
+            &["weight", "max_p", "mean_packet_size", "not_ect"],
         ),
     };
     check_kind_fields(sc, Some(spanned.span()), field, kind, &present)?;
@@ -803,6 +813,7 @@ fn build_queue(
                 weight,
                 max_p: q.max_p.map_or(0.1, |p| p.0),
                 gentle: q.gentle.unwrap_or(false),
+                wait: q.wait.unwrap_or(false),
                 ecn: q.ecn.unwrap_or(false),
                 mean_pkt_bytes: mean_packet_size(sc, spanned, field)?,
             };
@@ -825,7 +836,11 @@ fn build_queue(
                 QueueDiscipline::Mecn(Mecn::new(cfg, p1, p2, rate_bps))
             } else {
                 let max_p = q.max_p.map_or(0.1, |p| p.0);
-                QueueDiscipline::Wmecn(Wmecn::new(cfg, max_p, rate_bps))
+                let not_ect = match q.not_ect {
+                    None | Some(NotEctSpec::RandomMarks) => NotEctPolicy::RandomMarks,
+                    Some(NotEctSpec::EveryMark) => NotEctPolicy::EveryMark,
+                };
+                QueueDiscipline::Wmecn(Wmecn::new(cfg, max_p, rate_bps).with_not_ect(not_ect))
             }
         }
     })

@@ -263,17 +263,29 @@ pub enum QueueKind {
     /// `mean_packet_size`.
     Mecn,
     /// WMECN marking (§3.1): `limit`, `min_th`, `mid_th`, `max_th`;
-    /// optional `weight`, `max_p` (0.1), `mean_packet_size`.
+    /// optional `weight`, `max_p` (0.1), `mean_packet_size`, `not_ect`
+    /// ("random_marks").
     Wmecn,
     /// STIS bottleneck (DCLOR draft, Appendix 1): `limit` is a buffer shared
     /// by all connections, each served in its own queue at the link rate.
     PerFlow,
 }
 
+/// What a `wmecn` queue does to a packet that is not ECN-capable.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NotEctSpec {
+    /// Dropped where a random mark falls and at or above max_th.
+    RandomMarks,
+    /// Dropped wherever a capable packet would be marked.
+    EveryMark,
+}
+
 /// `kind = "droptail"`: `limit`. `kind = "red"` (Floyd & Jacobson RED,
 /// thresholds in packets of the average queue): `limit`, `min_th`,
 /// `max_th`, and optionally `weight` (default 0.002), `max_p` (0.1),
-/// `gentle` (false), `ecn` (false), `mean_packet_size` ("1000B").
+/// `gentle` (false), `wait` (false), `ecn` (false), `mean_packet_size`
+/// ("1000B").
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
@@ -284,11 +296,13 @@ pub struct QueueSpec {
     pub weight: Option<Spanned<f64>>,
     pub max_p: Option<Probability>,
     pub gentle: Option<bool>,
+    pub wait: Option<bool>,
     pub ecn: Option<bool>,
     pub mean_packet_size: Option<Size>,
     pub mid_th: Option<Spanned<f64>>,
     pub max_p1: Option<Spanned<Probability>>,
     pub max_p2: Option<Spanned<Probability>>,
+    pub not_ect: Option<NotEctSpec>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]

@@ -57,6 +57,7 @@ impl MultiLevelConfig {
             max_p: 0.0,
             gentle: false,
             ecn: true,
+            wait: false,
             mean_pkt_bytes: self.mean_pkt_bytes,
         }
     }

@@ -14,7 +14,7 @@ use crate::sim::TimeNs;
 pub use droptail::DropTail;
 pub use mecn::{Mecn, MultiLevelConfig};
 pub use red::{Red, RedConfig};
-pub use wmecn::Wmecn;
+pub use wmecn::{NotEctPolicy, Wmecn};
 
 /// Capacity of a queue, in packets or in bytes. Packets waiting count; the
 /// one being transmitted does not (as in ns-2's `qlim_`).

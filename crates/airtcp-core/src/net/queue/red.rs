@@ -24,6 +24,12 @@ pub struct RedConfig {
     pub gentle: bool,
     /// Mark ECN-capable packets (set CE) instead of dropping them early.
     pub ecn: bool,
+    /// ns-2's `wait_` (`REDQueue::modify_p`, true by default in every ns-2
+    /// release): no early mark or drop while count * p_b < 1, then
+    /// p_a = p_b / (2 - count * p_b), so marks are spaced between 1/p_b and
+    /// 2/p_b packets apart. Off: Floyd & Jacobson 1993's Fig. 2,
+    /// p_a = p_b / (1 - count * p_b), spacing between 1 and 1/p_b.
+    pub wait: bool,
     /// Typical packet size, for ageing the average over idle periods.
     pub mean_pkt_bytes: u32,
 }
@@ -92,12 +98,22 @@ impl Red {
             self.count += 1;
             match self.base_probability() {
                 Some(pb) => {
-                    // Uniformly spaced marks: p_a = p_b / (1 - count * p_b).
-                    let denom = 1.0 - self.count as f64 * pb;
-                    let pa = if denom <= 0.0 {
+                    // Uniformly spaced marks: p_a = p_b / (1 - count * p_b),
+                    // or with ns-2's `wait_` p_b / (2 - count * p_b) once
+                    // count * p_b reaches 1.
+                    let spaced = self.count as f64 * pb;
+                    let pa = if self.cfg.wait {
+                        if spaced < 1.0 {
+                            0.0
+                        } else if spaced < 2.0 {
+                            (pb / (2.0 - spaced)).min(1.0)
+                        } else {
+                            1.0
+                        }
+                    } else if spaced >= 1.0 {
                         1.0
                     } else {
-                        (pb / denom).min(1.0)
+                        (pb / (1.0 - spaced)).min(1.0)
                     };
                     if rng.uniform() < pa {
                         self.count = 0;
@@ -148,6 +164,7 @@ mod tests {
             max_p: 0.1,
             gentle: false,
             ecn: true,
+            wait: false,
             mean_pkt_bytes: 1000,
         }
     }
@@ -201,6 +218,65 @@ mod tests {
             r.admit(0, occ, &mut p, &mut rng),
             Admission::Drop(DeathCause::AqmDrop)
         );
+    }
+
+    /// ns-2's `wait_` (queue/red.cc, `REDQueue::modify_p`; `Queue/RED set
+    /// wait_ true` in ns-default.tcl): "if (count1 * p < 1.0) p = 0.0; else
+    /// if (count1 * p < 2.0) p /= (2.0 - count1 * p); else p = 1.0", where
+    /// count1 is the number of arrivals since the last mark. Packet by
+    /// packet against a copy of the queue's random stream (one draw per
+    /// arrival): with p_b = 0.05 no mark comes before the 20th arrival
+    /// after the last one, and one always comes by the 40th.
+    #[test]
+    fn wait_spaces_marks_between_1_and_2_over_p_b() {
+        let mut r = Red::new(
+            RedConfig {
+                weight: 0.0,
+                wait: true,
+                ..cfg()
+            },
+            10_000_000,
+        );
+        let mut rng = RandomStream::new(7, "red-wait");
+        let mut mirror = rng.clone();
+        let occ = QueueOccupancy {
+            len_pkts: 10,
+            len_bytes: 10_000,
+            idle_since_ns: None,
+        };
+        let pb = 0.05;
+        // F&J's count: -1 until the average passes min_th, then arrivals
+        // since the last mark (0 at the first arrival above min_th).
+        let mut count: i64 = -1;
+        let mut gaps = Vec::new();
+        for i in 0..4000 {
+            r.avg = 10.0;
+            count += 1;
+            let c = count as f64 * pb;
+            let pa = if c < 1.0 {
+                0.0
+            } else if c < 2.0 {
+                pb / (2.0 - c)
+            } else {
+                1.0
+            };
+            let expect_mark = mirror.uniform() < pa;
+            let mut p = Packet {
+                kind: PacketKind::TcpData,
+                ecn: Ecn::Ect0,
+                payload_len: 960,
+                ..Default::default()
+            };
+            let marked = r.admit(0, occ, &mut p, &mut rng) == Admission::EnqueueMarked;
+            assert_eq!(marked, expect_mark, "arrival {i}, count {count}");
+            if marked {
+                gaps.push(count);
+                count = 0;
+            }
+        }
+        assert!(gaps.len() > 100);
+        // After a mark, the next one is the 20th to 40th arrival.
+        assert!(gaps[1..].iter().all(|g| (20..=40).contains(g)), "{gaps:?}");
     }
 
     #[test]

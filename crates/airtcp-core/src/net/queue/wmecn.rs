@@ -17,8 +17,11 @@
 //! numbers). A packet that is not ECN-capable is dropped where the random
 //! test marks (the probabilistic `10` and `11`) and at or above max_th; the
 //! deterministic `10` only carries information, so a non-capable packet
-//! passes it. Buffer overflow drops every packet. See `mecn.rs` for the
-//! shared averaging and admission.
+//! passes it ([`NotEctPolicy::RandomMarks`], the default). The document is
+//! silent on such packets; [`NotEctPolicy::EveryMark`] is the other
+//! reading: dropped wherever an ECN-capable packet would be marked, the
+//! deterministic `10` included. Buffer overflow drops every packet. See
+//! `mecn.rs` for the shared averaging and admission.
 
 use super::mecn::{MarkDecision, MultiLevelConfig, MultiLevelCore};
 use super::{Admission, QueueOccupancy};
@@ -27,11 +30,26 @@ use crate::net::packet::Packet;
 use crate::sim::rng::RandomStream;
 use crate::sim::TimeNs;
 
+/// Which WMECN marks a packet that is not ECN-capable (`00`) receives as a
+/// drop (the document says nothing of such packets).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NotEctPolicy {
+    /// The random marks (`10` below mid_th, `11` above) and everything at
+    /// or above max_th; the deterministic `10` lets it pass.
+    #[default]
+    RandomMarks,
+    /// Every mark, the deterministic `10` between mid_th and max_th
+    /// included (RFC 3168 §7's mark-or-drop applied to every mark).
+    EveryMark,
+}
+
 #[derive(Clone, Debug)]
 pub struct Wmecn {
     pub core: MultiLevelCore,
     /// P_max of both regions.
     pub max_p: f64,
+    /// What a packet that is not ECN-capable gets where others are marked.
+    pub not_ect: NotEctPolicy,
 }
 
 impl Wmecn {
@@ -39,6 +57,15 @@ impl Wmecn {
         Self {
             core: MultiLevelCore::new(cfg, link_rate_bps),
             max_p,
+            not_ect: NotEctPolicy::default(),
+        }
+    }
+
+    /// The same queue with `policy` for packets that are not ECN-capable.
+    pub fn with_not_ect(self, policy: NotEctPolicy) -> Self {
+        Self {
+            not_ect: policy,
+            ..self
         }
     }
 
@@ -89,7 +116,15 @@ impl Wmecn {
         rng: &mut RandomStream,
     ) -> Admission {
         let avg = self.core.update_average(now_ns, occ);
-        let d = self.decide(avg, rng);
+        let d = match self.decide(avg, rng) {
+            // Under `EveryMark` the deterministic `10` drops a packet that
+            // is not ECN-capable, as a random mark does; a capable packet
+            // is marked `10` either way.
+            MarkDecision::Deterministic(level) if self.not_ect == NotEctPolicy::EveryMark => {
+                MarkDecision::Random(level)
+            }
+            d => d,
+        };
         self.core.apply(d, occ, pkt)
     }
 }
