@@ -163,6 +163,17 @@ def test_threshold_tables_are_labelled_for_the_path_and_the_error_unit():
     assert "1e-05 per byte" in byte and "BER 1e-05" not in byte.split("## Claims")[0]
 
 
+def test_threshold_claim_details_name_a_per_byte_rate_per_byte():
+    """The claims' verdict details name each error rate as the tables do: a
+    per-byte rate is not a BER (claims 1-4 print one clause per rate)."""
+    claims = report(threshold.EXPERIMENT.with_params(ber_unit="byte")).split("## Claims", 1)[1]
+    for rate in ("1e-05", "1e-06", "1e-07"):
+        assert f"{rate} per byte: off" in claims and f"{rate} per byte +" in claims
+        assert f"BER {rate}" not in claims
+    default = report(threshold.EXPERIMENT).split("## Claims", 1)[1]
+    assert "BER 1e-05: off" in default and "per byte: off" not in default
+
+
 def test_threshold_tick_phase_row_and_claim_5_follow_the_rtt_clock():
     default = report(threshold.EXPERIMENT)
     assert row(default, "Tick phase").startswith("random per connection")

@@ -319,7 +319,7 @@ def _curve_text(n: Numbers, cell: dict) -> str:
     return f"off {_T(n, cell, 'off'):.0f}, base+0..+{MAX_TICKS}: " + ", ".join(f"{x:.0f}" for x in t) + " kb/s"
 
 
-def _rise_level(n: Numbers, cell: dict) -> tuple[bool | None, str]:
+def _rise_level(n: Numbers, cell: dict, p: Mapping[str, Any]) -> tuple[bool | None, str]:
     """Rises: T(2) - 1.05 T(0) > 0. Levels off: for every k >= 3,
     T(k) - T(2) - 0.5 (T(2) - T(0)) = T(k) - 1.5 T(2) + 0.5 T(0) < 0."""
     rise = _c(n, cell, [("k2", 1.0), ("k0", -1.05)])
@@ -328,7 +328,7 @@ def _rise_level(n: Numbers, cell: dict) -> tuple[bool | None, str]:
     v_level = _all([iv.below(0.0) for iv in level.values()])
     worst_k = max(level, key=lambda k: level[k].estimate)
     text = (
-        f"BER {cell['ber']:g}: {_curve_text(n, cell)}; T(2) - 1.05 T(0) = {rise.text(1)} kb/s ({_word(v_rise)}); "
+        f"{_ber_label(cell['ber'], p)}: {_curve_text(n, cell)}; T(2) - 1.05 T(0) = {rise.text(1)} kb/s ({_word(v_rise)}); "
         f"largest T(k) - 1.5 T(2) + 0.5 T(0), k = {worst_k}: {level[worst_k].text(1)} kb/s (level-off "
         f"{_word(v_level)})"
     )
@@ -337,7 +337,7 @@ def _rise_level(n: Numbers, cell: dict) -> tuple[bool | None, str]:
 
 def _claim_rises(flows: int, case: str = "long"):
     def check(n: Numbers, p) -> ClaimResult:
-        res = [_rise_level(n, {"case": case, "flows": flows, "ber": b}) for b in BERS]
+        res = [_rise_level(n, {"case": case, "flows": flows, "ber": b}, p) for b in BERS]
         verdicts = [v for v, _ in res]
         return ClaimResult(_all(verdicts), f"{stats.summary_counts(verdicts)} of {len(BERS)} BERs. "
                            + " | ".join(t for _, t in res))
@@ -369,13 +369,13 @@ def _gain_diff(n: Numbers, a: dict, b: dict):
     return stats.difference(ga, gb, mean)
 
 
-def _order(n: Numbers, flows: int, case: str = "long") -> tuple[bool | None, str]:
+def _order(n: Numbers, flows: int, p: Mapping[str, Any], case: str = "long") -> tuple[bool | None, str]:
     cells = {b: {"case": case, "flows": flows, "ber": b} for b in BERS}
     d1 = _gain_diff(n, cells[1e-5], cells[1e-6])
     d2 = _gain_diff(n, cells[1e-6], cells[1e-7])
     v = _all([d1.above(0.0), d2.above(0.0)])
     gains = "; ".join(
-        f"BER {b:g} {100 * _gain_point(n, cells[b]):+.1f}%" for b in sorted(BERS, reverse=True)
+        f"{_ber_label(b, p)} {100 * _gain_point(n, cells[b]):+.1f}%" for b in sorted(BERS, reverse=True)
     )
     text = (
         f"{flows} connection(s), plateau gain over off (ratio of means): {gains}; per-run gain differences: "
@@ -386,7 +386,7 @@ def _order(n: Numbers, flows: int, case: str = "long") -> tuple[bool | None, str
 
 
 def _claim_order(n: Numbers, p) -> ClaimResult:
-    v, text = _order(n, 1)
+    v, text = _order(n, 1, p)
     return ClaimResult(v, text)
 
 
@@ -394,7 +394,7 @@ def _claim_plural(n: Numbers, p) -> ClaimResult:
     parts, verdicts = [], []
     for flows in (2, 3):
         r = _claim_rises(flows)(n, p)
-        o, s = _order(n, flows)
+        o, s = _order(n, flows, p)
         verdicts += [r.agree, o]
         parts.append(f"{flows} connections: rise/level-off {_word(r.agree)}: {r.detail}; ordering {_word(o)}: {s}")
     return ClaimResult(_all(verdicts), " || ".join(parts))
@@ -408,7 +408,7 @@ def _claim_short(n: Numbers, p) -> ClaimResult:
         iv = _c(n, cell, [*((s, 1.0 / len(PLATEAU)) for s in PLATEAU), ("off", -1.05)])
         verdicts.append(iv.above(0.0))
         parts.append(
-            f"BER {b:g}: plateau vs off {100 * _gain_point(n, cell):+.1f}%; mean T(2..10) - 1.05 T(off) = "
+            f"{_ber_label(b, p)}: plateau vs off {100 * _gain_point(n, cell):+.1f}%; mean T(2..10) - 1.05 T(off) = "
             f"{iv.text(1)} kb/s ({_word(verdicts[-1])})"
         )
     return ClaimResult(_all(verdicts), f"{stats.summary_counts(verdicts)} of {len(BERS)} BERs: " + "; ".join(parts))
@@ -763,7 +763,7 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
         ),
         Choice(
             "cwnd traces",
-            f"seed {p['trace_seed']}, BER {p['trace_ber']:g}; after = threshold {p['trace_threshold_ms']} ms "
+            f"seed {p['trace_seed']}, {_ber_label(p['trace_ber'], p)}; after = threshold {p['trace_threshold_ms']} ms "
             "(satellite), base + 4 ticks (wired)",
             "Fig. 2 uses 550 ms = 55 ticks; the document does not give the BER of the traces nor the threshold of "
             "Figs. 4, 6 and 9.",
