@@ -80,6 +80,18 @@ class Scenario:
         return (Scenario, (self.text, self.source_name))
 
 
+def _load_mapping(source: Mapping[str, Any], name: str) -> Scenario:
+    """A scenario from a dict, written out as TOML (with tomli_w) and called
+    ``name`` in error messages."""
+    import tomli_w
+
+    try:
+        text = tomli_w.dumps(source)
+    except (TypeError, ValueError) as e:
+        raise _scenario_error(name, f"cannot write the dict as TOML: {e}") from None
+    return Scenario(text, name)
+
+
 def load(source: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
     """Load and validate a scenario from a TOML file path or a dict.
 
@@ -98,13 +110,7 @@ def load(source: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
     if isinstance(source, Scenario):
         return source
     if isinstance(source, Mapping):
-        import tomli_w
-
-        try:
-            text = tomli_w.dumps(source)
-        except (TypeError, ValueError) as e:
-            raise _scenario_error("<dict>", f"cannot write the dict as TOML: {e}") from None
-        return Scenario(text, "<dict>")
+        return _load_mapping(source, "<dict>")
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         try:

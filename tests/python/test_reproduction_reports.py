@@ -250,3 +250,22 @@ def test_matrix_refuses_an_unknown_environment_point_in_one_line(tmp_path, setti
     assert r.returncode == 2, r.stderr
     name = setting.split("=")[0]
     assert r.stderr.strip().count("\n") == 0 and f"parameter {name} must be one of" in r.stderr
+
+
+# --------------------------------------------------------------------------
+# A --set value the scenario refuses
+
+
+def test_a_bad_set_value_names_the_cell_the_scheme_and_the_parameter(tmp_path):
+    """The scenario a reproduction builds is not a file the user wrote: its
+    error names the (cell, scheme) it was made for and the parameters that
+    were set, so that the user can tell which --set to fix (the bar: one
+    line naming the file, the field and the problem; exit 2)."""
+    r = run_cli("reproduce", "kick", "--runs", "1", "--set", "loss_rule=bogus", "--out", tmp_path, "--quiet")
+    assert r.returncode == 2, r.stderr
+    line = r.stderr.strip()
+    assert line.count("\n") == 0, line
+    assert line.startswith('airtcp: kick[{"fading":'), line
+    assert ":tcp:" in line and "loss_rule: unknown variant `bogus`" in line, line
+    assert line.endswith("(a scenario made from the parameters; set: loss_rule='bogus')"), line
+    assert "<dict>" not in line

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __build__
-from ..api import Result, Scenario, _arrow_table, load
+from ..api import Result, Scenario, ScenarioError, _arrow_table, _load_mapping, _scenario_error
 from ..campaign.execute import Batch, batches_of, parallelism, require_dask, run_batches
 from ..campaign.store import Committer, Store, open_store, read_store
 from . import stats
@@ -93,12 +93,39 @@ def scenario_text(exp: Experiment, cell, scheme: str, params=None) -> str:
 
 
 def load_scenario(exp: Experiment, cell, scheme: str, params=None) -> Scenario:
-    """The loaded (validated) scenario of a (cell, scheme)."""
+    """The loaded (validated) scenario of a (cell, scheme).
+
+    A mistake in it is a ScenarioError naming the cell and scheme
+    (``kick[{"fading":"moderate","size_kb":10}]:tcp:21: field: ...``) and
+    the parameters changed from the experiment's defaults (``--set``),
+    which are what made it: the user wrote no scenario file to look in.
+    """
     p = exp.params if params is None else params
     sc = exp.scenario(cell, scheme, p)
-    if isinstance(sc, str):
-        return Scenario(sc, f"{exp.name}:{scheme}")
-    return load(sc)
+    name = f"{exp.name}[{cell_key(cell)}]:{scheme}"
+    try:
+        if isinstance(sc, str):
+            return Scenario(sc, name)
+        return _load_mapping(sc, name)
+    except ScenarioError as e:
+        changed = _changed_params(exp.name, p)
+        if not changed:
+            raise
+        raise _scenario_error(
+            e.file, f"{e.message} (a scenario made from the parameters; set: {changed})", e.line, e.field
+        ) from None
+
+
+def _changed_params(name: str, params: Mapping[str, Any]) -> str:
+    """``a=1, b='x'``: the parameters that differ from the registered
+    experiment ``name``'s defaults ("" if it is not registered)."""
+    from . import get
+
+    try:
+        defaults = get(name).params
+    except KeyError:
+        return ""
+    return ", ".join(f"{k}={v!r}" for k, v in params.items() if k not in defaults or defaults[k] != v)
 
 
 def run_key(exp: Experiment, cell, scheme: str, run: int, seed: int, text: str) -> str:
