@@ -65,6 +65,14 @@ CASES = {
         GOOD.replace("app = ", 'tcp = { variant = "cubic" }\napp = '),
         13, "flow[0].tcp.variant", ["unknown variant", "cubic"],
     ),
+    "before_rtt_sample": (
+        GOOD.replace(
+            "app = ",
+            'tcp = { variant = "reno", classifier = { kind = "rtt_threshold", ticks_above_base = 2, '
+            'before_rtt_sample = "wireless" } }\napp = ',
+        ),
+        13, "flow[0].tcp.classifier.before_rtt_sample", ["unknown variant", "wireless", "corruption", "congestion"],
+    ),
     "toml_syntax": (GOOD.replace('rate = "10Mbps"', 'rate = "10Mbps'), 7, "link[0].rate", ["string"]),
 }
 

@@ -186,6 +186,20 @@ def test_threshold_tick_phase_row_and_claim_5_follow_the_rtt_clock():
     assert "the error-free runs are one deterministic run repeated" in zero
 
 
+def test_threshold_k0_and_the_loss_before_the_first_sample_follow_before_rtt_sample():
+    default = report(threshold.EXPERIMENT)
+    assert row(default, "Loss before the first RTT sample") == "corruption (TCP table `before_rtt_sample`)"
+    assert "a loss before the first RTT sample: corruption)" in setup(default)
+    assert "T(0) is the scheme off but for a loss before the first RTT sample" in default
+    assert "it differs only at a loss before the first sample" in default
+    literal = report(threshold.EXPERIMENT.with_params(before_rtt_sample="congestion"))
+    assert row(literal, "Loss before the first RTT sample") == "congestion (TCP table `before_rtt_sample`)"
+    assert "a loss before the first RTT sample: congestion)" in setup(literal)
+    assert "T(0) is the scheme off: no sample is below the base RTT, and a loss before" in literal
+    assert "k = 0 is identical to the scheme off" in literal
+    assert "but for a loss before the first RTT sample" not in literal
+
+
 # --------------------------------------------------------------------------
 # G-Snoop and WMECN (and the tick phase of every ns-2 timer model)
 

@@ -91,6 +91,36 @@ fn timeouts_are_congestion_by_default_and_classified_on_request() {
         .all(|w| w.0 > 1.0 && w.1 == 16.0));
 }
 
+/// A loss before the first RTT sample: the first segment is dropped and,
+/// with an initial window of 4, the other three bring three duplicate ACKs
+/// before any ACK of new data. Teng & Chang are silent on this case; the
+/// classifier table's `before_rtt_sample` decides it: "corruption" (the
+/// default: ns-2's sampled RTT `t_rtt_` is 0 until the first sample, below
+/// any threshold) keeps ssthresh, "congestion" halves.
+#[test]
+fn a_loss_before_the_first_rtt_sample_follows_before_rtt_sample() {
+    for (extra, non_congestion, ssthresh) in [
+        ("", 1, 16.0),
+        (r#", before_rtt_sample = "corruption""#, 1, 16.0),
+        (r#", before_rtt_sample = "congestion""#, 0, 2.0),
+    ] {
+        let tcp = with_classifier(&format!(
+            r#"{{ kind = "rtt_threshold", ticks_above_base = 2{extra} }}"#
+        ));
+        let sc = scripted(&tcp, 30, &[1]).replace("initial_cwnd = 1", "initial_cwnd = 4");
+        let (w, r) = run_world(&sc, None);
+        let s = w.tcp_sender(0).unwrap();
+        assert_eq!(retransmissions(s), vec![0], "{extra}");
+        let f = &r.flows[0];
+        assert_eq!(
+            (f.fast_retransmits, f.non_congestion_losses, f.timeouts),
+            (1, non_congestion, 0),
+            "{extra}"
+        );
+        assert_eq!(windows(s)[0].1, ssthresh, "{extra}: {:?}", windows(s));
+    }
+}
+
 /// One bulk flow over a bottleneck with a small buffer (congestion losses)
 /// and, optionally, a lossy last hop (wireless losses).
 fn mixed(tcp: &str, per: f64) -> String {
@@ -184,4 +214,12 @@ fn classifier_table_errors() {
     );
     let e = airtcp_core::scenario::Scenario::from_toml_str(&bad, "c.toml").unwrap_err();
     assert_eq!(e.field, "flow[0].tcp.classifier.threshold");
+    let bad = scripted(
+        &with_classifier(r#"{ kind = "wmecn", before_rtt_sample = "congestion" }"#),
+        10,
+        &[],
+    );
+    let e = airtcp_core::scenario::Scenario::from_toml_str(&bad, "c.toml").unwrap_err();
+    assert_eq!(e.field, "flow[0].tcp.classifier.before_rtt_sample");
+    assert!(e.message.contains("not used by kind \"wmecn\""), "{e}");
 }

@@ -424,6 +424,32 @@ fn slow_start_is_rfc5681_or_hystart() {
     );
 }
 
+/// The RTT-threshold classifier's `before_rtt_sample` (what a loss before
+/// the first RTT sample is; Teng & Chang are silent): "corruption" or
+/// "congestion"; anything else is one line naming the field.
+#[test]
+fn classifier_before_rtt_sample_is_corruption_or_congestion() {
+    let threshold = "classifier = { kind = \"rtt_threshold\", ticks_above_base = 2";
+    tcp_tables_accepted_and_refused(
+        &[
+            &format!("tcp = {{ variant = \"reno\", {threshold} }} }}"),
+            &format!("tcp = {{ variant = \"reno\", {threshold}, before_rtt_sample = \"corruption\" }} }}"),
+            &format!("tcp = {{ variant = \"reno\", {threshold}, before_rtt_sample = \"congestion\" }} }}"),
+        ],
+        &[
+            (
+                &format!("tcp = {{ variant = \"reno\", {threshold}, before_rtt_sample = \"wireless\" }} }}"),
+                "unknown variant `wireless`, expected `corruption` or `congestion`",
+            ),
+            (
+                &format!("tcp = {{ variant = \"reno\", {threshold}, before_rtt_sample = true }} }}"),
+                "wanted string",
+            ),
+        ],
+        "flow[0].tcp.classifier.before_rtt_sample",
+    );
+}
+
 /// RFC 6675's options (`rescue_retransmission`, NextSeg rule (4);
 /// `restart_rto_on_recovery_retransmission`, §6) act only in SACK loss
 /// recovery: turned on without SACK they would do nothing, so they are

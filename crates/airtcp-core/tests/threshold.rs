@@ -17,7 +17,8 @@
 mod common;
 use airtcp_core::sim::{TimeNs, NS_PER_MS};
 use airtcp_core::tcp::classify::{
-    LossCause, LossClassifier, RttThreshold, RttThresholdConfig, Threshold, TimeoutPolicy,
+    BeforeSamplePolicy, LossCause, LossClassifier, RttThreshold, RttThresholdConfig, Threshold,
+    TimeoutPolicy,
 };
 use airtcp_core::tcp::sender::SenderConfig;
 use common::script::*;
@@ -35,9 +36,18 @@ fn ns2_ticks(iw: u32) -> SenderConfig {
 }
 
 fn classifier(threshold: Threshold, on_timeout: TimeoutPolicy) -> Box<dyn LossClassifier> {
+    classifier_before_sample(threshold, on_timeout, BeforeSamplePolicy::Corruption)
+}
+
+fn classifier_before_sample(
+    threshold: Threshold,
+    on_timeout: TimeoutPolicy,
+    before_rtt_sample: BeforeSamplePolicy,
+) -> Box<dyn LossClassifier> {
     Box::new(RttThreshold::new(RttThresholdConfig {
         threshold,
         on_timeout,
+        before_rtt_sample,
     }))
 }
 
@@ -250,22 +260,53 @@ fn silent_on_timeout_classify_a_timeout_below_the_threshold_resends_only() {
     assert_eq!(sc.s.core.rtt.backoff_count(), 1);
 }
 
-/// (Document silent: before the first RTT sample there is no *rtt* to
-/// compare.) §2's rule, "If *rtt* appears to be smaller than this threshold
-/// then losses are interpreted as corruption and otherwise", read
-/// literally: no RTT appears smaller, so the loss is congestion.
-///
-/// Segment 0 is lost before any ACK of new data: 1, 2 and 3 bring three
-/// duplicate ACKs and no sample. Reno's response: ssthresh = max(4 / 2, 2)
-/// = 2 segments, cwnd 2 + 3: one new segment.
-#[test]
-fn silent_a_loss_before_any_rtt_sample_is_congestion() {
-    let mut sc = reno(4, fig2_threshold(), TimeoutPolicy::Congestion);
+/// Four segments out at 1 ms, Reno with Fig. 2's threshold and
+/// `before_rtt_sample` as given: segment 0 (the timed one) is lost before
+/// any ACK of new data, so 1, 2 and 3 bring three duplicate ACKs and no
+/// RTT sample exists when the loss is detected.
+fn lose_the_first_segment(before: BeforeSamplePolicy) -> (Script, String) {
+    let mut sc = Script::with_classifier(
+        ns2_ticks(4),
+        Recovery::Reno,
+        classifier_before_sample(fig2_threshold(), TimeoutPolicy::Congestion, before),
+    );
     assert_eq!(sc.start(100), "0 1 2 3");
-    assert_eq!(sc.dupacks(0, 3), "r0 4");
+    let out = sc.dupacks(0, 3);
     assert_eq!(sc.s.core.rtt.latest_rtt_ns(), None);
+    (sc, out)
+}
+
+/// (Document silent: §2 compares "the sampled *rtt*" with the threshold and
+/// says nothing of the time before the first sample; its "simple
+/// comparison" ran in ns-2, whose sampled RTT `t_rtt_` is 0 ticks until
+/// the first sample, `TcpAgent::rtt_init`.) Default
+/// `before_rtt_sample = "corruption"`: 0 "appears to be smaller than this
+/// threshold", so the loss is "retransmitted [...] without adjusting the
+/// congestion window" (§2): segment 0 is resent, ssthresh stays 64 and
+/// Reno's recovery runs on the unreduced window, 4 + 3 = 7: three new
+/// segments.
+#[test]
+fn silent_a_loss_before_any_rtt_sample_is_corruption_by_default() {
+    let (sc, out) = lose_the_first_segment(BeforeSamplePolicy::Corruption);
+    assert_eq!(out, "r0 4 5 6");
+    assert_eq!(last_verdict(&sc), LossCause::NonCongestion);
+    assert_eq!(sc.window(), (7.0, 64.0));
+    assert_eq!(sc.s.core.stats.non_congestion_losses, 1);
+}
+
+/// The other reading, `before_rtt_sample = "congestion"`: §2's rule, "If
+/// *rtt* appears to be smaller than this threshold then losses are
+/// interpreted as corruption and otherwise", read literally: no RTT
+/// appears smaller, so the loss is congestion. Reno's response (RFC 5681
+/// §3.2): ssthresh = max(4 / 2, 2) = 2 segments, cwnd 2 + 3: one new
+/// segment.
+#[test]
+fn silent_before_rtt_sample_congestion_a_loss_before_any_sample_halves() {
+    let (sc, out) = lose_the_first_segment(BeforeSamplePolicy::Congestion);
+    assert_eq!(out, "r0 4");
     assert_eq!(last_verdict(&sc), LossCause::Congestion);
     assert_eq!(sc.window(), (5.0, 2.0));
+    assert_eq!(sc.s.core.stats.non_congestion_losses, 0);
 }
 
 /// (Document silent on several losses in one window; §2 "we shall in the

@@ -78,13 +78,15 @@ class SchemeSpec:
 
 def _threshold_classifier(p: Mapping[str, Any]) -> dict:
     # The threshold reproduction's own classifier table (its tick and
-    # on_timeout), at the matrix's number of ticks above the base RTT.
+    # on_timeout and before_rtt_sample), at the matrix's number of ticks
+    # above the base RTT.
     tp = threshold.EXPERIMENT.params
     return {
         "kind": "rtt_threshold",
         "ticks_above_base": whole(p, "rtt_threshold_ticks"),
         "tick": threshold._ms(tp["tick_s"] * 1e3),
         "on_timeout": tp["on_timeout"],
+        "before_rtt_sample": tp["before_rtt_sample"],
     }
 
 

@@ -72,6 +72,8 @@ PARAMS: dict[str, Any] = {
     "delayed_ack": False,
     # the scheme
     "on_timeout": "congestion",  # or "classify"
+    # a loss before the first RTT sample: "corruption" (ns-2's t_rtt_ is 0 until the first sample) or "congestion"
+    "before_rtt_sample": "corruption",
     # run
     "duration_s": 100,
     # cwnd traces (Figs. 2, 4, 6, 9)
@@ -130,7 +132,12 @@ def _tcp(p: Mapping[str, Any], scheme: str, threshold_ms: float | None = None) -
         **ns2.timer_tcp(p),
     }
     if threshold_ms is not None:
-        tcp["classifier"] = {"kind": "rtt_threshold", "threshold": _ms(threshold_ms), "on_timeout": p["on_timeout"]}
+        tcp["classifier"] = {
+            "kind": "rtt_threshold",
+            "threshold": _ms(threshold_ms),
+            "on_timeout": p["on_timeout"],
+            "before_rtt_sample": p["before_rtt_sample"],
+        }
     elif scheme != "off":
         if not scheme.startswith("k"):
             raise ValueError(f"unknown scheme {scheme!r}")
@@ -139,6 +146,7 @@ def _tcp(p: Mapping[str, Any], scheme: str, threshold_ms: float | None = None) -
             "ticks_above_base": int(scheme[1:]),
             "tick": _ms(p["tick_s"] * 1e3),
             "on_timeout": p["on_timeout"],
+            "before_rtt_sample": p["before_rtt_sample"],
         }
     return tcp
 
@@ -447,6 +455,13 @@ _PAIRED = (
     "other side, and is undecided otherwise; a conjunction holds if every part holds and fails if any fails."
 )
 
+def _k0_sentence(p: Mapping[str, Any]) -> str:
+    """What T(0), the threshold at the base RTT, is (claim 1's definition, the Threshold choice)."""
+    if p["before_rtt_sample"] == "corruption":
+        return "T(0) is the scheme off but for a loss before the first RTT sample: no sample is below the base RTT"
+    return "T(0) is the scheme off: no sample is below the base RTT, and a loss before the first one is congestion"
+
+
 def _phase_sentence(p: Mapping[str, Any]) -> str:
     """What makes the error-free runs differ, for claim 5's definition."""
     if p["rtt_tick_s"] and p["rtt_tick_phase"] == "random":
@@ -466,11 +481,13 @@ CLAIMS = [
         "1",
         "Single connection (Fig. 3): in each BER, throughput improves as the threshold is pushed up; it already improves "
         "significantly at 53 ticks (base + 2) and starts to level off when the threshold is pushed further.",
-        "T(k) = mean aggregate goodput with the threshold at base + k ticks. For each BER: *rises* = T(2) >= 1.05 T(0) "
-        "(T(0) is the scheme off: no sample is below the base RTT); *levels off* = max over k >= 2 of T(k) - T(2) <= "
-        "half of T(2) - T(0) (less than half of the gain of the first two ticks is added by ten more), i.e. "
-        "T(k) - 1.5 T(2) + 0.5 T(0) <= 0 for every k = 3..10. The claim holds if both hold at all three BERs."
-        + _PAIRED,
+        lambda p: (
+            "T(k) = mean aggregate goodput with the threshold at base + k ticks. For each BER: *rises* = T(2) >= "
+            f"1.05 T(0) ({_k0_sentence(p)}); *levels off* = max over k >= 2 of T(k) - T(2) <= "
+            "half of T(2) - T(0) (less than half of the gain of the first two ticks is added by ten more), i.e. "
+            "T(k) - 1.5 T(2) + 0.5 T(0) <= 0 for every k = 3..10. The claim holds if both hold at all three BERs."
+            + _PAIRED
+        ),
         _claim_rises(1),
     ),
     Claim(
@@ -732,19 +749,32 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
         Choice(
             "Threshold",
             f"base RTT + k ticks, k = 0..{MAX_TICKS}; RTT samples and the base compared in whole ticks",
-            "Fig. 3's x axis runs from the base RTT (51) upwards in ticks. k = 0 is identical to the scheme off (no "
-            "sample is below the base), kept as the curve's first point. The latest RTT sample is the sender's one "
+            "Fig. 3's x axis runs from the base RTT (51) upwards in ticks. "
+            + (
+                "k = 0 is the scheme off once the sender has an RTT sample (no sample is below the base), kept as "
+                "the curve's first point; it differs only at a loss before the first sample (next row). "
+                if p["before_rtt_sample"] == "corruption"
+                else "k = 0 is identical to the scheme off (no sample is below the base, and a loss before the first "
+                "sample is congestion: next row), kept as the curve's first point. "
+            )
+            + "The latest RTT sample is the sender's one "
             "timed segment per RTT (Karn's rule), as ns-2's t_rtt_. The base is the smallest sample so far (§2: "
             "'a minimal rtt value known as the base rtt', stored 'at the sending end').",
         ),
         Choice(
             "Loss before the first RTT sample",
-            "congestion",
-            "The document does not say. No rtt 'appears to be smaller than this threshold', so §2's 'and "
-            "otherwise' applies. An ns-2 implementation comparing t_rtt_ (0 until the first sample, "
-            "TcpAgent::rtt_init) would have called such a loss corruption; the document does not say how it was "
-            "coded. Here it happens only when the first segment is lost (Limited Transmit then brings three "
-            "duplicate ACKs before any sample), in the same runs for every scheme.",
+            f"{p['before_rtt_sample']} (TCP table `before_rtt_sample`)",
+            "The document is silent: §2 compares 'the sampled rtt' with the threshold ('If rtt appears to be "
+            "smaller than this threshold then losses are interpreted as corruption and otherwise') and never "
+            "speaks of the time before a first sample. Its classifier is 'a simple comparison with the threshold' "
+            "in ns-2, where the sampled RTT is TcpAgent's t_rtt_ in ticks (the quantity Fig. 1 plots), set to 0 by "
+            "TcpAgent::rtt_init and changed only by rtt_update at a sample; 0 is below every threshold, so the "
+            "comparison as ns-2 holds it calls such a loss corruption. "
+            "`--set before_rtt_sample=congestion` reads §2's 'and otherwise' literally instead (no rtt appears "
+            "smaller; this reproduction's reading until 2026-11-27). Here the case arises only when the first segment is lost (Limited "
+            "Transmit then brings three duplicate ACKs before any sample), in the same runs for every scheme; in "
+            "ns-2, whose one-way TCP opens with a timed SYN-sized first packet (syn_, see 'Handshake'), it needs "
+            "that packet lost too, so it was rarer there.",
         ),
         Choice(
             "Loss detected by a timeout",
@@ -981,7 +1011,8 @@ def _setup(p: Mapping[str, Any]) -> str:
         + f", {p['duration_s']} s. Schemes: Reno ('off') and "
         f"Reno with the RTT-threshold classifier at the base RTT + k ticks of {p['tick_s'] * 1e3:g} ms, k = "
         f"0..{MAX_TICKS} (a loss found by three duplicate ACKs while the latest RTT sample is below the "
-        f"threshold is retransmitted without reducing the window; timeouts: {p['on_timeout']}). Metric: goodput, "
+        f"threshold is retransmitted without reducing the window; timeouts: {p['on_timeout']}; a loss before the "
+        f"first RTT sample: {p['before_rtt_sample']}). Metric: goodput, "
         f"summed over the connections. The fairness case puts one long-delay (base {base_ticks(p, 'long')} ticks) "
         f"and one short-delay (base {base_ticks(p, 'short')} ticks) flow on the short-delay bottleneck."
     )

@@ -28,7 +28,9 @@ use crate::net::topology::{Routes, NO_ROUTE};
 use crate::sim::rng::RandomStream;
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
 use crate::tcp::cc::{CubicConfig, MecnCcConfig, WestwoodConfig, WestwoodFilter};
-use crate::tcp::classify::{RttThresholdConfig, Threshold, TimeoutPolicy, WmecnClassifierConfig};
+use crate::tcp::classify::{
+    BeforeSamplePolicy, RttThresholdConfig, Threshold, TimeoutPolicy, WmecnClassifierConfig,
+};
 use crate::tcp::core::TimeoutInRecoverySsthresh;
 use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
@@ -1341,13 +1343,20 @@ fn classifier_config(
         ("ticks_above_base", c.ticks_above_base.is_some()),
         ("tick", c.tick.is_some()),
         ("on_timeout", c.on_timeout.is_some()),
+        ("before_rtt_sample", c.before_rtt_sample.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match c.kind {
         ClassifierKind::AlwaysCongestion => ("always_congestion", &[], &[]),
         ClassifierKind::RttThreshold => (
             "rtt_threshold",
             &[],
-            &["threshold", "ticks_above_base", "tick", "on_timeout"],
+            &[
+                "threshold",
+                "ticks_above_base",
+                "tick",
+                "on_timeout",
+                "before_rtt_sample",
+            ],
         ),
         ClassifierKind::Wmecn => ("wmecn", &[], &["on_timeout"]),
     };
@@ -1400,6 +1409,10 @@ fn classifier_config(
     Ok(Some(ClassifierChoice::RttThreshold(RttThresholdConfig {
         threshold,
         on_timeout: timeout_policy(TimeoutPolicy::Congestion),
+        before_rtt_sample: match c.before_rtt_sample {
+            None | Some(BeforeRttSampleSpec::Corruption) => BeforeSamplePolicy::Corruption,
+            Some(BeforeRttSampleSpec::Congestion) => BeforeSamplePolicy::Congestion,
+        },
     })))
 }
 

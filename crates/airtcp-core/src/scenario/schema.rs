@@ -154,7 +154,8 @@ pub enum ClassifierKind {
     /// Standard TCP: every loss is congestion.
     AlwaysCongestion,
     /// Teng & Chang's RTT threshold: `threshold` (an RTT) or
-    /// `ticks_above_base` (with `tick`, default "10ms"); `on_timeout`.
+    /// `ticks_above_base` (with `tick`, default "10ms"); `on_timeout`;
+    /// `before_rtt_sample`.
     RttThreshold,
     /// WMECN's filtering context (§3.2); `on_timeout` (default "classify").
     Wmecn,
@@ -167,6 +168,15 @@ pub enum OnTimeoutSpec {
     Classify,
 }
 
+/// What the RTT-threshold classifier calls a loss before the first RTT
+/// sample (`crate::tcp::classify::BeforeSamplePolicy`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BeforeRttSampleSpec {
+    Corruption,
+    Congestion,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClassifierSpec {
@@ -176,6 +186,9 @@ pub struct ClassifierSpec {
     pub tick: Option<Spanned<Duration>>,
     /// What a timeout is (default "congestion").
     pub on_timeout: Option<OnTimeoutSpec>,
+    /// What a loss before the first RTT sample is (rtt_threshold only;
+    /// default "corruption", as ns-2's `t_rtt_` of 0 compares).
+    pub before_rtt_sample: Option<BeforeRttSampleSpec>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

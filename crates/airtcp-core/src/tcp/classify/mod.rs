@@ -12,7 +12,9 @@ use crate::sim::TimeNs;
 use crate::tcp::rtt::RttEstimator;
 
 pub use always_congestion::AlwaysCongestion;
-pub use rtt_threshold::{RttThreshold, RttThresholdConfig, Threshold, TimeoutPolicy};
+pub use rtt_threshold::{
+    BeforeSamplePolicy, RttThreshold, RttThresholdConfig, Threshold, TimeoutPolicy,
+};
 pub use wmecn::{WmecnClassifier, WmecnClassifierConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

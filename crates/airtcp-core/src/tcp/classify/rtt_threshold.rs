@@ -11,9 +11,15 @@
 //! threshold such as "base + 2 ticks" or "55 ticks". With a tick-relative
 //! threshold, samples and the base are compared in whole ticks (the floor
 //! of each; with the estimator's `rtt_tick` the samples already are ns-2's
-//! tick counts); an absolute threshold compares nanoseconds. Before the
-//! first sample no RTT is below the threshold: congestion (§2's "and
-//! otherwise"; docs/tcp-conformance.md lists the rules and choices).
+//! tick counts); an absolute threshold compares nanoseconds.
+//!
+//! The paper does not say what a loss before the first RTT sample is (no
+//! sampled *rtt* exists yet). That is a parameter ([`BeforeSamplePolicy`]);
+//! the default, corruption, is what the document's ns-2 comparison gives:
+//! ns-2 keeps the sampled RTT in `t_rtt_`, 0 ticks until the first sample
+//! (`TcpAgent::rtt_init`), and 0 is below any threshold. The other reading,
+//! congestion, takes §2's "and otherwise" literally (no *rtt* "appears to
+//! be smaller"); docs/tcp-conformance.md lists the rules and choices.
 //!
 //! The paper speaks of losses in general. What to do on a retransmission
 //! timeout is a parameter ([`TimeoutPolicy`]); the default treats every
@@ -41,10 +47,22 @@ pub enum TimeoutPolicy {
     Classify,
 }
 
+/// What a loss the classifier judges before the sender's first RTT sample
+/// is (the paper is silent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BeforeSamplePolicy {
+    /// Corruption (default): ns-2's `t_rtt_` is 0 until the first sample,
+    /// below any threshold.
+    Corruption,
+    /// Congestion: no RTT "appears to be smaller than this threshold" (§2).
+    Congestion,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RttThresholdConfig {
     pub threshold: Threshold,
     pub on_timeout: TimeoutPolicy,
+    pub before_rtt_sample: BeforeSamplePolicy,
 }
 
 #[derive(Clone, Debug)]
@@ -88,8 +106,11 @@ impl LossClassifier for RttThreshold {
             (Some(latest), Some(base)) if self.below_threshold(latest, base) => {
                 LossCause::NonCongestion
             }
-            // No sample yet: nothing tells corruption apart; be conservative.
-            _ => LossCause::Congestion,
+            (Some(_), Some(_)) => LossCause::Congestion,
+            _ => match self.cfg.before_rtt_sample {
+                BeforeSamplePolicy::Corruption => LossCause::NonCongestion,
+                BeforeSamplePolicy::Congestion => LossCause::Congestion,
+            },
         }
     }
 }
@@ -115,6 +136,7 @@ mod tests {
                 tick_ns: 10 * NS_PER_MS,
             },
             on_timeout,
+            before_rtt_sample: BeforeSamplePolicy::Congestion,
         })
     }
 
@@ -142,6 +164,7 @@ mod tests {
                 rtt_ns: 550 * NS_PER_MS,
             },
             on_timeout: TimeoutPolicy::Classify,
+            before_rtt_sample: BeforeSamplePolicy::Congestion,
         });
         let dup = LossDetection::DuplicateAcks;
         assert_eq!(
@@ -195,6 +218,7 @@ mod tests {
                 rtt_ns: 100 * NS_PER_MS,
             },
             on_timeout: TimeoutPolicy::Classify,
+            before_rtt_sample: BeforeSamplePolicy::Congestion,
         });
         assert_eq!(
             c.classify(0, 0, LossDetection::DuplicateAcks, &est(&[510])),
