@@ -139,6 +139,43 @@ fn the_largest_queue_full_counts_in_the_memory_budget() {
     ));
 }
 
+/// G-Snoop's gateway A keeps a copy of each packet its wireless link has
+/// admitted until the transmission ends (the document's Fig. 2: packets
+/// are cached "when [they have] been sent"): up to that direction's queue,
+/// full, plus the one on the wire. The estimate counts that list besides
+/// the queue itself: a 1,000,000-packet wireless queue (432 MB full) with
+/// gateway A on its sending end needs 320 MB more (2 copies' room of 160
+/// B, docs/scenario.md), so a 600 MB budget that admits the path without
+/// G-Snoop refuses it with; on the other direction's sending end (a
+/// default 50-packet queue) the list is small and the path fits.
+#[test]
+fn gsnoop_gateway_a_counts_its_packets_on_the_wireless_link() {
+    let path = |agents: &str| {
+        format!(
+            "[simulation]\nduration = \"10s\"\nmemory_budget = \"600MB\"\n{agents}\
+             [[link]]\na = \"A\"\nb = \"B\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n\
+             a_to_b = {{ queue = {{ kind = \"droptail\", limit = \"1000000pkt\" }} }}\n\
+             [[flow]]\nfrom = \"A\"\nto = \"B\"\napp = {{ kind = \"bulk\" }}\n"
+        )
+    };
+    let gateways = |a: &str, b: &str| {
+        format!(
+            "[[node]]\nname = \"{a}\"\nagents = [{{ kind = \"gsnoop_a\", peer = \"{b}\" }}]\n\
+             [[node]]\nname = \"{b}\"\nagents = [{{ kind = \"gsnoop_b\", peer = \"{a}\" }}]\n"
+        )
+    };
+    scenario(&path(""));
+    let text = path(&gateways("A", "B"));
+    let e = err(&text);
+    check(
+        &e,
+        line_of(&text, "a_to_b"),
+        "link[0].a_to_b.queue.limit",
+        "more than the memory budget of 600.0 MB",
+    );
+    scenario(&path(&gateways("B", "A")));
+}
+
 /// Case 2: an initial window larger than the largest window TCP can use
 /// (2^30 bytes, RFC 7323 §2.3) is an error naming the limit in segments;
 /// the largest accepted one runs a 1 s scenario in bounded time.

@@ -1,9 +1,9 @@
 //! The memory budget: before anything is built, estimate what a run is
 //! sure to allocate in proportion to its input (flows, links, nodes, the
 //! routing table, time-series points, the largest first flight, agent
-//! caches) and reject a scenario whose estimate exceeds
-//! `simulation.memory_budget` (default [`DEFAULT_MEMORY_BUDGET_BYTES`]),
-//! with one line naming the field behind the largest share. A run that
+//! caches, G-Snoop's list of packets on its wireless link) and reject a
+//! scenario whose estimate exceeds `simulation.memory_budget` (default
+//! [`DEFAULT_MEMORY_BUDGET_BYTES`]), with one line naming the field behind the largest share. A run that
 //! cannot fit then fails at once with a clear error instead of growing
 //! until the allocator aborts the process (which Python cannot catch).
 //!
@@ -17,7 +17,7 @@
 use rustc_hash::FxHashMap;
 
 use super::build::{DEFAULT_QUEUE_PKTS, MAX_WINDOW_BYTES, MIN_PERIOD_NS};
-use super::schema::{AgentKind, AppKind, QueueKind, ScenarioFile};
+use super::schema::{AgentKind, AppKind, DirectionSpec, LinkSpec, QueueKind, ScenarioFile};
 use super::units::QueueCapacity;
 use super::{Scenario, ScenarioError};
 use crate::net::packet::Packet;
@@ -49,6 +49,11 @@ pub const SERIES_POINT_BYTES: u64 = 200;
 /// link whose 1,000,000-packet queue a UDP flood fills (about 260 B a
 /// packet), 297 B a packet for 1,000 links with full 1,000-packet queues.
 pub const QUEUED_PACKET_BYTES: u64 = 2 * (std::mem::size_of::<Packet>() as u64 + 64);
+/// One entry of G-Snoop gateway A's list of packets on the wireless link
+/// (its end of transmission and a copy of the packet), doubled because
+/// the list grows by reallocation.
+pub const GSNOOP_SENDING_BYTES: u64 =
+    2 * std::mem::size_of::<(crate::sim::TimeNs, Packet)>() as u64;
 /// The smallest packet on the wire (a 28-byte UDP datagram): a queue
 /// limited in bytes holds at most limit / 28 packets.
 const SMALLEST_PACKET_BYTES: u64 = 28;
@@ -266,6 +271,17 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
     if let Some(share) = largest_queue(f) {
         shares.push(share);
     }
+    // Agents' own packet stores. The other agents hold what traffic bounds
+    // and the estimate leaves out, as a sender's scoreboard (see the
+    // module doc): Snoop caches a connection's unacknowledged segments
+    // past its node (at most its window, and `snoop::MAX_CACHED_PER_FLOW`);
+    // the ARQ keeps a copy of each frame awaiting its link ACK (at most
+    // what its link holds and carries in a link round trip, and
+    // `arq::MAX_CACHED`); DDA holds a run's third and later duplicate ACKs
+    // (at most one per segment of the window); a kick-aware node and
+    // G-Snoop's gateway B keep sequence ranges, not packets. Packets a
+    // STIS stall holds at a link's entrance are in the world's packet pool
+    // and count against the budget's packet allowance as the run goes.
     for (i, n) in f.node.iter().enumerate() {
         for (j, a) in n.agents.iter().enumerate() {
             let (span, a) = (a.span(), a.get_ref());
@@ -273,11 +289,38 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
                 let cache = a.cache.as_ref().map_or(25, |c| *c.get_ref());
                 shares.push(Share {
                     field: format!("node[{i}].agents[{j}].cache"),
-                    span: Some(span),
+                    span: Some(span.clone()),
                     bytes: cache.saturating_mul(std::mem::size_of::<Packet>() as u64),
                     what: format!("a cache of {cache} packets"),
                     packets: false,
                 });
+                // Fig. 2's packets "being sent": a copy of each packet the
+                // wireless link admitted until its transmission ends, so
+                // at most that direction's queue, full, and the one on
+                // the wire; doubled, as the list grows by reallocation.
+                let peer = a.peer.as_ref().map(|p| p.get_ref().as_str());
+                let wireless = f.link.iter().find_map(|l| {
+                    let (a_end, b_end) = (l.a.get_ref().as_str(), l.b.get_ref().as_str());
+                    let name = n.name.get_ref().as_str();
+                    if Some(b_end) == peer && a_end == name {
+                        Some(queue_packets(l, l.a_to_b.as_deref()))
+                    } else if Some(a_end) == peer && b_end == name {
+                        Some(queue_packets(l, l.b_to_a.as_deref()))
+                    } else {
+                        None
+                    }
+                });
+                // No such link: the build refuses the agent, naming `peer`.
+                if let Some(queued) = wireless {
+                    let sending = queued.saturating_add(1);
+                    shares.push(Share {
+                        field: format!("node[{i}].agents[{j}]"),
+                        span: Some(span),
+                        bytes: sending.saturating_mul(GSNOOP_SENDING_BYTES),
+                        what: format!("a list of up to {sending} packets on the wireless link"),
+                        packets: false,
+                    });
+                }
             }
         }
     }
@@ -299,11 +342,7 @@ fn largest_queue(f: &ScenarioFile) -> Option<Share> {
                 None => (format!("link[{i}].queue"), l.queue.as_deref()),
             };
             let limit = q.and_then(|q| q.get_ref().limit.as_ref());
-            let packets = match limit.map(|l| l.get_ref().0) {
-                None => u64::from(DEFAULT_QUEUE_PKTS),
-                Some(QueueCapacity::Packets(n)) => u64::from(n),
-                Some(QueueCapacity::Bytes(b)) => b / SMALLEST_PACKET_BYTES,
-            };
+            let packets = queue_packets(l, over.as_deref());
             if largest.as_ref().is_none_or(|(most, _, _)| packets > *most) {
                 let (field, span) = match limit {
                     Some(l) => (format!("{field}.limit"), Some(l.span())),
@@ -320,6 +359,20 @@ fn largest_queue(f: &ScenarioFile) -> Option<Share> {
         what: format!("a full queue of {packets} packets"),
         packets: true,
     })
+}
+
+/// How many packets the queue of one direction of `l` holds, full: its
+/// own queue table (`over`) or the link's, or the default.
+fn queue_packets(l: &LinkSpec, over: Option<&DirectionSpec>) -> u64 {
+    let q = over.and_then(|d| d.queue.as_ref()).or(l.queue.as_deref());
+    match q
+        .and_then(|q| q.get_ref().limit.as_ref())
+        .map(|l| l.get_ref().0)
+    {
+        None => u64::from(DEFAULT_QUEUE_PKTS),
+        Some(QueueCapacity::Packets(n)) => u64::from(n),
+        Some(QueueCapacity::Bytes(b)) => b / SMALLEST_PACKET_BYTES,
+    }
 }
 
 /// How many nodes are left after stripping, repeatedly, every node with at
