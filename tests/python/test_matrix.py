@@ -107,6 +107,37 @@ def test_environments_are_built_by_their_reproductions():
     assert agents["R2"] == ["arq"] * p["wmecn_n"] and agents["D1"] == ["dda"]
 
 
+# Each environment's description against a change of the figures it names
+# (the reproduction's parameter, the value, the text before and after).
+DESCRIBED_FIGURES = {
+    "kick": [("rate_bps", 128000, "64 kb/s", "128 kb/s"), ("delay_ms", 20, "10 ms link", "20 ms link")],
+    "wmecn": [("bottleneck_rate_mbps", 2, "1 Mb/s", "2 Mb/s"), ("bottleneck_ms", 40, "30 ms RED", "40 ms RED"),
+              ("duration_s", 50, "; 100 s", "; 50 s")],
+    "dclor": [("rate_bps", 100000, "50 kb/s", "100 kb/s"), ("delay_ms", 300, "200 ms link", "300 ms link"),
+              ("p1", 0.1, "5% of seconds", "10% of seconds"), ("d2_s", 9.0, "stall 8 s", "stall 9 s")],
+    "threshold": [("sat_rate_bps", 1000000, "2 Mb/s", "1 Mb/s"), ("sat_delay_ms", 300.0, "250 ms", "300 ms"),
+                  ("duration_s", 50, "; 100 s", "; 50 s"), ("ber_unit", "byte", "a bit error rate", "a per-byte error rate")],
+    "gsnoop": [("bottleneck_rate_mbps", 2, "5 Mb/s bottleneck", "2 Mb/s bottleneck"),
+               ("wireless_rate_mbps", 2, "10 Mb/s wireless", "2 Mb/s wireless"), ("duration_s", 30, "; 60 s", "; 30 s")],
+}
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_environment_descriptions_name_the_reproductions_figures(env):
+    """The report's environment lines are built from the reproduction's
+    parameters, not from a copy of today's defaults, so a changed default
+    cannot leave the matrix describing a path it no longer runs."""
+    e = matrix.ENV_BY_NAME[env]
+    p = matrix.PARAMS
+    ep = e.params(p)
+    default = e.describe(p, ep)
+    for name, value, before, after in DESCRIBED_FIGURES[env]:
+        assert name in ep, name
+        assert before in default, (name, default)
+        changed = e.describe(p, {**ep, name: value})
+        assert after in changed and before not in changed, (name, changed)
+
+
 def test_sack_restart_rto_in_recovery_sets_rfc6675_s6_on_every_sack_connection_and_only_there():
     """`--set sack_restart_rto_in_recovery=true` turns on RFC 6675 §6's MAY
     (restart the timer at each retransmission in SACK recovery) on every

@@ -226,7 +226,10 @@ class Environment:
     metric: Metric
     goodput: Callable[[Mapping[str, float], Mapping[str, Any], Mapping[str, Any]], float]
     keep: tuple[str, ...]
-    describe: Callable[[Mapping[str, Any]], str]
+    # What the environment is, for the report: a function of the matrix's
+    # parameters and the reproduction's (``params``), so that its figures
+    # follow the runs, not a copy of today's defaults.
+    describe: Callable[[Mapping[str, Any], Mapping[str, Any]], str]
     bottleneck: str
     marking: bool = False
     param_overrides: Callable[[Mapping[str, Any]], dict] = lambda p: {}
@@ -273,9 +276,9 @@ ENVIRONMENTS: list[Environment] = [
         metric=Metric("response_s", "response time", "s", True),
         goodput=_kick_goodput,
         keep=("response_s", "completed", "timeouts", "spurious_timeouts", "drops_channel"),
-        describe=lambda p: (
+        describe=lambda p, ep: (
             f"Kick TCP draft §3 (Table {kick.TABLE_NUMBER[p['kick_fading']]}): MH uploads a {p['kick_size_kb']} KB "
-            f"file to FH over one 64 kb/s, 10 ms link whose uplink fades ({p['kick_fading']}: mean good/bad "
+            f"file to FH over one {ep['rate_bps'] / 1e3:g} kb/s, {ep['delay_ms']:g} ms link whose uplink fades ({p['kick_fading']}: mean good/bad "
             f"{kick.FADING[p['kick_fading']][0]:g}/{kick.FADING[p['kick_fading']][1]:g} s)"
         ),
     ),
@@ -293,10 +296,11 @@ ENVIRONMENTS: list[Environment] = [
         goodput=lambda m, cell, p: m["goodput_kbps"],
         keep=("goodput_pps", "timeouts", "drops_channel", "drops_queue", "drops_aqm"),
         marking=True,
-        describe=lambda p: (
-            f"WMECN §5 (Fig. 3): {p['wmecn_n']} FTP sources and an on/off UDP source share a 1 Mb/s, 30 ms RED "
+        describe=lambda p, ep: (
+            f"WMECN §5 (Fig. 3): {p['wmecn_n']} FTP sources and an on/off UDP source share a "
+            f"{ep['bottleneck_rate_mbps']:g} Mb/s, {ep['bottleneck_ms']:g} ms RED "
             f"bottleneck; each destination's last (wireless) hop loses data packets with probability "
-            f"{p['wmecn_per']:g}; 100 s"
+            f"{p['wmecn_per']:g}; {ep['duration_s']:g} s"
         ),
     ),
     Environment(
@@ -314,10 +318,11 @@ ENVIRONMENTS: list[Environment] = [
         keep=("mean_5", "mean_10", "mean_100", "completed_5", "completed_10", "completed_100",
               "timeouts_100", "spurious_timeouts_100"),
         param_overrides=lambda p: {"scale": float(p["dclor_scale"])},
-        describe=lambda p: (
+        describe=lambda p, ep: (
             "DCLOR draft Appendix 1 (Table 2's mix, iterations x "
-            f"{p['dclor_scale']:g}): downloads of 5 KB-10 MB through a 50 kb/s, 200 ms link with per-connection "
-            "stalls (5% of seconds stall 5 s, 0.5% stall 8 s) and route-change reordering"
+            f"{p['dclor_scale']:g}): downloads of 5 KB-10 MB through a {ep['rate_bps'] / 1e3:g} kb/s, "
+            f"{ep['delay_ms']:g} ms link with per-connection stalls ({100 * ep['p1']:g}% of seconds stall "
+            f"{ep['d1_s']:g} s, {100 * ep['p2']:g}% stall {ep['d2_s']:g} s) and route-change reordering"
         ),
     ),
     Environment(
@@ -333,9 +338,10 @@ ENVIRONMENTS: list[Environment] = [
         metric=Metric("goodput_kbps", "goodput", "kb/s", False),
         goodput=lambda m, cell, p: m["goodput_kbps"],
         keep=("goodput_kbps", "timeouts", "fast_retransmits", "drops_channel", "drops_queue"),
-        describe=lambda p: (
-            f"Teng & Chang §3 (Figs. 3-5): {p['threshold_flows']} FTP connection(s) over a 2 Mb/s GEO link "
-            f"(250 ms one way) that corrupts data at a bit error rate of {p['threshold_ber']:g}; 100 s"
+        describe=lambda p, ep: (
+            f"Teng & Chang §3 (Figs. 3-5): {p['threshold_flows']} FTP connection(s) over a "
+            f"{ep['sat_rate_bps'] / 1e6:g} Mb/s GEO link ({ep['sat_delay_ms']:g} ms one way) that corrupts data at "
+            f"a {'bit' if ep['ber_unit'] == 'bit' else 'per-byte'} error rate of {p['threshold_ber']:g}; {ep['duration_s']:g} s"
         ),
     ),
     Environment(
@@ -355,11 +361,13 @@ ENVIRONMENTS: list[Environment] = [
         metric=Metric("goodput_mbps", "goodput", "Mb/s", False),
         goodput=lambda m, cell, p: m["goodput_mbps"] * 1e3,
         keep=("goodput_mbps", "fairness", "timeouts", "drops_channel", "drops_queue"),
-        describe=lambda p: (
-            f"G-Snoop §5 (Fig. 3, {p['gsnoop_group']}): {gsnoop.N_FLOWS} FTP flows cross a 5 Mb/s bottleneck, "
-            f"then a 10 Mb/s wireless hop between gateways A and B ("
+        describe=lambda p, ep: (
+            f"G-Snoop §5 (Fig. 3, {p['gsnoop_group']}): {gsnoop.N_FLOWS} FTP flows cross a "
+            f"{ep['bottleneck_rate_mbps']:g} Mb/s bottleneck, "
+            f"then a {ep['wireless_rate_mbps']:g} Mb/s wireless hop between gateways A and B ("
             f"{gsnoop.GROUPS[p['gsnoop_group']][0]} ms) that loses data packets with probability "
-            f"{p['gsnoop_loss']:g}, then {gsnoop.GROUPS[p['gsnoop_group']][1]} ms more to the receivers; 60 s"
+            f"{p['gsnoop_loss']:g}, then {gsnoop.GROUPS[p['gsnoop_group']][1]} ms more to the receivers; "
+            f"{ep['duration_s']:g} s"
         ),
     ),
 ]
@@ -837,7 +845,7 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
     L += ["## Environments", ""]
     for e in ENVIRONMENTS:
         if any(c["env"] == e.name for c in exp.cells):
-            L += [f"* **{e.label}.** {e.describe(exp.params)}. Document metric: {e.metric.label} "
+            L += [f"* **{e.label}.** {e.describe(exp.params, e.params(exp.params))}. Document metric: {e.metric.label} "
                   f"({e.metric.unit}, {'lower' if e.metric.lower_is_better else 'higher'} is better)."]
     L += ["", "## Schemes", ""]
     for sch in exp.schemes:
@@ -948,7 +956,7 @@ CAVEATS = [
 
 
 def _setup(p: Mapping[str, Any]) -> str:
-    return "; ".join(e.describe(p) for e in ENVIRONMENTS)
+    return "; ".join(e.describe(p, e.params(p)) for e in ENVIRONMENTS)
 
 
 CELLS = [{"env": e.name} for e in ENVIRONMENTS]
