@@ -61,7 +61,7 @@ PARAMS: dict[str, Any] = {
     "udp_rate_kbps": 500,
     "udp_on_ms": 100,
     "udp_off_ms": 100,
-    # open: bottleneck queue (ns-2 RED defaults), marking maximum
+    # open: bottleneck queue (ns-2's RED thresholds, fixed or computed: 5 and 15 here), marking maximum
     "queue_pkts": 50,
     "min_th": 5.0,
     "mid_th": 10.0,
@@ -613,7 +613,9 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "Bottleneck queue",
             f"{p['queue_pkts']} packets; min_th {p['min_th']:g}, mid_th {p['mid_th']:g}, max_th {p['max_th']:g} packets of the average; "
             f"max_p / P_max {p['max_p']:g}; weight {p['weight']:g}",
-            "§5.1 gives only the weight 0.002. ns-2's RED defaults (thresh_ 5, maxthresh_ 15, linterm_ 10, limit 50); mid_th half-way. "
+            "§5.1 gives only the weight 0.002. ns-2's RED thresholds, thresh_ 5 and maxthresh_ 15 (fixed defaults in early releases; "
+            "later ones compute max(5, targetdelay_ x packets/s / 2) and three times that, also 5 and 15 at this 1 Mb/s bottleneck), "
+            "linterm_ 10 and limit 50; mid_th half-way. "
             "Base TCP, Westwood and Snoop use RED without ECN (drops) so that the marking is the only difference. WMECN's 'maximum "
             "of probability of P_max' is read as RED's linear ramp over each region, one draw per packet without RED's count-based "
             "spacing (which makes RED's marks about twice as frequent as its p_b: uniform gaps of mean 1/(2 p_b)). "
