@@ -43,6 +43,12 @@ def setup(text: str) -> str:
     return text.split("## Setup\n\n", 1)[1].split("\n", 1)[0]
 
 
+def why(text: str, name: str) -> str:
+    """The reason report.md gives for its choice row ``name``."""
+    (line,) = [ln for ln in text.splitlines() if ln.startswith(f"| {name} | ")]
+    return line.split(" | ")[2].removesuffix(" |")
+
+
 # --------------------------------------------------------------------------
 # Kick TCP
 
@@ -96,6 +102,105 @@ def test_kick_report_counts_the_runs_it_has(tmp_path):
     assert row(report(kick.EXPERIMENT), "95th percentile").endswith("over the 100 runs")
 
 
+# Rationale text: each number a row or a caveat quotes is computed from the
+# parameters the runs used (or the runs the report has); a finding of the
+# default runs is stated only for them.
+
+
+def test_kick_percentile_estimators_differ_little_only_with_many_runs():
+    five = report(dataclasses.replace(kick.EXPERIMENT, runs=5))  # what `--runs 5` reports
+    assert why(five, "95th percentile") == (
+        "The draft does not say which estimator; with 5 runs they can differ markedly (with the draft's 100, little)."
+    )
+    assert why(report(kick.EXPERIMENT), "95th percentile").endswith("with 100 runs they differ little.")
+
+
+def test_kick_base_rtt_in_ticks_follows_the_path_and_the_tick():
+    assert "The path's 91.7 ms base RTT then reads 1 tick (100 ms), or 2 when queueing" in report(kick.EXPERIMENT)
+    fine = why(report(kick.EXPERIMENT.with_params(rtt_tick_s=0.01)), "RTT measurement")
+    assert ("The path's 91.7 ms base RTT then reads 9 ticks of 10 ms, or 10 when the send time falls late enough "
+            "in a tick;") in fine
+    far = why(report(kick.EXPERIMENT.with_params(delay_ms=100)), "RTT measurement")
+    assert "The path's 271.7 ms base RTT then reads 2 ticks of 100 ms, or 3 when" in far and "1 tick" not in far
+
+
+def test_kick_tick_phase_caveat_follows_the_path_and_the_rtt_clock():
+    far = report(kick.EXPERIMENT.with_params(delay_ms=100))
+    assert ("With 100 ms ticks and a 272 ms base RTT this decides whether a sample reads 2 or 3 ticks; send times "
+            "spread over the tick either way, so it changes which samples read 3, not the rule.") in far
+    exact = report(kick.EXPERIMENT.with_params(rtt_tick_s=None))
+    assert "airtcp measures the RTT exactly here (`rtt_tick_s = null`), with no tick clock to phase." in exact
+    assert "92 ms base RTT" not in exact
+
+
+def test_kick_delayed_acks_row_gives_the_timer():
+    assert row(report(kick.EXPERIMENT), "Delayed ACKs") == "off"
+    assert row(report(kick.EXPERIMENT.with_params(delayed_ack=True)), "Delayed ACKs") == (
+        "on: an ACK for every second full segment, or after 200 ms (airtcp's delayed-ACK timer; the reproduction "
+        "has no parameter for it)"
+    )
+
+
+def test_the_delayed_ack_timer_the_reports_name_is_airtcps_default():
+    """The 200 ms the reports name (ns2.AIRTCP_DELACK_TIMEOUT_MS) is what a
+    scenario without `delack_timeout` runs: setting it explicitly changes
+    nothing, and another value does change the run."""
+    import airtcp
+    from airtcp.experiments import ns2
+
+    p = {**kick.PARAMS, "delayed_ack": True}
+    cell = {"fading": "fast", "size_kb": 50}
+
+    def flows(timeout: str | None):
+        sc = kick.scenario(cell, "tcp", p)
+        if timeout is not None:
+            sc["flow"][0]["tcp"]["delack_timeout"] = timeout
+        return airtcp.run(sc, seed=3).tables["flows"].to_pydict()
+
+    default = flows(None)
+    assert flows(f"{ns2.AIRTCP_DELACK_TIMEOUT_MS}ms") == default
+    assert flows("50ms") != default
+
+
+def test_kick_packet_times_follow_the_link_rate():
+    fast = report(kick.EXPERIMENT.with_params(rate_bps=128_000))
+    assert ("so the rate is scaled to keep a data packet's transmission time at 33.5 ms (a 40-byte ACK then takes "
+            "2.3 ms instead of 2.5 ms).") in why(fast, "Link rate on the wire")
+    raw = why(report(kick.EXPERIMENT.with_params(match_ns2_packet_time=False)), "Link rate on the wire")
+    assert "the rate is not scaled, so a data packet takes 72 ms on the wire, not the 67 ms of ns-2's 536-byte" in raw
+    assert "scaled to keep" not in raw
+
+
+def test_kick_loss_rule_caveat_follows_the_packet_time_and_the_loss_probabilities():
+    """The default's slow-fading share is 1 - 0.8 exp(-67/8000) = 20.7%, 21%
+    (the caveat said 20%)."""
+    assert "= 65% of packets under fast fading, 26% moderate, 21% slow;" in report(kick.EXPERIMENT)
+    slow_link = report(kick.EXPERIMENT.with_params(rate_bps=32_000))
+    assert ("during its 134 ms: 1 - 0.8 x exp(-134/80) = 85% of packets under fast fading, 32% moderate, "
+            "21% slow;") in slow_link
+    half = report(kick.EXPERIMENT.with_params(loss_bad=0.5))
+    assert "With the default `loss_rule = \"start\"` 10% of packets are lost at every fading speed" in half
+    assert "20% of packets" not in half and "= 65%" not in half
+
+
+def test_kick_loss_rule_exclusion_is_argued_on_the_drafts_path():
+    """The draft's means exclude ns-2's rule on the draft's path (64 kb/s,
+    536-byte packets); on a faster link the bound computed for that link
+    (mean >= 1.21 s) would contradict the row's 'below what any sender could
+    achieve', so the bound stays the draft path's."""
+    fast = why(report(kick.EXPERIMENT.with_params(rate_bps=128_000)), "Packet loss rule")
+    assert "fast fading, 10 KB (19 packets of 67 ms)" in fast and "the mean response time is at least 3.68 s" in fast
+    assert "packets of 34 ms" not in fast
+
+
+def test_kick_response_time_offset_and_kick_cost_follow_the_path():
+    far = report(kick.EXPERIMENT.with_params(delay_ms=50))
+    assert "(ours is the ACK's arrival at MH, 55 ms later on this path)" in far and "15 ms later" not in far
+    slow_link = report(kick.EXPERIMENT.with_params(rate_bps=32_000))
+    assert "Kick, kicks FH already held the segment of (a 134 ms packet time spent)" in slow_link
+    assert "67 ms packet time spent" not in slow_link
+
+
 # --------------------------------------------------------------------------
 # DCLOR
 
@@ -126,6 +231,47 @@ def test_dclor_refuses_a_delack_timer_without_delayed_acks(tmp_path):
                 "--set", "delack_timeout_ms=100", "--out", tmp_path, "--quiet")
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip().count("\n") == 0 and "delack_timeout_ms has no effect" in r.stderr
+
+
+def test_dclor_variance_row_counts_the_downloads_of_the_mix_run():
+    assert why(report(dclor.EXPERIMENT), "Variance").endswith(
+        "with 500-12000 downloads per size the estimators agree to 0.2%.")
+    assert why(report(dclor.EXPERIMENT.with_params(scale=0.1)), "Variance") == (
+        "The draft does not say; with 50-1200 downloads per size the estimators agree to 2%."
+    )
+
+
+def test_dclor_run_length_is_stated_for_the_default_runs_only():
+    """The default runs end after about 7,900 simulated seconds, with the
+    5 KB clients (the row said the 10000 KB download ended last, ~0.5 h)."""
+    default = why(report(dclor.EXPERIMENT), "Iterations")
+    assert "(about 2.2 h simulated in the default runs, when the 5 KB clients finish their 2000 downloads;" in default
+    assert "~0.5 h" not in default
+    assert why(report(dclor.EXPERIMENT.with_params(scale=0.1)), "Iterations").endswith(
+        "The run lasts until the last download ends.")
+
+
+def test_dclor_segment_spacing_follows_the_stis_rate_and_the_reordering():
+    fast = report(dclor.EXPERIMENT.with_params(rate_bps=100_000))
+    assert ("a connection's segments leave the 100 kb/s queue 120 ms apart, so the 20 ms reordering never reorders "
+            "them)") in why(fast, "DCLOR §6 rule")
+    assert "(segments arrive every ~120 ms here, so it stays near 40 ms)" in why(fast, "Delayed ACKs")
+    late = why(report(dclor.EXPERIMENT.with_params(reorder_delay_ms=300)), "DCLOR §6 rule")
+    assert "a SACK block after one of its data segments was lost or, here, reordered" in late
+    assert "the 300 ms reordering can reorder them" in late and "never reorders" not in late
+
+
+def test_dclor_delay_figures_follow_the_stis_delay():
+    near = report(dclor.EXPERIMENT.with_params(delay_ms=100))
+    assert "(~0.1 s on every download, the same for every scheme)" in why(near, "Download time")
+    assert "against RTTs above 200 ms it hardly matters" in why(near, "RTT clock")
+
+
+def test_dclor_backoff_row_checks_the_stalls_against_tcp_retries2():
+    assert why(report(dclor.EXPERIMENT), "RTO backoff").endswith(
+        "tcp_retries2 = 15 expiries, which the 5-8 s stalls here never approach).")
+    assert why(report(dclor.EXPERIMENT.with_params(d2_s=2000.0)), "RTO backoff").endswith(
+        "tcp_retries2 = 15 expiries, which the 5-2000 s stalls here can reach).")
 
 
 # --------------------------------------------------------------------------
@@ -200,6 +346,69 @@ def test_threshold_k0_and_the_loss_before_the_first_sample_follow_before_rtt_sam
     assert "but for a loss before the first RTT sample" not in literal
 
 
+def test_threshold_error_unit_row_computes_the_packet_loss_at_the_mss():
+    """Each reading's share of lost data packets at the MSS of the runs
+    (1 - (1 - r)^1040 at 1e-5 is 1.0346%: the row said 1.04%)."""
+    assert ("1.03%, 0.104% and 0.0104% of 1040-byte packets instead of 7.98%, 0.829% and 0.0832%."
+            in why(report(threshold.EXPERIMENT), "Error-rate unit"))
+    small = why(report(threshold.EXPERIMENT.with_params(mss=500)), "Error-rate unit")
+    assert "0.539%, 0.054% and 0.0054% of 540-byte packets instead of 4.23%, 0.431% and 0.0432%." in small
+    assert "1040-byte" not in small
+
+
+def test_threshold_window_limit_binds_or_not_as_the_parameters_say():
+    """'Never binds' is the default runs' finding (their largest cwnd is
+    below the limit); elsewhere the row says what pipe + buffer tells."""
+    row_name = "Window limit (window_) and initial ssthresh"
+    assert "So the limit is set high enough never to bind (above pipe + buffer)" in why(
+        report(threshold.EXPERIMENT), row_name)
+    tight = why(report(threshold.EXPERIMENT.with_params(window_pkts=100)), row_name)
+    assert "Here the limit, 100 packets, is not above pipe + buffer (173 packets): it can bind" in tight
+    assert "never to bind" not in tight
+    loose = why(report(threshold.EXPERIMENT.with_params(window_pkts=300)), row_name)
+    assert "The limit is set above pipe + buffer (173 packets), but cwnd can pass that" in loose
+    assert "whether it reached the limit in these runs is not checked" in loose and "never to bind" not in loose
+    more = why(report(dataclasses.replace(threshold.EXPERIMENT, runs=40)), row_name)  # `--runs 40`
+    assert "never to bind" not in more
+
+
+def test_threshold_ns2_window_argument_follows_the_path():
+    row_name = "Window limit (window_) and initial ssthresh"
+    assert "20 packets per 0.51 s = 313 kb/s, a sixth of the link: the window could never exceed the 123-packet pipe" \
+        in why(report(threshold.EXPERIMENT), row_name)
+    longer = why(report(threshold.EXPERIMENT.with_params(sat_delay_ms=300.0)), row_name)
+    assert "20 packets per 0.61 s = 262 kb/s, an eighth of the link: the window could never exceed the 147-packet" \
+        in longer
+    short = why(report(threshold.EXPERIMENT.with_params(sat_delay_ms=25.0)), row_name)
+    assert "ns-2's default window_ 20 is not below this path's 15-packet pipe" in short
+    assert "could never exceed" not in short
+
+
+def test_threshold_base_ticks_are_compared_with_the_documents():
+    assert "= 51 ticks, as the document's 51; short-delay 61.2 ms = 6 ticks, as its 6" in why(
+        report(threshold.EXPERIMENT), "Topology")
+    longer = why(report(threshold.EXPERIMENT.with_params(sat_delay_ms=300.0)), "Topology")
+    assert "611.2 ms = 61 ticks, not the document's 51;" in longer and "as the document's" not in longer
+
+
+def test_threshold_backoff_caveat_rtos_follow_the_satellite_delay():
+    assert "with RTOs of 0.5-0.6 s a cap of 64 binds" in report(threshold.EXPERIMENT)
+    longer = report(threshold.EXPERIMENT.with_params(sat_delay_ms=300.0))
+    assert "with RTOs of 0.6-0.7 s a cap of 64 binds" in longer and "0.5-0.6 s" not in longer
+
+
+def test_threshold_constant_rtt_reads_the_rtt_clocks_ticks():
+    assert "A constant 511.2 ms RTT reads 51 ticks, or 52 when the send time" in why(
+        report(threshold.EXPERIMENT), "RTT measurement")
+    coarse = why(report(threshold.EXPERIMENT.with_params(rtt_tick_s=0.02)), "RTT measurement")
+    assert "A constant 511.2 ms RTT reads 25 ticks of 20 ms, or 26 when the send time" in coarse
+
+
+def test_threshold_tick_phase_row_counts_the_runs():
+    five = why(report(dataclasses.replace(threshold.EXPERIMENT, runs=5)), "Tick phase")
+    assert "its 5 runs would be one run repeated" in five and "20 runs" not in five
+
+
 # --------------------------------------------------------------------------
 # G-Snoop and WMECN (and the tick phase of every ns-2 timer model)
 
@@ -232,6 +441,43 @@ def test_gsnoop_receiver_window_is_called_no_limit_only_when_it_is_none():
     assert row(report(gsnoop.EXPERIMENT.with_params(window_pkts=20)), "Receiver window") == "20 packets"
 
 
+def test_gsnoop_satellite_caveat_states_the_default_runs_findings_only_for_them():
+    default = report(gsnoop.EXPERIMENT)
+    assert "G-Snoop never acts, and every run's goodput equals Reno's in the same seed exactly" in default
+    faster = report(gsnoop.EXPERIMENT.with_params(wireless_rate_mbps=20))
+    assert "Up to 2686 packets can cross the 20 Mb/s link in 550 ms, against a 25-75 packet cache" in faster
+    assert "G-Snoop never acts" not in faster and "see the satellite diagnostics table" in faster
+    more = report(dataclasses.replace(gsnoop.EXPERIMENT, runs=20))  # `--runs 20`: runs 11-20 were not seen
+    assert "G-Snoop never acts" not in more
+
+
+def test_gsnoop_rtt_ticks_follow_the_buffer_and_the_tick():
+    assert ("(up to 115 ms in the 140-packet bottleneck buffer), so samples read 1-3, 1-3 and 6-8 ticks."
+            in why(report(gsnoop.EXPERIMENT), "RTT measurement"))
+    small = why(report(gsnoop.EXPERIMENT.with_params(buffer_pkts=50)), "RTT measurement")
+    assert "(up to 41 ms in the 50-packet bottleneck buffer), so samples read 1-2, 1-2 and 6-7 ticks." in small
+    fine = why(report(gsnoop.EXPERIMENT.with_params(rtt_tick_s=0.01)), "RTT measurement")
+    assert "The tick here, 0.01 s, is not the RTO granularity above" in fine
+    assert "samples read 9-21, 15-27 and 63-75 ticks of 0.01 s." in fine
+
+
+def test_gsnoop_ns2_window_argument_follows_the_packet_size():
+    big = why(report(gsnoop.EXPERIMENT.with_params(packet_bytes=1500)), "Receiver window")
+    assert ("ns-2's default window_ of 20 would let the five flows fill the 5 Mb/s bottleneck here (20 x 1500 B per "
+            "90 ms round-trip propagation = 2.7 Mb/s each)") in big
+    assert "could not fill" not in big
+
+
+def test_gsnoop_backoff_cap_row_follows_max_backoff():
+    assert "from the seventh expiry in a row for one segment, i.e. after seven losses of that segment in a row " \
+        "(1e-7 at P_s = 0.1" in why(report(gsnoop.EXPERIMENT), "RTO backoff cap")
+    eight = why(report(gsnoop.EXPERIMENT.with_params(max_backoff=8)), "RTO backoff cap")
+    assert "from the fourth expiry in a row for one segment, i.e. after four losses of that segment in a row " \
+        "(1e-4 at P_s = 0.1" in eight
+    none = why(report(gsnoop.EXPERIMENT.with_params(max_backoff=None)), "RTO backoff cap")
+    assert "Here there is no cap (`max_backoff = null`" in none and "seventh" not in none
+
+
 def test_wmecn_packet_sizes_follow_the_mss():
     default = report(wmecn.EXPERIMENT)
     assert row(default, "Packets") == "MSS 1000 B (1040 B on the wire), ACKs 40 B"
@@ -245,6 +491,17 @@ def test_wmecn_refuses_udp_settings_without_udp_sources():
     wmecn.EXPERIMENT.with_params(udp_sources=0)
     with pytest.raises(ValueError, match="udp_rate_kbps has no effect"):
         wmecn.EXPERIMENT.with_params(udp_sources=0, udp_rate_kbps=250)
+
+
+def test_wmecn_red_thresholds_and_udp_share_follow_the_bottleneck():
+    default = report(wmecn.EXPERIMENT)
+    assert "also 5 and 15 at this 1 Mb/s bottleneck" in why(default, "Bottleneck queue")
+    assert why(default, "Background traffic").endswith("One source takes a quarter of the bottleneck on average.")
+    fast = report(wmecn.EXPERIMENT.with_params(bottleneck_rate_mbps=20))
+    assert "three times that, 12.5 and 37.5 at this 20 Mb/s bottleneck" in why(fast, "Bottleneck queue")
+    assert why(fast, "Background traffic").endswith("One source takes 1.25% of the bottleneck on average.")
+    slow_udp = report(wmecn.EXPERIMENT.with_params(udp_rate_kbps=250))
+    assert why(slow_udp, "Background traffic").endswith("One source takes 12.5% of the bottleneck on average.")
 
 
 # --------------------------------------------------------------------------

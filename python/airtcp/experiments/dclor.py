@@ -51,6 +51,9 @@ SCHEMES = ("dclor", "eifel", "standard", "frto")
 # carries the 12-byte timestamps option in every segment.
 DRAFT_MSS = {"dclor": 1460, "eifel": 1448, "standard": 1460, "frto": 1460}
 
+#: Linux's tcp_retries2: expiries in a row before a connection is abandoned.
+LINUX_TCP_RETRIES2 = 15
+
 CDF_POINTS = 101  # percentiles 0, 1, ..., 100 of the download time per size
 
 HEADER_BYTES = 40  # IPv4 + TCP without options
@@ -448,6 +451,56 @@ CLAIMS = [
 # Open choices
 
 
+def segment_spacing_s(p: Mapping[str, Any]) -> float:
+    """How far apart a connection's full-sized packets leave its STIS queue
+    (an MTU at the per-connection rate)."""
+    return p["mtu_bytes"] * 8 / p["rate_bps"]
+
+
+def _sack_block_sentence(p: Mapping[str, Any]) -> str:
+    """When a connection first sees a SACK block: only after a loss while
+    the route-change delay is shorter than the spacing of its segments."""
+    spacing_ms = segment_spacing_s(p) * 1e3
+    queue = f"a connection's segments leave the {p['rate_bps'] / 1e3:g} kb/s queue {spacing_ms:.0f} ms apart"
+    if p["reorder_delay_ms"] < spacing_ms:
+        return (
+            f"With the rule, a connection sees a SACK block only after one of its data segments was lost ({queue}, "
+            f"so the {p['reorder_delay_ms']} ms reordering never reorders them), so "
+        )
+    return (
+        f"With the rule, a connection sees a SACK block after one of its data segments was lost or, here, reordered "
+        f"({queue}, and the {p['reorder_delay_ms']} ms reordering can reorder them). With Table 1's 20 ms reordering "
+        "and the other defaults only a loss brings one, so "
+    )
+
+
+def _retries_clause(p: Mapping[str, Any]) -> str:
+    """Do the stalls come near Linux's tcp_retries2 = 15 expiries? The
+    time 15 expiries take at the least (the RTO from SRTT + G, doubling up
+    to the maximum) against the longest stall."""
+    longest = max(p["d1_s"], p["d2_s"])
+    rto = max(p["min_rto_s"], 2 * p["delay_ms"] / 1e3 + p["clock_granularity_s"])
+    span = sum(min(rto * 2**k, p["max_rto_s"]) for k in range(LINUX_TCP_RETRIES2))
+    stalls = f"{min(p['d1_s'], p['d2_s']):g}-{longest:g} s" if p["d1_s"] != p["d2_s"] else f"{longest:g} s"
+    if longest < span / 10:
+        verb = "never approach"
+    elif longest < span:
+        verb = "stay below"
+    else:
+        verb = "can reach"
+    return f"tcp_retries2 = {LINUX_TCP_RETRIES2} expiries, which the {stalls} stalls here {verb})."
+
+
+def _variance_clause(p: Mapping[str, Any]) -> str:
+    """How much n - 1 and n differ at the fewest downloads of a table's size in a run."""
+    n = [MIX[s][0] * iterations(s, p) for s in TABLE_SIZES]
+    return (
+        f"with {min(n)}-{max(n)} downloads per size the estimators agree to {100 / min(n):.2g}%."
+        if min(n) != max(n)
+        else f"with {min(n)} downloads per size the estimators agree to {100 / min(n):.2g}%."
+    )
+
+
 def _choices(p: Mapping[str, Any]) -> list[Choice]:
     ts = "Eifel only" if p["timestamps"] == "eifel" else "every scheme"
     return [
@@ -471,7 +524,13 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "Iterations",
             "Table 2" if float(p["scale"]) == 1.0 else f"Table 2 x {p['scale']:g} (at least 1): quick look",
             "`--set scale=0.1` shortens every client's iteration count for quick looks; the default is the "
-            "full mix. The run lasts until the last download ends (the 10000 KB one, ~0.5 h simulated).",
+            "full mix. The run lasts until the last download ends"
+            + (
+                " (about 2.2 h simulated in the default runs, when the 5 KB clients finish their 2000 downloads; "
+                "the 10000 KB download ends after about 0.7 h)."
+                if dict(p) == PARAMS
+                else "."
+            ),
         ),
         Choice(
             "Topology",
@@ -533,10 +592,9 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "§6: 'DCLOR SHOULD NOT be invoked unless the sender has seen at least one SACK block before "
             "timeout', a guard against receivers that accept SACK-Permitted and never send a block; the same "
             "section says 'almost all SACK implementations send a SACK block if they have accepted the "
-            "SACK-Permitted option', and the testbed's receivers were Linux, which always does. With the rule, "
-            "a connection sees a SACK block only after one of its data segments was lost (a connection's "
-            "segments leave the 50 kb/s queue 240 ms apart, so the 20 ms reordering never reorders them), so "
-            "DCLOR answers almost none of the short downloads' timeouts: with the rule on, DCLOR's redundant "
+            "SACK-Permitted option', and the testbed's receivers were Linux, which always does. "
+            + _sack_block_sentence(p)
+            + "DCLOR answers almost none of the short downloads' timeouts: with the rule on, DCLOR's redundant "
             "bytes per 5 KB download stay at STD_TCP's level or above, while the draft's Table 6 puts DCLOR 23 "
             "times below STD_TCP (0.004042 vs 0.092714): its implementation cannot have applied the rule in these "
             "experiments. Default off; `--set dclor_requires_sack_block=true` is the rule as written (a "
@@ -557,7 +615,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             if p["handshake"]
             else "from the start of the download (no SYN) until the server has the ACK of the last byte",
             "The draft does not say where it was measured; the client sees the last byte half an RTT earlier "
-            "(~0.2 s on every download, the same for every scheme).",
+            f"(~{p['delay_ms'] / 1e3:g} s on every download, the same for every scheme).",
         ),
         Choice(
             "Initial window",
@@ -585,7 +643,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             f"doubling at each expiry, limited only by the {p['max_rto_s']:g} s maximum (no `max_backoff`)",
             "Linux 2.4/2.5 tcp_retransmit_timer: backoff++ and rto = min(rto << 1, TCP_RTO_MAX); there is no "
             "cap on the multiplier like ns-2's maxbackoff_ = 64 (the connection is abandoned after "
-            "tcp_retries2 = 15 expiries, which the 5-8 s stalls here never approach).",
+            + _retries_clause(p),
         ),
         Choice(
             "RTT clock",
@@ -594,7 +652,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "Linux measures RTT in jiffies (tcp_time_stamp, with or without timestamps): the difference of two "
             "jiffy counts, and tcp_rtt_estimator turns a 0 into 1, which is airtcp's `rtt_tick` rule. HZ was "
             "100 on i386 in 2.4 and 1000 from the 2.5 series (the draft's sender ran 2.5.40), so 1 ms; against "
-            "RTTs above 400 ms it hardly matters. `--set rtt_tick_ms=0` for exact samples.",
+            f"RTTs above {2 * p['delay_ms']:g} ms it hardly matters. `--set rtt_tick_ms=0` for exact samples.",
         ),
         Choice(
             "Delayed ACKs",
@@ -602,7 +660,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             if p["delayed_ack"]
             else "off (`--set delayed_ack=false`: an ACK for every segment; delack_timeout_ms unused)",
             "Linux 2.4/2.5 delays ACKs with an adaptive timeout starting at TCP_ATO_MIN = HZ/25 = 40 ms (segments "
-            "arrive every ~240 ms here, so it stays near 40 ms) and ACKs at least every second full segment. Its "
+            f"arrive every ~{segment_spacing_s(p) * 1e3:.0f} ms here, so it stays near 40 ms) and ACKs at least every "
+            "second full segment. Its "
             "quick-ACK mode at connection start is not modelled.",
         ),
         Choice(
@@ -621,7 +680,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         Choice(
             "Variance",
             "sample variance (n - 1) over a run's downloads",
-            "The draft does not say; with 500-12000 downloads per size the estimators agree to 0.2%.",
+            "The draft does not say; " + _variance_clause(p),
         ),
     ]
 

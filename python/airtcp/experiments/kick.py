@@ -576,7 +576,9 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             "loses a packet if the bad state holds at its start or begins during its transmission (`loss_rule = "
             "\"during\"`), but its chain advances only by the transmission time of the packets it sees, not in wall "
             "time (see the differences below), and airtcp has no such clock. In wall-clock time that rule is excluded "
-            "by the draft's own numbers: " + channel_bound_text(p) + " Both the draft's TCP mean (2.867 s) and its "
+            # The draft's numbers came from the draft's path (64 kb/s, 536-byte packets, PARAMS), so the bound
+            # that excludes the rule is that path's, whatever the run's rate and MSS.
+            "by the draft's own numbers: " + channel_bound_text(PARAMS) + " Both the draft's TCP mean (2.867 s) and its "
             "Kick mean (2.525 s) at 10 KB under fast fading lie below what any sender could achieve, as means or as "
             "medians. We therefore take the reading the draft's numbers do not exclude, with no parameter fitted: "
             "each packet sees one state of the chain, the one at the start of its transmission (the Gilbert-Elliott "
@@ -605,8 +607,7 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             ),
             "The draft gives a packet time for a 536-byte segment (536 x 8 / 64 kb/s = 67 ms; printed as 0.0067 s): "
             "ns-2's one-way TCP of 2001 (useHeaders_ false until 2001/11/28) sent packetSize_ bytes on the wire. airtcp "
-            "adds 40 header bytes, so the rate is scaled to keep a data packet's transmission time at 67 ms (a 40-byte "
-            "ACK then takes 4.7 ms instead of 5 ms).",
+            + _packet_time_text(p),
         ),
         Choice(
             "Buffer",
@@ -643,8 +644,9 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             "ns-2 without timestamps (timestamps_ false, its default) counts an RTT in ticks of tcpTick_, 0.1 s "
             "until 2002/03/07: TcpAgent::rtt_update, `sendtime = now - tao + boot_time_; tickoff = fmod(sendtime, "
             "tcp_tick_); t_rtt_ = int((tao + tickoff) / tcp_tick_); if (t_rtt_ < 1) t_rtt_ = 1`, unchanged from "
-            f"tcp.cc rev. 1.59 (1998) to ns-2.35 (tcp/tcp.cc). The path's {rtt * 1e3:.1f} ms base RTT then reads 1 "
-            "tick (100 ms), or 2 when queueing and the send phase add up; the smoothed RTT, the RTO and Kick's "
+            f"tcp.cc rev. 1.59 (1998) to ns-2.35 (tcp/tcp.cc). The path's {rtt * 1e3:.1f} ms base RTT then "
+            + _base_rtt_ticks_text(p)
+            + "; the smoothed RTT, the RTO and Kick's "
             "interval (the smoothed RTT) are built from these samples, as ns-2's t_srtt_ was. `--set "
             "rtt_tick_s=null` measures exactly (the previous run's model; see the sensitivity section of "
             "docs/reproductions/kick.md).",
@@ -672,7 +674,7 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
         ),
         Choice(
             "Delayed ACKs",
-            "off" if not p["delayed_ack"] else "on",
+            "off" if not p["delayed_ack"] else f"on: {ns2.delayed_ack_text()}",
             "ns-2's default sink, Agent/TCPSink, ACKs every segment (delayed ACKs need Agent/TCPSink/DelAck).",
         ),
         Choice(
@@ -722,7 +724,12 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
         Choice(
             "95th percentile",
             f"numpy's default (linear interpolation) over the {runs} runs",
-            "The draft does not say which estimator; with 100 runs they differ little.",
+            "The draft does not say which estimator; "
+            + (
+                f"with {runs} runs they differ little."
+                if runs >= RUNS
+                else f"with {runs} runs they can differ markedly (with the draft's {RUNS}, little)."
+            ),
         ),
         Choice(
             "Seeds",
@@ -733,7 +740,51 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
     ]
 
 
-def _avg_caveat() -> str:
+def data_packet_s(p: Mapping[str, Any]) -> float:
+    """A full data packet's transmission time on the link (MSS + headers at
+    the link's rate): ns-2's 536-byte packet time at 64 kb/s when
+    ``match_ns2_packet_time`` scales the rate."""
+    return (p["mss"] + HEADER_BYTES) * 8 / link_rate_bps(p)
+
+
+def ack_packet_s(p: Mapping[str, Any]) -> float:
+    """A bare ACK's transmission time on the link."""
+    return HEADER_BYTES * 8 / link_rate_bps(p)
+
+
+def _packet_time_text(p: Mapping[str, Any]) -> str:
+    """The Link rate row's reason, after "airtcp": what the rate does to a
+    data packet's and an ACK's transmission time."""
+    ns2_packet_ms = p["mss"] * 8 / p["rate_bps"] * 1e3
+    if p["match_ns2_packet_time"]:
+        return (
+            "adds 40 header bytes, so the rate is scaled to keep a data packet's transmission time at "
+            f"{ns2_packet_ms:.3g} ms (a 40-byte ACK then takes {ack_packet_s(p) * 1e3:.2g} ms instead of "
+            f"{HEADER_BYTES * 8 / p['rate_bps'] * 1e3:.2g} ms)."
+        )
+    return (
+        "adds 40 header bytes; with `match_ns2_packet_time = false` the rate is not scaled, so a data packet takes "
+        f"{data_packet_s(p) * 1e3:.3g} ms on the wire, not the {ns2_packet_ms:.3g} ms of ns-2's {p['mss']}-byte packet."
+    )
+
+
+def _base_rtt_ticks_text(p: Mapping[str, Any]) -> str:
+    """What the base RTT reads in ns-2's RTT ticks (``rtt_tick_s``; ns-2's
+    0.1 s when the run measures exactly): int((tao + phase) / tick), at
+    least 1."""
+    tick = p["rtt_tick_s"] or NS2_TCP_TICK_S
+    whole_ticks = int(base_rtt_s(p) / tick + 1e-9)
+    if whole_ticks == 0:
+        return f"reads 1 tick ({tick * 1e3:g} ms), or 2 when queueing and the send phase add up"
+    return (
+        f"reads {whole_ticks} tick{'s' if whole_ticks > 1 else ''} of {tick * 1e3:g} ms, or {whole_ticks + 1} when the "
+        "send time falls late enough in a tick"
+    )
+
+
+def _avg_caveat(p: Mapping[str, Any]) -> str:
+    """The draft's avg cells against ns-2's loss-free time (the draft's own
+    setup, PARAMS), and where our response time ends on the path of ``p``."""
     rows = avg_vs_loss_free(PARAMS)
     slow = [r for r in rows if r[0] == "slow" and r[1] <= 30]
     not_means = [r for r in rows if r[3] < r[6]]
@@ -752,7 +803,63 @@ def _avg_caveat() -> str:
         + ". They behave like medians (most runs lose nothing, so the median is the loss-free time). The tables "
         "therefore put the draft's avg beside our mean and beside our median, and the claims about an 'average' "
         "are judged on medians. The draft's numbers also fix its response time: the last packet's arrival at FH "
-        "(ours is the ACK's arrival at MH, 15 ms later on this path) and 1 KB = 1000 bytes."
+        f"(ours is the ACK's arrival at MH, {(ack_packet_s(p) + p['delay_ms'] / 1e3) * 1e3:.0f} ms later on this path) "
+        "and 1 KB = 1000 bytes."
+    )
+
+
+def _loss_rule_caveat(p: Mapping[str, Any]) -> str:
+    """The share of packets each loss rule loses at the draft's fading
+    speeds, for the loss probabilities and the packet time of ``p``."""
+    packet_ms = data_packet_s(p) * 1e3
+    start = {f: (g * p["loss_good"] + b * p["loss_bad"]) / (g + b) for f, (g, b) in FADING.items()}
+    shares = sorted({round(100 * x) for x in start.values()})
+    at_start = (
+        f"{shares[0]}% of packets are lost at every fading speed"
+        if len(shares) == 1
+        else "packets are lost at " + ", ".join(f"{100 * x:.0f}% ({f})" for f, x in start.items())
+    )
+    text = f"**Packet loss rule.** With the default `loss_rule = \"start\"` {at_start} "
+    if (p["loss_good"], p["loss_bad"]) == (0, 1):
+        text += "(the stationary bad probability)"
+    else:
+        text += f"(the stationary probabilities of the states times their loss probabilities, {p['loss_good']:g} and {p['loss_bad']:g})"
+    text += (
+        "; the fading speed sets how losses cluster. With ns-2's rule in wall-clock time (`--set loss_rule=during`) "
+        "a packet is lost if the bad state occurs at any time during its "
+    )
+    if (p["loss_good"], p["loss_bad"]) == (0, 1):
+        good_fast, bad_fast = FADING["fast"]
+        pi_good = good_fast / (good_fast + bad_fast)
+
+        def during(f: str) -> float:
+            g, b = FADING[f]
+            return 1 - g / (g + b) * math.exp(-data_packet_s(p) / g)
+
+        text += (
+            f"{packet_ms:.0f} ms: 1 - {pi_good:g} x exp(-{packet_ms:.0f}/{good_fast * 1e3:.0f}) = "
+            f"{100 * during('fast'):.0f}% of packets under fast fading, {100 * during('moderate'):.0f}% moderate, "
+            f"{100 * during('slow'):.0f}% slow"
+        )
+    else:
+        text += f"{packet_ms:.0f} ms"
+    return text + "; the draft's fast-fading numbers exclude it (see the choice)."
+
+
+def _tick_phase_caveat(p: Mapping[str, Any]) -> str:
+    """ns-2's boot_time_ against airtcp's tick clock, for the RTT clock of ``p``."""
+    text = (
+        "**Tick phase.** ns-2 adds boot_time_, drawn uniformly in [0, tcpTick_) per connection (TcpAgent::reset: "
+        "`boot_time_ = Random::uniform(tcp_tick_)`), to the send time before taking its phase within the tick; "
+    )
+    if not p["rtt_tick_s"]:
+        return text + "airtcp measures the RTT exactly here (`rtt_tick_s = null`), with no tick clock to phase."
+    ticks = max(1, int(base_rtt_s(p) / p["rtt_tick_s"] + 1e-9))
+    return text + (
+        "airtcp's tick clock starts with the simulation (boot_time_ = 0). With "
+        f"{p['rtt_tick_s'] * 1e3:g} ms ticks and a {base_rtt_s(p) * 1e3:.0f} ms base RTT this decides whether a sample "
+        f"reads {ticks} or {ticks + 1} ticks; send times spread over the tick either way, so it changes which samples "
+        f"read {ticks + 1}, not the rule."
     )
 
 
@@ -769,12 +876,8 @@ def _rto_caveat(p: Mapping[str, Any]) -> str:
 
 
 CAVEATS = [
-    _avg_caveat(),
-    "**Packet loss rule.** With the default `loss_rule = \"start\"` 20% of packets are lost at every fading "
-    "speed (the stationary bad probability); the fading speed sets how losses cluster. With ns-2's rule in "
-    "wall-clock time (`--set loss_rule=during`) a packet is lost if the bad state occurs at any time during its "
-    "67 ms: 1 - 0.8 x exp(-67/80) = 65% of packets under fast fading, 26% moderate, 20% slow; the draft's fast-"
-    "fading numbers exclude it (see the choice).",
+    _avg_caveat,
+    _loss_rule_caveat,
     "**Channel clock.** ns-2's TwoStateErrorModel of that period advances its state only by the transmission "
     "time of the packets it sees (the fade does not progress while the link is idle, e.g. while TCP waits for a "
     "backed-off RTO); a timer-driven variant (`unit time`, state at the packet's arrival) came later (it is in "
@@ -793,11 +896,7 @@ CAVEATS = [
     "several packets (close to the 20% of `loss_rule = \"start\"`). The draft does not show its script and states "
     "the 67 ms packet time, so we do not build on this.",
     _rto_caveat,
-    "**Tick phase.** ns-2 adds boot_time_, drawn uniformly in [0, tcpTick_) per connection (TcpAgent::reset: "
-    "`boot_time_ = Random::uniform(tcp_tick_)`), to the send time before taking its phase within the tick; airtcp's "
-    "tick clock starts with the simulation (boot_time_ = 0). With 100 ms ticks and a 92 ms base RTT this decides "
-    "whether a sample reads 1 or 2 ticks; send times spread over the tick either way, so it changes which samples "
-    "read 2, not the rule.",
+    _tick_phase_caveat,
     "**Segment sizes.** ns-2's one-way TCP sends every segment full-sized; airtcp's last segment carries the "
     "remainder of the file.",
 ]
@@ -892,7 +991,7 @@ def _plots(summary, runs, published: Numbers, out: str, exp: Experiment, p) -> l
     return files
 
 
-def _tables() -> list[Table]:
+def _tables(p: Mapping[str, Any]) -> list[Table]:
     # The draft's "avg" stands beside our mean and beside our median (its
     # avg cells behave like medians: see avg_vs_loss_free).
     rows = [
@@ -934,7 +1033,7 @@ def _tables() -> list[Table]:
                 ("kick", "kicks_sent", "avg", "Kick, kicks sent"),
                 ("kick", "kickbacks_received", "avg", "Kick, kickbacks received (answering the latest kick)"),
                 ("kick", "kicks_forwarded", "avg", "Kick, kicks FH lacked the segment of (a repair)"),
-                ("kick", "kicks_answered", "avg", "Kick, kicks FH already held the segment of (a 67 ms packet time spent)"),
+                ("kick", "kicks_answered", "avg", f"Kick, kicks FH already held the segment of (a {data_packet_s(p) * 1e3:.0f} ms packet time spent)"),
                 ("tcp", "mean_first_rto_s", "p50", "TCP, median over runs of the mean first RTO (s)"),
                 ("kick", "mean_first_rto_s", "p50", "Kick, median over runs of the mean first RTO (s)"),
             ],
@@ -999,7 +1098,7 @@ EXPERIMENT = Experiment(
     setup=_setup,
     published=PUBLISHED,
     published_note="For each row: our number, the draft's (Tables 1-3, seconds) and the ratio ours/draft.",
-    tables=_tables(),
+    tables=_tables,
     claims=CLAIMS,
     choices=_choices,
     caveats=CAVEATS,

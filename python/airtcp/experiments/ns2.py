@@ -83,3 +83,21 @@ def timer_text(p: Mapping[str, Any]) -> str:
         else "retransmission timer left running at a fast retransmit"
     )
     return ", ".join(parts)
+
+
+#: airtcp's delayed-ACK rule when a scenario sets ``delayed_ack = true`` and
+#: neither ``delack_segments`` nor ``delack_timeout`` (crates/airtcp-core/src/
+#: scenario/build.rs): an ACK for every second full segment, or when the
+#: timer expires. The reproductions of ns-2 studies have no parameter for
+#: the timer, so their reports name this one.
+AIRTCP_DELACK_SEGMENTS = 2
+AIRTCP_DELACK_TIMEOUT_MS = 200
+
+
+def delayed_ack_text() -> str:
+    """What "delayed ACKs on" means in a run that sets no timer of its own."""
+    return (
+        f"an ACK for every {'second' if AIRTCP_DELACK_SEGMENTS == 2 else f'{AIRTCP_DELACK_SEGMENTS}th'} full "
+        f"segment, or after {AIRTCP_DELACK_TIMEOUT_MS} ms (airtcp's delayed-ACK timer; the reproduction has no "
+        "parameter for it)"
+    )

@@ -627,6 +627,103 @@ def _tables(p: Mapping[str, Any]) -> list[Table]:
 # --------------------------------------------------------------------------
 # Choices
 
+#: The base RTTs in ticks the document states: 51 on the satellite path (§3),
+#: 6 on the short-delay path (Fig. 8).
+DOCUMENT_BASE_TICKS = {"long": 51, "short": 6}
+
+#: ns-2's default Agent/TCP window_ (packets), the limit the Window row argues against.
+NS2_WINDOW_PKTS = 20
+
+#: The largest cwnd (packets, with fast recovery's inflation: cwnd_bytes
+#: sampled every 10 ms) over every run of the default report: all 18 cells,
+#: all 12 schemes, runs 1..RUNS, the default parameters (checked 2026-11-27 by
+#: running each default scenario with a flow time series; the largest was
+#: long-delay, 2 flows, BER 1e-6, base+1, seed 15). The runs' metrics keep no
+#: cwnd, so the Window row's "never binds" rests on this check and says so
+#: only for those runs.
+DEFAULT_RUNS_MAX_CWND_PKTS = 492
+
+_FRACTIONS = {2: "half", 3: "a third", 4: "a quarter", 5: "a fifth", 6: "a sixth", 7: "a seventh", 8: "an eighth",
+              9: "a ninth", 10: "a tenth"}
+
+
+def _as_document(ours: int, document: int, whose: str) -> str:
+    """"as the document's 51" when our base RTT in ticks is the document's,
+    else says that it is not."""
+    return f"as {whose} {document}" if ours == document else f"not {whose} {document}"
+
+
+def _share_words(x: float) -> str:
+    """A share of the link in words: "a sixth" (1/N to the nearest N, N <= 10), else a percentage."""
+    n = round(1 / x) if x > 0 else 0
+    return _FRACTIONS[n] if n in _FRACTIONS else f"{100 * x:.0f}%"
+
+
+def _unit_comparison(p: Mapping[str, Any]) -> str:
+    """The share of full data packets each reading of the error rate loses,
+    per byte and per bit, at the MSS the runs use."""
+    rates = sorted(BERS, reverse=True)
+    per_byte = [packet_loss(b, {**p, "ber_unit": "byte"}) for b in rates]
+    per_bit = [packet_loss(b, {**p, "ber_unit": "bit"}) for b in rates]
+
+    def listed(xs: list[float]) -> str:
+        return ", ".join(f"{100 * x:.3g}%" for x in xs[:-1]) + f" and {100 * xs[-1]:.3g}%"
+
+    return f"{listed(per_byte)} of {p['mss'] + HEADER_BYTES}-byte packets instead of {listed(per_bit)}"
+
+
+def _ns2_window_sentence(p: Mapping[str, Any], base_rtt: float, bdp: float) -> str:
+    """Why not ns-2's default window_ of 20: on this path, can 20 packets fill the pipe?"""
+    cap_bps = NS2_WINDOW_PKTS * p["mss"] * 8 / base_rtt
+    if NS2_WINDOW_PKTS < bdp:
+        return (
+            f"ns-2's default window_ {NS2_WINDOW_PKTS} would cap one connection at {NS2_WINDOW_PKTS} packets per "
+            f"{base_rtt:.2f} s = {cap_bps / 1e3:.0f} kb/s, {_share_words(cap_bps / p['sat_rate_bps'])} of the link: the "
+            f"window could never exceed the {bdp:.0f}-packet pipe, no queue would form, every RTT sample would equal "
+            "the base RTT, and every threshold above the base would be trivially right."
+        )
+    return (
+        f"ns-2's default window_ {NS2_WINDOW_PKTS} is not below this path's {bdp:.0f}-packet pipe, so the argument "
+        "against it on the document's path (a window that can never fill the pipe, no queue, every RTT sample at the "
+        "base RTT) does not apply here."
+    )
+
+
+def _window_binds_sentence(p: Mapping[str, Any], bdp: float, runs: int) -> str:
+    """Whether the window limit binds: checked on the default report's runs
+    (DEFAULT_RUNS_MAX_CWND_PKTS); elsewhere only what pipe + buffer says."""
+    fill = bdp + p["queue_pkts"]
+    # The cwnd traces' parameters (trace_*) change no run of the report.
+    runs_params = {k: v for k, v in p.items() if not k.startswith("trace_")}
+    if runs <= RUNS and runs_params == {k: v for k, v in PARAMS.items() if not k.startswith("trace_")}:
+        return "So the limit is set high enough never to bind (above pipe + buffer); cwnd alone governs."
+    if p["window_pkts"] <= fill:
+        return (
+            f"Here the limit, {p['window_pkts']} packets, is not above pipe + buffer ({fill:.0f} packets): it can "
+            "bind, and then it, not cwnd alone, governs."
+        )
+    return (
+        f"The limit is set above pipe + buffer ({fill:.0f} packets), but cwnd can pass that (in a slow start, or "
+        f"through losses the classifier calls corruption: {DEFAULT_RUNS_MAX_CWND_PKTS} packets at most in the default "
+        "runs), and whether it reached the limit in these runs is not checked."
+    )
+
+
+def _constant_rtt_ticks(p: Mapping[str, Any], rtt: float) -> str:
+    """What a constant RTT reads in the RTT clock's ticks (``rtt_tick_s``;
+    the classifier's ``tick_s`` when the run measures exactly): "51 ticks,
+    or 52"."""
+    tick = p["rtt_tick_s"] or p["tick_s"]
+    whole_ticks = max(1, int(rtt / tick + 1e-9))
+    unit = "" if tick == p["tick_s"] else f" of {tick * 1e3:g} ms"
+    return f"{whole_ticks} ticks{unit}, or {whole_ticks + 1}"
+
+
+def _satellite_rto_range(p: Mapping[str, Any]) -> str:
+    """The RTOs on the satellite path, about its base RTT: "0.5-0.6" (s)."""
+    low = math.floor(base_rtt_s(p, p["sat_delay_ms"]) * 10) / 10
+    return f"{low:.1f}-{low + 0.1:.1f}"
+
 
 def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
     lb, sb = base_rtt_s(p, p["sat_delay_ms"]), base_rtt_s(p, p["short_delay_ms"])
@@ -642,8 +739,11 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             "The document says only 'a satellite link' with a round-trip propagation 'in the order of 500 ms' and a base "
             "RTT of 51 ticks. A gateway before the satellite hop lets several senders share it (Figs. 4-7). "
             f"Base RTT (propagation + one data and one ACK transmission per hop) {lb * 1e3:.1f} ms = "
-            f"{base_ticks(p, 'long')} ticks, as the document's 51; short-delay {sb * 1e3:.1f} ms = "
-            f"{base_ticks(p, 'short')} ticks, as its 6 (its 'RTT 50 ms' plus access and transmission).",
+            f"{base_ticks(p, 'long')} ticks, "
+            + _as_document(base_ticks(p, "long"), DOCUMENT_BASE_TICKS["long"], "the document's")
+            + f"; short-delay {sb * 1e3:.1f} ms = {base_ticks(p, 'short')} ticks, "
+            + _as_document(base_ticks(p, "short"), DOCUMENT_BASE_TICKS["short"], "its")
+            + " (its 'RTT 50 ms' plus access and transmission).",
         ),
         Choice(
             "Satellite link rate",
@@ -673,7 +773,8 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             "'experimental bit-error model' of ns-2.1b8 (June 2001) for wireless nodes' protocol stacks, which needs "
             "the packet sizes set by hand (errmodel.cc: EU_BIT, datapktsize/cntrlpktsize). A study that set rate_ "
             "to the BER with `unit byte` ran about 8 times fewer errors than the document's words say: "
-            "1.04%, 0.104% and 0.0104% of 1040-byte packets instead of 7.98%, 0.829% and 0.0832%. Nothing in "
+            + _unit_comparison(p)
+            + ". Nothing in "
             "the document (figures only) tells the two apart, and the reading decides claim 2, so both are "
             "reported: per bit (the document's words) by default, `--set ber_unit=byte` for ns-2's byte unit.",
         ),
@@ -694,13 +795,12 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
         Choice(
             "Window limit (window_) and initial ssthresh",
             f"{p['window_pkts']} packets for both",
-            "ns-2's default window_ 20 would cap one connection at 20 packets per 0.51 s = 313 kb/s, a sixth of the "
-            f"link: the window could never exceed the {bdp:.0f}-packet pipe, no queue would form, every RTT sample "
-            "would equal the base RTT, and every threshold above the base would be trivially right. The document's "
+            _ns2_window_sentence(p, lb, bdp)
+            + " The document's "
             "Fig. 1 shows the RTT rising with cwnd, which needs a window beyond the pipe, and satellite TCP studies "
             "of the time (RFC 2488 §3.2, window scaling) size the window to the bandwidth-delay product or more. "
-            "So the limit is set high enough never to bind (above pipe + buffer); cwnd alone governs. As in ns-2 "
-            "(TcpAgent::reset: ssthresh_ = window_), the initial ssthresh equals it.",
+            + _window_binds_sentence(p, bdp, runs)
+            + " As in ns-2 (TcpAgent::reset: ssthresh_ = window_), the initial ssthresh equals it.",
         ),
         Choice(
             "Initial window",
@@ -729,7 +829,7 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             "t_rtt_ = int((tao + tickoff) / tcp_tick_); if (t_rtt_ < 1) t_rtt_ = 1`, unchanged from tcp.cc rev. 1.59 "
             "(1998) to ns-2.35 (tcp/tcp.cc). The document gives RTTs and thresholds in these ticks (base RTT 51, "
             "'53 ticks', '550 ms or 55 TCP ticks'), so its classifier compared such tick counts. A constant "
-            f"{lb * 1e3:.1f} ms RTT reads {int(lb / p['tick_s'])} ticks, or {int(lb / p['tick_s']) + 1} when the send "
+            f"{lb * 1e3:.1f} ms RTT reads {_constant_rtt_ticks(p, lb)} when the send "
             "time falls late enough in a tick. The samples feed the RTO estimator too, as in ns-2. "
             "`--set rtt_tick_s=null` measures exactly (the first run's model; see the sensitivity section of "
             "docs/reproductions/threshold.md).",
@@ -825,7 +925,8 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             "ns-2's TcpAgent::reset draws `boot_time_ = Random::uniform(tcp_tick_)` per connection and "
             "rtt_update adds it to the send time before taking its offset within the tick, so which samples read "
             "one tick more differs from run to run. Without it a run on an error-free path has no randomness: "
-            "its 20 runs would be one run repeated. `--set rtt_tick_phase=zero` for the first runs' clock.",
+            + (f"its {runs} runs would be one run repeated. " if runs > 1 else "its runs would be one run repeated. ")
+            + "`--set rtt_tick_phase=zero` for the first runs' clock.",
         ),
     ]
 
@@ -837,7 +938,7 @@ CAVEATS = [
     lambda p: "**Backoff cap.** ns-2's TcpAgent::rtt_backoff doubles the multiplier only while it is below 64; "
     "ns-2.35's version also doubles past 64 while the RTO is below maxrto_ when rfc2988_ is set (default since "
     f"2002/03/07), and which form the document's ns-2 had is not known. No cap here (max RTO {p['max_rto_s']:g} s); "
-    "with RTOs of 0.5-0.6 s a cap of 64 binds only after seven expiries in a row.",
+    f"with RTOs of {_satellite_rto_range(p)} s a cap of 64 binds only after seven expiries in a row.",
     lambda p: "**Handshake.** ns-2 (syn_ true since 2001) opens with a SYN-like first packet; airtcp's connections "
     f"start established. One RTT of a {p['duration_s']:g} s run.",
 ]

@@ -606,6 +606,36 @@ CLAIMS = [
 # Choices
 
 
+#: ns-2's RED defaults behind its computed thresholds (tcl/lib/ns-default.tcl,
+#: queue/red.cc REDQueue::initialize_params and reset): targetdelay_ 0.005 s,
+#: mean_pktsize_ 500 B; thresh_ = max(5, targetdelay_ x ptc / 2) with ptc the
+#: link's packets/s of mean_pktsize_, maxthresh_ three times that.
+NS2_RED_TARGETDELAY_S = 0.005
+NS2_RED_MEAN_PKTSIZE_BYTES = 500
+
+
+def _ns2_red_thresholds_clause(p: Mapping[str, Any]) -> str:
+    """What later ns-2 computes for thresh_ / maxthresh_ at this bottleneck."""
+    ptc = p["bottleneck_rate_mbps"] * 1e6 / (8 * NS2_RED_MEAN_PKTSIZE_BYTES)
+    low = max(5.0, NS2_RED_TARGETDELAY_S * ptc / 2)
+    rate = f"at this {p['bottleneck_rate_mbps']:g} Mb/s bottleneck"
+    if low == 5:
+        return f"later ones compute max(5, targetdelay_ x packets/s / 2) and three times that, also 5 and 15 {rate}"
+    return f"later ones compute max(5, targetdelay_ x packets/s / 2) and three times that, {low:g} and {3 * low:g} {rate}"
+
+
+def _udp_share_sentence(p: Mapping[str, Any]) -> str:
+    """The UDP background's mean share of the bottleneck (on/off duty cycle x rate)."""
+    if whole(p, "udp_sources") == 0:
+        return "There is no UDP source here (`udp_sources = 0`)."
+    duty = p["udp_on_ms"] / (p["udp_on_ms"] + p["udp_off_ms"])
+    share = duty * p["udp_rate_kbps"] / (p["bottleneck_rate_mbps"] * 1e3)
+    words = {0.5: "half", 0.25: "a quarter", 0.75: "three quarters"}
+    amount = words.get(round(share, 6), f"{100 * share:.3g}%")
+    each = "One source takes" if whole(p, "udp_sources") == 1 else "Each source takes"
+    return f"{each} {amount} of the bottleneck on average."
+
+
 def _choices(p: Mapping[str, Any]) -> list[Choice]:
     return [
         Choice("Packets", f"MSS {p['mss']} B ({p['mss'] + 40} B on the wire), ACKs 40 B", "§5.1: 'packet size is 1000 bytes and the acknowledgment size is 40 bytes'; airtcp adds the 40 header bytes."),
@@ -614,7 +644,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             f"{p['queue_pkts']} packets; min_th {p['min_th']:g}, mid_th {p['mid_th']:g}, max_th {p['max_th']:g} packets of the average; "
             f"max_p / P_max {p['max_p']:g}; weight {p['weight']:g}",
             "§5.1 gives only the weight 0.002. ns-2's RED thresholds, thresh_ 5 and maxthresh_ 15 (fixed defaults in early releases; "
-            "later ones compute max(5, targetdelay_ x packets/s / 2) and three times that, also 5 and 15 at this 1 Mb/s bottleneck), "
+            + _ns2_red_thresholds_clause(p) + "), "
             "linterm_ 10 and limit 50; mid_th half-way. "
             "Base TCP, Westwood and Snoop use RED without ECN (drops) so that the marking is the only difference. WMECN's 'maximum "
             "of probability of P_max' is read as RED's linear ramp over each region, one draw per packet without RED's count-based "
@@ -633,7 +663,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         Choice(
             "Background traffic",
             f"{p['udp_sources']} UDP on/off source(s), exponential {p['udp_on_ms']} ms on / {p['udp_off_ms']} ms off, {p['udp_rate_kbps']} kb/s, to a wired destination",
-            "§5.1: 'UDP flows ... on other sources'; the number is not given. One source takes a quarter of the bottleneck on average.",
+            "§5.1: 'UDP flows ... on other sources'; the number is not given. " + _udp_share_sentence(p),
         ),
         Choice("Wireless destinations", "all n FTP destinations; errors on data packets R2 -> D_i only (Bernoulli per packet)", "§5.1: FTP sources equal in number to the wireless destinations."),
         Choice(
