@@ -282,6 +282,27 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
     // G-Snoop's gateway B keep sequence ranges, not packets. Packets a
     // STIS stall holds at a link's entrance are in the world's packet pool
     // and count against the budget's packet allowance as the run goes.
+    // Gateway A's wireless link by (gateway, peer), built once and only
+    // when there is a gateway A: a search of every link per gateway would
+    // cost agents x links comparisons before the build. The first link in
+    // file order that joins the two, as the build takes it.
+    let mut link_toward: FxHashMap<(&str, &str), u64> = FxHashMap::default();
+    let has_gateway_a = f.node.iter().any(|n| {
+        n.agents
+            .iter()
+            .any(|a| a.get_ref().kind == AgentKind::GsnoopA)
+    });
+    if has_gateway_a {
+        for l in &f.link {
+            let (a_end, b_end) = (l.a.get_ref().as_str(), l.b.get_ref().as_str());
+            link_toward
+                .entry((a_end, b_end))
+                .or_insert_with(|| queue_packets(l, l.a_to_b.as_deref()));
+            link_toward
+                .entry((b_end, a_end))
+                .or_insert_with(|| queue_packets(l, l.b_to_a.as_deref()));
+        }
+    }
     for (i, n) in f.node.iter().enumerate() {
         for (j, a) in n.agents.iter().enumerate() {
             let (span, a) = (a.span(), a.get_ref());
@@ -298,17 +319,9 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
                 // wireless link admitted until its transmission ends, so
                 // at most that direction's queue, full, and the one on
                 // the wire; doubled, as the list grows by reallocation.
-                let peer = a.peer.as_ref().map(|p| p.get_ref().as_str());
-                let wireless = f.link.iter().find_map(|l| {
-                    let (a_end, b_end) = (l.a.get_ref().as_str(), l.b.get_ref().as_str());
-                    let name = n.name.get_ref().as_str();
-                    if Some(b_end) == peer && a_end == name {
-                        Some(queue_packets(l, l.a_to_b.as_deref()))
-                    } else if Some(a_end) == peer && b_end == name {
-                        Some(queue_packets(l, l.b_to_a.as_deref()))
-                    } else {
-                        None
-                    }
+                let wireless = a.peer.as_ref().and_then(|peer| {
+                    let key = (n.name.get_ref().as_str(), peer.get_ref().as_str());
+                    link_toward.get(&key).copied()
                 });
                 // No such link: the build refuses the agent, naming `peer`.
                 if let Some(queued) = wireless {
