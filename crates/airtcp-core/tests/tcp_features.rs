@@ -247,6 +247,7 @@ impl NodeAgent for DropAndDelay {
         now: TimeNs,
         pkt: &mut Packet,
         ingress: Ingress,
+        _egress: Option<u32>,
         _out: &mut AgentOutput,
     ) -> AgentVerdict {
         match pkt.kind {

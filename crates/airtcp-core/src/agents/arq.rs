@@ -53,7 +53,7 @@
 //! ACKs the duplicate). The cache is searched linearly: it holds only what
 //! is in flight on the wireless hop. State is per flow index in `Vec`s.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use super::{AgentOutput, AgentVerdict, Ingress, LinkTx, NodeAgent};
 use crate::metrics::{col, Column};
@@ -166,6 +166,7 @@ impl NodeAgent for LinkArq {
         _now_ns: TimeNs,
         pkt: &mut Packet,
         _ingress: Ingress,
+        _egress: Option<u32>,
         _out: &mut AgentOutput,
     ) -> AgentVerdict {
         if pkt.kind == PacketKind::Control
@@ -304,7 +305,10 @@ pub struct Dda {
     peer: u32,
     /// The wireless link direction peer -> node.
     in_link: u32,
-    runs: Vec<DupRun>,
+    /// Per flow, by index: its run of duplicate ACKs; memory in the flows
+    /// seen, not in the scenario's number of flows (one table per agent),
+    /// released in index order as a vector would be.
+    runs: BTreeMap<u32, DupRun>,
     pub link_acks_sent: u64,
     pub dupacks_delayed: u64,
     pub dupacks_discarded: u64,
@@ -318,7 +322,7 @@ impl Dda {
             node,
             peer,
             in_link,
-            runs: Vec::new(),
+            runs: BTreeMap::new(),
             link_acks_sent: 0,
             dupacks_delayed: 0,
             dupacks_discarded: 0,
@@ -327,11 +331,7 @@ impl Dda {
     }
 
     fn run(&mut self, flow: u32) -> &mut DupRun {
-        let i = flow as usize;
-        if self.runs.len() <= i {
-            self.runs.resize_with(i + 1, DupRun::default);
-        }
-        &mut self.runs[i]
+        self.runs.entry(flow).or_default()
     }
 
     /// A new cumulative ACK `pkt` leaves (or a new connection's SYN-ACK):
@@ -382,6 +382,7 @@ impl NodeAgent for Dda {
         now_ns: TimeNs,
         pkt: &mut Packet,
         ingress: Ingress,
+        _egress: Option<u32>,
         out: &mut AgentOutput,
     ) -> AgentVerdict {
         match (pkt.kind, ingress) {
@@ -423,11 +424,11 @@ impl NodeAgent for Dda {
     }
 
     fn deadline(&self) -> Option<TimeNs> {
-        self.runs.iter().filter_map(|r| r.release_ns).min()
+        self.runs.values().filter_map(|r| r.release_ns).min()
     }
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
-        for r in self.runs.iter_mut() {
+        for r in self.runs.values_mut() {
             if r.release_ns.is_some_and(|t| t <= now_ns) {
                 r.release_ns = None;
                 r.released = true;
@@ -501,7 +502,7 @@ mod tests {
         let mut out = AgentOutput::default();
         // Passing through the node (to the queue) arms nothing.
         assert_eq!(
-            a.on_packet(0, &mut data(0), Ingress::Link(0), &mut out),
+            a.on_packet(0, &mut data(0), Ingress::Link(0), None, &mut out),
             AgentVerdict::Pass
         );
         assert_eq!(a.deadline(), None);
@@ -511,7 +512,7 @@ mod tests {
         assert_eq!(a.deadline(), Some(118));
         // Segment 1000 is link-acked; segment 0 is not.
         assert_eq!(
-            a.on_packet(50, &mut link_ack(1000), Ingress::Link(6), &mut out),
+            a.on_packet(50, &mut link_ack(1000), Ingress::Link(6), None, &mut out),
             AgentVerdict::Take
         );
         a.on_timer(118, &mut out);
@@ -559,7 +560,7 @@ mod tests {
         // the copy, once sent, is not held.
         a.on_link_tx(20, &data(1000), sent(20, 28));
         a.on_timer(38, &mut out);
-        a.on_packet(39, &mut link_ack(1000), Ingress::Link(6), &mut out);
+        a.on_packet(39, &mut link_ack(1000), Ingress::Link(6), None, &mut out);
         a.on_link_tx(38, &out.inject[1], sent(40, 48));
         assert_eq!(a.deadline(), None);
         assert_eq!(a.local_retransmissions, 2);
@@ -659,7 +660,8 @@ mod tests {
             },
         );
         let mut out = AgentOutput::default();
-        let mut send = |d: &mut Dda, t, n| d.on_packet(t, &mut ack(n), Ingress::Local, &mut out);
+        let mut send =
+            |d: &mut Dda, t, n| d.on_packet(t, &mut ack(n), Ingress::Local, None, &mut out);
         assert_eq!(send(&mut d, 0, 1000), AgentVerdict::Pass);
         assert_eq!(send(&mut d, 1, 1000), AgentVerdict::Pass);
         assert_eq!(send(&mut d, 2, 1000), AgentVerdict::Pass);
@@ -682,9 +684,33 @@ mod tests {
         // Later duplicates of the same run pass.
         let mut out2 = AgentOutput::default();
         assert_eq!(
-            d.on_packet(170, &mut ack(6000), Ingress::Local, &mut out2),
+            d.on_packet(170, &mut ack(6000), Ingress::Local, None, &mut out2),
             AgentVerdict::Pass
         );
+    }
+
+    /// Memory in the connections seen: state for one connection of flow
+    /// index 4,000,000,000 is one record. A table indexed by flow asked for
+    /// a slot per index below it, per agent (20,000 G-Snoop gateway pairs
+    /// on 20,000 flows needed 22 GB and were killed); this one would ask
+    /// for hundreds of GB and abort.
+    #[test]
+    fn dda_keeps_state_for_the_flows_seen_not_for_every_flow_index() {
+        let cfg = DdaConfig {
+            delay_ns: 100,
+            undelayed_dups: 2,
+        };
+        let mut d = Dda::new(2, 1, 5, cfg);
+        let mut out = AgentOutput::default();
+        let flow = 4_000_000_000;
+        let verdicts: Vec<_> = (0..4)
+            .map(|t| {
+                let mut p = Packet { flow, ..ack(1000) };
+                d.on_packet(t, &mut p, Ingress::Local, None, &mut out)
+            })
+            .collect();
+        assert_eq!(verdicts.last(), Some(&AgentVerdict::Take));
+        assert_eq!(d.deadline(), Some(103));
     }
 
     /// DDA holds the third and later duplicates of the receiver's last
@@ -707,10 +733,11 @@ mod tests {
         let mut syn_ack = ack(1);
         syn_ack.flags = flags::SYN | flags::ACK;
         assert_eq!(
-            d.on_packet(0, &mut syn_ack, Ingress::Local, &mut out),
+            d.on_packet(0, &mut syn_ack, Ingress::Local, None, &mut out),
             AgentVerdict::Pass
         );
-        let mut send = |d: &mut Dda, t, n| d.on_packet(t, &mut ack(n), Ingress::Local, &mut out);
+        let mut send =
+            |d: &mut Dda, t, n| d.on_packet(t, &mut ack(n), Ingress::Local, None, &mut out);
         assert_eq!(send(&mut d, 10, 1), AgentVerdict::Pass);
         assert_eq!(send(&mut d, 11, 1), AgentVerdict::Pass);
         assert_eq!(send(&mut d, 12, 1), AgentVerdict::Take);
@@ -730,8 +757,8 @@ mod tests {
             },
         );
         let mut out = AgentOutput::default();
-        d.on_packet(0, &mut data(0), Ingress::Link(5), &mut out);
-        d.on_packet(0, &mut data(0), Ingress::Link(7), &mut out);
+        d.on_packet(0, &mut data(0), Ingress::Link(5), None, &mut out);
+        d.on_packet(0, &mut data(0), Ingress::Link(7), None, &mut out);
         assert_eq!(out.inject.len(), 1);
         let la = out.inject[0];
         assert!(la.has_flag(LINK_ACK) && la.kind == PacketKind::Control);

@@ -78,7 +78,7 @@
 //!   others are resent from the cache, so a wireless loss next to an
 //!   upstream loss is still repaired locally.
 
-use std::collections::VecDeque;
+use std::collections::{btree_map::Entry, BTreeMap, VecDeque};
 
 use super::{AgentOutput, AgentVerdict, Ingress, LinkTx, NodeAgent};
 use crate::metrics::{col, Column};
@@ -96,45 +96,51 @@ fn is_dupack_shape(p: &Packet) -> bool {
     p.payload_len == 0 && !p.has_flag(flags::SYN | flags::FIN)
 }
 
-/// Per-flow slot indexed by flow id; `None` from `get` for an older epoch.
+/// Per-flow state by flow index, with its connection's epoch; `None` from
+/// `get` for an older epoch. Memory in the flows the gateway has seen, not
+/// in the scenario's number of flows (one table per gateway).
 #[derive(Clone, Debug)]
 struct PerFlow<T> {
-    slots: Vec<Option<(u32, T)>>,
+    slots: BTreeMap<u32, (u32, T)>,
 }
 
 impl<T> Default for PerFlow<T> {
     fn default() -> Self {
-        Self { slots: Vec::new() }
+        Self {
+            slots: BTreeMap::new(),
+        }
     }
 }
 
 impl<T> PerFlow<T> {
     /// The state of `pkt`'s connection, created by `init` for a new one.
     fn get(&mut self, pkt: &Packet, init: impl FnOnce() -> T) -> Option<&mut T> {
-        let i = pkt.flow as usize;
-        if self.slots.len() <= i {
-            self.slots.resize_with(i + 1, || None);
+        match self.slots.entry(pkt.flow) {
+            Entry::Vacant(v) => Some(&mut v.insert((pkt.epoch, init())).1),
+            Entry::Occupied(o) => {
+                let (e, t) = o.into_mut();
+                if *e > pkt.epoch {
+                    return None;
+                }
+                if *e < pkt.epoch {
+                    (*e, *t) = (pkt.epoch, init());
+                }
+                Some(t)
+            }
         }
-        let slot = &mut self.slots[i];
-        match slot {
-            Some((e, _)) if *e == pkt.epoch => {}
-            Some((e, _)) if *e > pkt.epoch => return None,
-            _ => *slot = Some((pkt.epoch, init())),
-        }
-        slot.as_mut().map(|(_, t)| t)
     }
 
     /// The state of `pkt`'s connection if it exists.
     fn existing(&mut self, pkt: &Packet) -> Option<&mut T> {
-        match self.slots.get_mut(pkt.flow as usize)? {
-            Some((e, t)) if *e == pkt.epoch => Some(t),
+        match self.slots.get_mut(&pkt.flow)? {
+            (e, t) if *e == pkt.epoch => Some(t),
             _ => None,
         }
     }
 
     fn peek(&self, flow: u32, epoch: u32) -> Option<&T> {
-        match self.slots.get(flow as usize)? {
-            Some((e, t)) if *e == epoch => Some(t),
+        match self.slots.get(&flow)? {
+            (e, t) if *e == epoch => Some(t),
             _ => None,
         }
     }
@@ -220,8 +226,6 @@ pub struct GSnoopA {
     /// Link direction A -> B and B -> A.
     pub wireless_out: u32,
     pub wireless_back: u32,
-    /// Per destination node: is the next hop the wireless link?
-    via_wireless: Vec<bool>,
     pub cache_size: usize,
     /// Packets the wireless link admitted, with the end of their
     /// transmission, not yet sent (they enter `cache` then).
@@ -244,13 +248,12 @@ pub struct GSnoopA {
 }
 
 impl GSnoopA {
-    /// `routes`: this node's next-hop link direction per destination node.
+    /// A watches the data routed onto `wireless_out` (its `egress`).
     pub fn new(
         node: u32,
         peer: u32,
         wireless_out: u32,
         wireless_back: u32,
-        routes: &[u32],
         cache_size: usize,
     ) -> Self {
         assert!(cache_size > 0, "G-Snoop cache size must be positive");
@@ -259,7 +262,6 @@ impl GSnoopA {
             peer,
             wireless_out,
             wireless_back,
-            via_wireless: routes.iter().map(|&l| l == wireless_out).collect(),
             cache_size,
             sending: VecDeque::new(),
             cache: VecDeque::with_capacity(cache_size),
@@ -400,6 +402,7 @@ impl NodeAgent for GSnoopA {
         now_ns: TimeNs,
         pkt: &mut Packet,
         ingress: Ingress,
+        egress: Option<u32>,
         out: &mut AgentOutput,
     ) -> AgentVerdict {
         let from_wireless = ingress == Ingress::Link(self.wireless_back);
@@ -409,9 +412,7 @@ impl NodeAgent for GSnoopA {
                 AgentVerdict::Take
             }
             PacketKind::TcpData
-                if pkt.payload_len > 0
-                    && !from_wireless
-                    && self.via_wireless.get(pkt.dst as usize) == Some(&true) =>
+                if pkt.payload_len > 0 && !from_wireless && egress == Some(self.wireless_out) =>
             {
                 self.on_data(pkt);
                 AgentVerdict::Pass
@@ -518,8 +519,8 @@ pub struct GSnoopB {
     pub peer: u32,
     /// Link direction A -> B (data arrives over it).
     pub wireless_in: u32,
-    /// Per destination node: is the next hop the wireless link back to A?
-    via_wireless: Vec<bool>,
+    /// Link direction B -> A: B watches the ACKs routed onto it.
+    pub wireless_back: u32,
     pub cfg: GSnoopBConfig,
     flows: PerFlow<BFlow>,
     pub nacks_sent: u64,
@@ -533,21 +534,19 @@ pub struct GSnoopB {
 }
 
 impl GSnoopB {
-    /// `routes`: this node's next-hop link direction per destination node;
     /// `wireless_back` is the direction B -> A.
     pub fn new(
         node: u32,
         peer: u32,
         wireless_in: u32,
         wireless_back: u32,
-        routes: &[u32],
         cfg: GSnoopBConfig,
     ) -> Self {
         Self {
             node,
             peer,
             wireless_in,
-            via_wireless: routes.iter().map(|&l| l == wireless_back).collect(),
+            wireless_back,
             cfg,
             flows: PerFlow::default(),
             nacks_sent: 0,
@@ -706,6 +705,7 @@ impl NodeAgent for GSnoopB {
         now_ns: TimeNs,
         pkt: &mut Packet,
         ingress: Ingress,
+        egress: Option<u32>,
         out: &mut AgentOutput,
     ) -> AgentVerdict {
         let from_wireless = ingress == Ingress::Link(self.wireless_in);
@@ -717,7 +717,7 @@ impl NodeAgent for GSnoopB {
             PacketKind::TcpAck
                 if !from_wireless
                     && pkt.has_flag(flags::ACK)
-                    && self.via_wireless.get(pkt.dst as usize) == Some(&true) =>
+                    && egress == Some(self.wireless_back) =>
             {
                 self.on_ack(now_ns, pkt)
             }
@@ -752,6 +752,12 @@ mod tests {
     const A_ROUTES: [u32; 4] = [1, u32::MAX, 2, 2];
     const B_ROUTES: [u32; 4] = [3, 3, u32::MAX, 4];
 
+    /// The direction routing sends `p` on from the gateway whose next hops
+    /// are `routes` (the world's `egress`).
+    fn route(routes: &[u32], p: &Packet) -> Option<u32> {
+        Some(routes[p.dst as usize]).filter(|&l| l != u32::MAX)
+    }
+
     fn data(i: u64) -> Packet {
         Packet {
             kind: PacketKind::TcpData,
@@ -783,16 +789,17 @@ mod tests {
     }
 
     fn b() -> GSnoopB {
-        GSnoopB::new(2, 1, 2, 3, &B_ROUTES, GSnoopBConfig::default())
+        GSnoopB::new(2, 1, 2, 3, GSnoopBConfig::default())
     }
 
     fn a(cache: usize) -> GSnoopA {
-        GSnoopA::new(1, 2, 2, 3, &A_ROUTES, cache)
+        GSnoopA::new(1, 2, 2, 3, cache)
     }
 
     fn at_b(g: &mut GSnoopB, t: TimeNs, mut p: Packet, out: &mut AgentOutput) -> AgentVerdict {
         let ingress = if p.kind == PacketKind::TcpData { 2 } else { 5 };
-        g.on_packet(t, &mut p, Ingress::Link(ingress), out)
+        let egress = route(&B_ROUTES, &p);
+        g.on_packet(t, &mut p, Ingress::Link(ingress), egress, out)
     }
 
     fn nack(seq: u64, end: u64) -> Packet {
@@ -818,7 +825,8 @@ mod tests {
             _ => 3,
         };
         out.first_uid = 1;
-        let v = g.on_packet(t, &mut p, Ingress::Link(ingress), out);
+        let egress = route(&A_ROUTES, &p);
+        let v = g.on_packet(t, &mut p, Ingress::Link(ingress), egress, out);
         if p.kind == PacketKind::TcpData && v == AgentVerdict::Pass {
             let tx = LinkTx::Sent {
                 start_ns: t,
@@ -882,6 +890,49 @@ mod tests {
         assert!(out.inject.is_empty(), "data only passes through A");
     }
 
+    /// Memory in the connections seen: state for one connection of flow
+    /// index 4,000,000,000 is one record. A table indexed by flow asked for
+    /// a slot per index below it, per agent (20,000 G-Snoop gateway pairs
+    /// on 20,000 flows needed 22 GB and were killed); this one would ask
+    /// for hundreds of GB and abort.
+    #[test]
+    fn a_keeps_state_for_the_flows_seen_not_for_every_flow_index() {
+        let mut g = a(25);
+        let mut out = AgentOutput::default();
+        let flow = 4_000_000_000;
+        for i in [1, 3] {
+            at_a(&mut g, i * MS, Packet { flow, ..data(i) }, &mut out);
+        }
+        assert_eq!(g.holes(flow, 1), vec![(2 * MSS, 3 * MSS)]);
+        assert!(g.holes(0, 1).is_empty());
+    }
+
+    /// §3.A: gateway A keeps the sequence table of the packets it sends over
+    /// the wireless link; data that leaves A on another link (`egress`, the
+    /// direction routing takes) is not its business and makes no hole.
+    #[test]
+    fn a_tracks_only_data_routed_over_the_wireless_link() {
+        let mut g = a(25);
+        let mut out = AgentOutput::default();
+        for i in [1, 3] {
+            let mut p = data(i);
+            let v = g.on_packet(i * MS, &mut p, Ingress::Link(0), Some(1), &mut out);
+            assert_eq!(v, AgentVerdict::Pass);
+        }
+        assert!(g.holes(0, 1).is_empty());
+        for i in [1, 3] {
+            let mut p = data(i);
+            g.on_packet(
+                i * MS,
+                &mut p,
+                Ingress::Link(0),
+                Some(g.wireless_out),
+                &mut out,
+            );
+        }
+        assert_eq!(g.holes(0, 1), vec![(2 * MSS, 3 * MSS)]);
+    }
+
     /// Fig. 2: "When a packet arrives, it waits in the FIFO buffer for
     /// transmission over the wireless link. When it has been sent, a copy
     /// of it will be stored in the FIFO cache for possible local loss
@@ -914,8 +965,9 @@ mod tests {
         let mut out = AgentOutput::default();
         for i in 1..=7 {
             let mut p = data(i);
+            let egress = route(&A_ROUTES, &p);
             assert_eq!(
-                g.on_packet(i * MS, &mut p, Ingress::Link(0), &mut out),
+                g.on_packet(i * MS, &mut p, Ingress::Link(0), egress, &mut out),
                 AgentVerdict::Pass
             );
             let tx = if i == 4 {

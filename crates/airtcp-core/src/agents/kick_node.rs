@@ -15,6 +15,8 @@
 //! receiving host itself, which knows exactly which segments it holds; the
 //! exact reading keeps the set of byte ranges forwarded per connection.
 
+use std::collections::BTreeMap;
+
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
@@ -82,8 +84,10 @@ pub struct KickAwareNode {
     /// This node's index (source of kickbacks).
     pub node: u32,
     pub knowledge: NodeKnowledge,
-    /// Per flow: what has been forwarded in its current connection.
-    forwarded: Vec<Option<Forwarded>>,
+    /// Per flow, by index: what has been forwarded in its current
+    /// connection; memory in the flows seen, not in the scenario's number
+    /// of flows (one table per agent).
+    forwarded: BTreeMap<u32, Forwarded>,
     pub kicks_answered: u64,
     pub kicks_forwarded: u64,
     pub kickbacks_sent: u64,
@@ -94,7 +98,7 @@ impl KickAwareNode {
         Self {
             node,
             knowledge,
-            forwarded: Vec::new(),
+            forwarded: BTreeMap::new(),
             kicks_answered: 0,
             kicks_forwarded: 0,
             kickbacks_sent: 0,
@@ -104,8 +108,7 @@ impl KickAwareNode {
     /// The connection's record, if the node has seen its data.
     fn known(&self, pkt: &Packet) -> Option<&Forwarded> {
         self.forwarded
-            .get(pkt.flow as usize)?
-            .as_ref()
+            .get(&pkt.flow)
             .filter(|f| f.epoch == pkt.epoch)
     }
 
@@ -115,22 +118,17 @@ impl KickAwareNode {
     }
 
     fn record_forwarded(&mut self, pkt: &Packet) {
-        let i = pkt.flow as usize;
-        if self.forwarded.len() <= i {
-            self.forwarded.resize(i + 1, None);
-        }
-        let slot = &mut self.forwarded[i];
-        if slot.as_ref().is_none_or(|f| f.epoch != pkt.epoch) {
+        let fresh = || Forwarded {
+            epoch: pkt.epoch,
+            ..Default::default()
+        };
+        let slot = self.forwarded.entry(pkt.flow).or_insert_with(fresh);
+        if slot.epoch != pkt.epoch {
             // A new connection of this flow starts afresh.
-            *slot = Some(Forwarded {
-                epoch: pkt.epoch,
-                ..Default::default()
-            });
+            *slot = fresh();
         }
         let exact = self.knowledge == NodeKnowledge::Exact;
-        slot.as_mut()
-            .expect("set above")
-            .record(pkt.seq, pkt.end_seq(), exact);
+        slot.record(pkt.seq, pkt.end_seq(), exact);
     }
 
     fn kickback(&mut self, kick: &Packet, out: &mut AgentOutput) {
@@ -160,6 +158,7 @@ impl NodeAgent for KickAwareNode {
         _now_ns: TimeNs,
         pkt: &mut Packet,
         ingress: Ingress,
+        _egress: Option<u32>,
         out: &mut AgentOutput,
     ) -> AgentVerdict {
         if pkt.kind != PacketKind::TcpData || pkt.payload_len == 0 || ingress == Ingress::Local {
@@ -224,7 +223,7 @@ mod tests {
     fn offer(n: &mut KickAwareNode, k: u64, kick: bool) -> (AgentVerdict, Vec<u64>, Packet) {
         let mut out = AgentOutput::default();
         let mut p = data(k, kick);
-        let v = n.on_packet(0, &mut p, Ingress::Link(0), &mut out);
+        let v = n.on_packet(0, &mut p, Ingress::Link(0), None, &mut out);
         for kb in &out.inject {
             // §2: "an ACK for the segment with the K bit set", from the node
             // back to the kicking host.
@@ -251,6 +250,32 @@ mod tests {
             );
             assert_eq!((n.kicks_answered, n.kicks_forwarded), (1, 0));
         }
+    }
+
+    /// Memory in the connections seen: state for one connection of flow
+    /// index 4,000,000,000 is one record. A table indexed by flow asked for
+    /// a slot per index below it, per agent (20,000 G-Snoop gateway pairs
+    /// on 20,000 flows needed 22 GB and were killed); this one would ask
+    /// for hundreds of GB and abort.
+    #[test]
+    fn state_is_kept_for_the_flows_seen_not_for_every_flow_index() {
+        let mut n = KickAwareNode::new(1, NodeKnowledge::Exact);
+        let flow = 4_000_000_000;
+        for kick in [false, true] {
+            let mut p = Packet {
+                flow,
+                ..data(0, kick)
+            };
+            let v = n.on_packet(
+                0,
+                &mut p,
+                Ingress::Link(0),
+                None,
+                &mut AgentOutput::default(),
+            );
+            assert_eq!(v, [AgentVerdict::Pass, AgentVerdict::Drop][kick as usize]);
+        }
+        assert_eq!((n.kicks_answered, n.kicks_forwarded), (1, 0));
     }
 
     /// §2: "If it did not, it forwards the segment after resetting the kick
@@ -301,7 +326,7 @@ mod tests {
         for k in [0, 2, 4, 6] {
             offer(&mut n, k, false);
         }
-        let ranges = |n: &KickAwareNode| n.forwarded[0].as_ref().unwrap().ranges.clone();
+        let ranges = |n: &KickAwareNode| n.forwarded[&0].ranges.clone();
         let r = |a: u64, b: u64| (a * MSS, b * MSS);
         assert_eq!(ranges(&n), vec![r(0, 1), r(2, 3), r(4, 5), r(6, 7)]);
         offer(&mut n, 5, false);
@@ -312,14 +337,20 @@ mod tests {
         // retransmission) closes it.
         let mut big = data(2, false);
         big.payload_len = 3 * MSS as u32;
-        n.on_packet(0, &mut big, Ingress::Link(0), &mut AgentOutput::default());
+        n.on_packet(
+            0,
+            &mut big,
+            Ingress::Link(0),
+            None,
+            &mut AgentOutput::default(),
+        );
         assert_eq!(ranges(&n), vec![r(0, 7)]);
         // Only whole coverage counts: half of segment 7 is not forwarded.
         let mut half = data(7, true);
         half.seq -= MSS / 2;
         let mut out = AgentOutput::default();
         assert_eq!(
-            n.on_packet(0, &mut half, Ingress::Link(0), &mut out),
+            n.on_packet(0, &mut half, Ingress::Link(0), None, &mut out),
             AgentVerdict::Pass
         );
     }
@@ -333,7 +364,7 @@ mod tests {
             kick.epoch = 2;
             let mut out = AgentOutput::default();
             assert_eq!(
-                n.on_packet(0, &mut kick, Ingress::Link(0), &mut out),
+                n.on_packet(0, &mut kick, Ingress::Link(0), None, &mut out),
                 AgentVerdict::Pass,
                 "{knowledge:?}"
             );

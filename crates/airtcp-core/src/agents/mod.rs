@@ -74,12 +74,16 @@ impl AgentOutput {
 pub trait NodeAgent: Send {
     fn name(&self) -> &'static str;
 
-    /// Look at a packet arriving at the node.
+    /// Look at a packet arriving at the node. `egress` is the link
+    /// direction routing will send it on if the agents pass it (`None`:
+    /// it is delivered here, or has no route), so that an agent can tell
+    /// the packets bound over its link without a table per destination.
     fn on_packet(
         &mut self,
         now_ns: TimeNs,
         pkt: &mut Packet,
         ingress: Ingress,
+        egress: Option<u32>,
         out: &mut AgentOutput,
     ) -> AgentVerdict;
 

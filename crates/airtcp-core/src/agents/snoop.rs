@@ -56,7 +56,7 @@
 //! numbers are byte offsets that never wrap. State is per flow index and
 //! connection epoch; lookups index a `Vec` by flow id, never iterate a map.
 
-use std::collections::VecDeque;
+use std::collections::{btree_map::Entry, BTreeMap, VecDeque};
 
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use crate::metrics::{col, Column};
@@ -122,7 +122,10 @@ struct FlowState {
 #[derive(Clone, Debug, Default)]
 pub struct Snoop {
     pub cfg: SnoopConfig,
-    flows: Vec<Option<FlowState>>,
+    /// Per flow the node has seen, by flow index: memory in the flows seen,
+    /// not in the scenario's number of flows (one table per agent), and
+    /// visited in index order as a vector would be.
+    flows: BTreeMap<u32, FlowState>,
     /// Local retransmissions triggered by a duplicate ACK.
     pub local_retransmissions: u64,
     /// Local retransmissions triggered by the local timer.
@@ -148,43 +151,39 @@ impl Snoop {
 
     /// The flow's state for `pkt`'s epoch, created or reset as needed;
     /// None for a packet of an older connection.
-    fn state(&mut self, pkt: &Packet) -> Option<&mut FlowState> {
-        let i = pkt.flow as usize;
-        if self.flows.len() <= i {
-            self.flows.resize(i + 1, None);
-        }
-        let slot = &mut self.flows[i];
-        match slot {
-            Some(s) if s.epoch == pkt.epoch => {}
-            Some(s) if s.epoch > pkt.epoch => return None,
-            _ => {
-                *slot = Some(FlowState {
-                    epoch: pkt.epoch,
-                    last_seen_end: pkt.seq,
-                    ..Default::default()
-                })
-            }
-        }
-        slot.as_mut()
-    }
-
-    fn timeout_ns(&self, st: &FlowState) -> TimeNs {
-        match st.srtt_ns {
-            None => self.cfg.initial_timeout_ns,
-            Some(srtt) => {
-                (srtt + (4.0 * st.rttvar_ns).max(self.cfg.min_timeout_ns as f64)) as TimeNs
+    fn state<'a>(
+        flows: &'a mut BTreeMap<u32, FlowState>,
+        pkt: &Packet,
+    ) -> Option<&'a mut FlowState> {
+        let fresh = || FlowState {
+            epoch: pkt.epoch,
+            last_seen_end: pkt.seq,
+            ..Default::default()
+        };
+        match flows.entry(pkt.flow) {
+            Entry::Vacant(v) => Some(v.insert(fresh())),
+            Entry::Occupied(o) => {
+                let s = o.into_mut();
+                if s.epoch > pkt.epoch {
+                    return None;
+                }
+                if s.epoch < pkt.epoch {
+                    *s = fresh();
+                }
+                Some(s)
             }
         }
     }
 
     /// Current local timeout of `flow` (tests, diagnostics).
     pub fn local_timeout_ns(&self, flow: u32) -> Option<TimeNs> {
-        let st = self.flows.get(flow as usize)?.as_ref()?;
-        Some(self.timeout_ns(st))
+        Some(timeout_ns(&self.cfg, self.flows.get(&flow)?))
     }
 
     fn on_data(&mut self, now: TimeNs, pkt: &Packet) {
-        let Some(st) = self.state(pkt) else { return };
+        let Some(st) = Self::state(&mut self.flows, pkt) else {
+            return;
+        };
         if st.last_ack.is_some_and(|a| pkt.end_seq() <= a) {
             return; // already at the mobile host: forward, do not cache
         }
@@ -227,15 +226,14 @@ impl Snoop {
         // An out-of-sequence segment restarts the timer (ns-2's SNOOP_TAIL):
         // it may have become the awaited one just now.
         if (st.timer.is_none() || !in_sequence) && !st.cache.is_empty() {
-            let t = now + self.timeout_ns(self.flows[pkt.flow as usize].as_ref().unwrap());
-            self.flows[pkt.flow as usize].as_mut().unwrap().timer = Some(t);
+            st.timer = Some(now + timeout_ns(&self.cfg, st));
         }
     }
 
     /// Returns the verdict for the ACK.
     fn on_ack(&mut self, now: TimeNs, pkt: &Packet, out: &mut AgentOutput) -> AgentVerdict {
-        let fi = pkt.flow as usize;
-        let Some(st) = self.state(pkt) else {
+        let fi = pkt.flow;
+        let Some(st) = Self::state(&mut self.flows, pkt) else {
             return AgentVerdict::Pass;
         };
         let ack = pkt.ack;
@@ -278,24 +276,17 @@ impl Snoop {
                 st.exp_dupacks = None;
                 st.timer = None;
                 if !st.cache.is_empty() {
-                    let t = self.timeout_ns(self.flows[fi].as_ref().unwrap());
-                    self.flows[fi].as_mut().unwrap().timer = Some(now + t);
+                    st.timer = Some(now + timeout_ns(&self.cfg, st));
                 }
                 AgentVerdict::Pass
             }
         }
     }
 
-    fn on_dupack(
-        &mut self,
-        now: TimeNs,
-        fi: usize,
-        ack: u64,
-        out: &mut AgentOutput,
-    ) -> AgentVerdict {
+    fn on_dupack(&mut self, now: TimeNs, fi: u32, ack: u64, out: &mut AgentOutput) -> AgentVerdict {
         let max = self.cfg.max_local_rxmits;
-        let timeout = self.timeout_ns(self.flows[fi].as_ref().unwrap());
-        let st = self.flows[fi].as_mut().unwrap();
+        let st = self.flows.get_mut(&fi).expect("looked up by on_ack");
+        let timeout = timeout_ns(&self.cfg, st);
         let cached = st
             .cache
             .front()
@@ -339,6 +330,15 @@ impl Snoop {
     }
 }
 
+/// The flow's local retransmission timeout: the initial one until a local
+/// RTT sample, then srtt + max(4 rttvar, `min_timeout`).
+fn timeout_ns(cfg: &SnoopConfig, st: &FlowState) -> TimeNs {
+    match st.srtt_ns {
+        None => cfg.initial_timeout_ns,
+        Some(srtt) => (srtt + (4.0 * st.rttvar_ns).max(cfg.min_timeout_ns as f64)) as TimeNs,
+    }
+}
+
 fn retransmission(p: &Packet) -> Packet {
     Packet {
         is_retransmission: true,
@@ -357,6 +357,7 @@ impl NodeAgent for Snoop {
         now_ns: TimeNs,
         pkt: &mut Packet,
         ingress: Ingress,
+        _egress: Option<u32>,
         out: &mut AgentOutput,
     ) -> AgentVerdict {
         if ingress == Ingress::Local {
@@ -373,20 +374,16 @@ impl NodeAgent for Snoop {
     }
 
     fn deadline(&self) -> Option<TimeNs> {
-        self.flows.iter().flatten().filter_map(|s| s.timer).min()
+        self.flows.values().filter_map(|s| s.timer).min()
     }
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
-        for fi in 0..self.flows.len() {
-            let Some(st) = self.flows[fi].as_ref() else {
-                continue;
-            };
+        let max = self.cfg.max_local_rxmits;
+        for st in self.flows.values_mut() {
             if st.timer.is_none_or(|t| t > now_ns) {
                 continue;
             }
-            let timeout = self.timeout_ns(st);
-            let max = self.cfg.max_local_rxmits;
-            let st = self.flows[fi].as_mut().unwrap();
+            let timeout = timeout_ns(&self.cfg, st);
             st.timer = None;
             let last_ack = st.last_ack;
             let Some(head) = st.cache.front_mut() else {
@@ -436,7 +433,25 @@ mod tests {
     }
 
     fn feed(s: &mut Snoop, t: TimeNs, mut p: Packet, out: &mut AgentOutput) -> AgentVerdict {
-        s.on_packet(t, &mut p, Ingress::Link(0), out)
+        s.on_packet(t, &mut p, Ingress::Link(0), None, out)
+    }
+
+    /// Memory in the connections seen: state for one connection of flow
+    /// index 4,000,000,000 is one record. A table indexed by flow asked for
+    /// a slot per index below it, per agent (20,000 G-Snoop gateway pairs
+    /// on 20,000 flows needed 22 GB and were killed); this one would ask
+    /// for hundreds of GB and abort.
+    #[test]
+    fn state_is_kept_for_the_flows_seen_not_for_every_flow_index() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        let flow = 4_000_000_000;
+        feed(&mut s, 0, Packet { flow, ..data(0) }, &mut out);
+        assert_eq!(
+            s.local_timeout_ns(flow),
+            Some(SnoopConfig::default().initial_timeout_ns)
+        );
+        assert_eq!(s.local_timeout_ns(0), None);
     }
 
     /// §2.D: "A snoop agent monitors every packet that passes through the
@@ -473,15 +488,8 @@ mod tests {
         );
         assert!(r.is_retransmission);
         // The cache: segments 2..7 (0 and 1 were cleaned by the ACKs).
-        let cached = |s: &Snoop| -> Vec<u64> {
-            s.flows[0]
-                .as_ref()
-                .unwrap()
-                .cache
-                .iter()
-                .map(|c| c.pkt.seq / MSS)
-                .collect()
-        };
+        let cached =
+            |s: &Snoop| -> Vec<u64> { s.flows[&0].cache.iter().map(|c| c.pkt.seq / MSS).collect() };
         assert_eq!(cached(&s), vec![2, 3, 4, 5, 6, 7]);
         for t in 103..107 {
             assert_eq!(feed(&mut s, t, ack(2), &mut out), AgentVerdict::Drop);
@@ -492,7 +500,7 @@ mod tests {
         assert_eq!((s.local_retransmissions, s.dupacks_suppressed), (1, 5));
         // The repair's ACK cleans the cache.
         assert_eq!(feed(&mut s, 110, ack(8), &mut out), AgentVerdict::Pass);
-        assert!(s.flows[0].as_ref().unwrap().cache.is_empty());
+        assert!(s.flows[&0].cache.is_empty());
         assert_eq!(s.deadline(), None);
     }
 
@@ -602,9 +610,9 @@ mod tests {
         let mut d = data(0);
         d.epoch = 2;
         feed(&mut s, 2, d, &mut out);
-        assert_eq!(s.flows[0].as_ref().unwrap().cache.len(), 1);
+        assert_eq!(s.flows[&0].cache.len(), 1);
         // Packets of the old connection are ignored.
         feed(&mut s, 3, data(5), &mut out);
-        assert_eq!(s.flows[0].as_ref().unwrap().cache.len(), 1);
+        assert_eq!(s.flows[&0].cache.len(), 1);
     }
 }

@@ -263,7 +263,7 @@ impl Routes {
     }
 
     /// The part of `next_hop` that the trees answer.
-    #[inline]
+    #[inline(always)]
     fn tree_hop(&self, from: u32, dst: u32) -> TreeHop {
         let (f, d) = (self.node[from as usize], self.node[dst as usize]);
         if from == dst || f.component != d.component {
@@ -344,8 +344,9 @@ impl Routes {
         table[self.core_index[from as usize] as usize]
     }
 
-    /// The next hop from `from` towards every node (agents that classify
-    /// packets by the link they will leave on): one breadth-first search.
+    /// The next hop from `from` towards every node, by one breadth-first
+    /// search: the rule `next_hop` must follow, for its tests.
+    #[cfg(test)]
     pub fn first_hops_from(&self, from: u32) -> Vec<u32> {
         let n = self.n_nodes();
         let outs = |v: usize| self.out_start[v] as usize..self.out_start[v + 1] as usize;

@@ -169,11 +169,21 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         }
     }
     let mut nodes: Vec<Node> = names.iter().map(|n| Node::new(n.clone())).collect();
+    // The first link (in file order) joining each pair of nodes, for the
+    // agents that name the far end of their link: one map, not a search
+    // of every link per agent.
+    let mut first_link = FirstLinks::default();
+    if f.node.iter().any(|n| !n.agents.is_empty()) {
+        for (l, &(a, b)) in ends.iter().enumerate() {
+            first_link.entry((a.min(b), a.max(b))).or_insert(l as u32);
+        }
+    }
     for (i, n) in f.node.iter().enumerate() {
         let id = index[n.name.get_ref()];
         for (j, a) in n.agents.iter().enumerate() {
             let field = format!("node[{i}].agents[{j}]");
-            let agent = build_agent(sc, a, &field, id, (&names, &index), &ends, &links, &routes)?;
+            let ways = (&ends[..], &first_link);
+            let agent = build_agent(sc, a, &field, id, (&names, &index), ways, &links)?;
             nodes[id as usize].add_agent(agent);
         }
     }
@@ -397,6 +407,10 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
 
 /// One agent table of node `id`: fields checked per kind; G-Snoop's `peer`
 /// must be a node joined to this one by a link (the wireless link).
+/// The first link (in file order) joining each pair of nodes, keyed by
+/// (smaller node index, larger).
+type FirstLinks = FxHashMap<(u32, u32), u32>;
+
 #[allow(clippy::too_many_arguments)]
 fn build_agent(
     sc: &Scenario,
@@ -404,9 +418,8 @@ fn build_agent(
     field: &str,
     id: u32,
     (names, index): (&[String], &FxHashMap<String, u32>),
-    ends: &[(u32, u32)],
+    (ends, first_link): (&[(u32, u32)], &FirstLinks),
     links: &[LinkDir],
-    routes: &Routes,
 ) -> Result<Box<dyn NodeAgent>, ScenarioError> {
     let a = spanned.get_ref();
     let span = Some(spanned.span());
@@ -446,16 +459,15 @@ fn build_agent(
                 "must be another node (the far end of the wireless link)".into(),
             ));
         }
-        let l = ends
-            .iter()
-            .position(|&(x, y)| (x, y) == (id, peer) || (x, y) == (peer, id))
+        let l = *first_link
+            .get(&(id.min(peer), id.max(peer)))
             .ok_or_else(|| {
                 perr(format!(
                     "no link joins \"{}\" and \"{}\" (the wireless link)",
                     names[id as usize],
                     p.get_ref()
                 ))
-            })? as u32;
+            })?;
         let (out, back) = if ends[l as usize].0 == id {
             (2 * l, 2 * l + 1)
         } else {
@@ -463,7 +475,6 @@ fn build_agent(
         };
         Ok((peer, out, back))
     };
-    let routes = &routes.first_hops_from(id);
     Ok(match a.kind {
         AgentKind::Kick => Box::new(KickAwareNode::new(
             id,
@@ -500,7 +511,7 @@ fn build_agent(
                 }
                 Some(c) => *c.get_ref() as usize,
             };
-            Box::new(GSnoopA::new(id, peer, out, back, routes, cache))
+            Box::new(GSnoopA::new(id, peer, out, back, cache))
         }
         AgentKind::GsnoopB => {
             let (peer, out, back) = wireless()?;
@@ -522,7 +533,7 @@ fn build_agent(
                 cfg.wireless_rtt_ns = r.get_ref().0;
             }
             // Data arrives over peer -> this; NACKs and ACKs leave over this -> peer.
-            Box::new(GSnoopB::new(id, peer, back, out, routes, cfg))
+            Box::new(GSnoopB::new(id, peer, back, out, cfg))
         }
         AgentKind::Arq => {
             let (peer, out, back) = wireless()?;

@@ -206,7 +206,9 @@ pub struct World {
     scratch: Vec<Packet>,
     agent_out: AgentOutput,
     /// Agents told of each transmission on their link (empty if none, so
-    /// that a link offer costs one length check).
+    /// that a link offer costs one length check), sorted by link and, on
+    /// one link, in node and agent order: an offer finds its link's
+    /// watchers by binary search, not by reading all of them.
     link_watchers: Vec<LinkWatcher>,
     /// Bit `n % 64` of word `n / 64`: node `n` has agents (set when the
     /// run starts). A packet at a node without agents reads this, never
@@ -276,6 +278,8 @@ impl World {
                 }
             }
         }
+        // Stable: one link's watchers stay in node and agent order.
+        self.link_watchers.sort_by_key(|w| w.link);
         for (i, f) in self.flows.iter().enumerate() {
             self.events
                 .schedule(f.start_ns, EventKind::App { flow: i as u32 });
@@ -568,27 +572,43 @@ impl World {
             }
         }
         let n = node as usize;
-        if self.agent_nodes[n / 64] & 1 << (n % 64) != 0 {
-            for a in 0..self.nodes[n].agents.len() {
-                self.agent_out.first_uid = self.next_uid;
-                let verdict = self.nodes[n].agents[a].on_packet(
-                    self.now_ns,
-                    &mut pkt,
-                    ingress,
-                    &mut self.agent_out,
-                );
-                self.flush_agent_output(node, a as u32);
-                match verdict {
-                    AgentVerdict::Pass => {}
-                    AgentVerdict::Drop => {
-                        self.kill_at_node(node, &pkt, DeathCause::AgentDrop);
-                        return;
-                    }
-                    AgentVerdict::Take => return,
-                }
-            }
+        if self.agent_nodes[n / 64] & 1 << (n % 64) != 0
+            && !self.agents_pass(node, &mut pkt, ingress)
+        {
+            return;
         }
         self.route(node, pkt, ingress);
+    }
+
+    /// Show `pkt` to `node`'s agents in order: true if all let it pass.
+    /// Out of line: most packets meet no agent.
+    #[inline(never)]
+    fn agents_pass(&mut self, node: u32, pkt: &mut Packet, ingress: Ingress) -> bool {
+        // Where routing will send it, for agents that watch the packets
+        // bound over their link (G-Snoop).
+        let egress = (pkt.dst != node)
+            .then(|| self.routes.next_hop(node, pkt.dst))
+            .filter(|&l| l != NO_ROUTE);
+        for a in 0..self.nodes[node as usize].agents.len() {
+            self.agent_out.first_uid = self.next_uid;
+            let verdict = self.nodes[node as usize].agents[a].on_packet(
+                self.now_ns,
+                pkt,
+                ingress,
+                egress,
+                &mut self.agent_out,
+            );
+            self.flush_agent_output(node, a as u32);
+            match verdict {
+                AgentVerdict::Pass => {}
+                AgentVerdict::Drop => {
+                    self.kill_at_node(node, pkt, DeathCause::AgentDrop);
+                    return false;
+                }
+                AgentVerdict::Take => return false,
+            }
+        }
+        true
     }
 
     /// Deliver locally or forward on the next hop (agents already seen).
@@ -653,6 +673,8 @@ impl World {
     }
 
     /// Tell the agents watching link direction `l` what it did with `pkt`.
+    /// Out of line: most runs have no watcher, and the offer stays short.
+    #[inline(never)]
     fn report_link_tx(&mut self, l: u32, pkt: &Packet, outcome: LinkOutcome) {
         let link = &self.links[l as usize];
         let tx = match outcome {
@@ -665,16 +687,14 @@ impl World {
                 }
             }
         };
-        for i in 0..self.link_watchers.len() {
+        let first = self.link_watchers.partition_point(|w| w.link < l);
+        for i in first..self.link_watchers.len() {
             let w = self.link_watchers[i];
-            if w.link == l {
-                self.nodes[w.node as usize].agents[w.agent as usize].on_link_tx(
-                    self.now_ns,
-                    pkt,
-                    tx,
-                );
-                self.flush_agent_output(w.node, w.agent);
+            if w.link != l {
+                break;
             }
+            self.nodes[w.node as usize].agents[w.agent as usize].on_link_tx(self.now_ns, pkt, tx);
+            self.flush_agent_output(w.node, w.agent);
         }
     }
 

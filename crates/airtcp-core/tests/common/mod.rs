@@ -192,6 +192,7 @@ where
         _now: airtcp_core::sim::TimeNs,
         pkt: &mut airtcp_core::net::packet::Packet,
         ingress: airtcp_core::agents::Ingress,
+        _egress: Option<u32>,
         _out: &mut airtcp_core::agents::AgentOutput,
     ) -> airtcp_core::agents::AgentVerdict {
         if let Some(v) = (self.pick)(pkt, ingress) {
