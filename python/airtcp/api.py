@@ -115,9 +115,13 @@ def load(source: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
         name = os.fspath(source)
         try:
             with open(name, "rb") as f:
-                data = f.read()
+                # Bounded: /dev/zero or an endless pipe is refused once
+                # past the limit, never read whole.
+                data = f.read(_core.MAX_SCENARIO_FILE_BYTES + 1)
         except OSError as e:
             raise _scenario_error(name, f"cannot read file: {e.strerror or e}") from None
+        if len(data) > _core.MAX_SCENARIO_FILE_BYTES:
+            raise _scenario_error(name, _core.SCENARIO_FILE_TOO_LARGE) from None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as e:

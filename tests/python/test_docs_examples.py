@@ -136,7 +136,7 @@ def flows_csv(path):
 # test runs it or the doc says why none does.
 BLOCKS = {
     "README.md": {"sh": 4, "toml": 2, "python": 2, "": 1},
-    "docs/scenario.md": {"toml": 5, "": 4, "python": 0, "sh": 0},
+    "docs/scenario.md": {"toml": 5, "": 5, "python": 0, "sh": 0},
     "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 8},
     "docs/fuzzing.md": {"sh": 1, "toml": 0, "python": 0, "": 0},
     # sweeps.md's other blocks: test_sweep.py::test_the_docs_page_runs
@@ -315,6 +315,11 @@ def test_readme_expert_counts_the_retransmissions(walkthrough):
 def named_toml_blocks(doc):
     """TOML blocks that start with `# NAME.toml`: the files a doc's sessions use."""
     return {b.split("\n", 1)[0][2:]: b for b in doc_blocks(doc, "toml") if re.match(r"# [\w-]+\.toml\n", b)}
+
+
+def test_scenario_file_size_limit(scratch):
+    (block,) = session_blocks("docs/scenario.md", "airtcp validate /dev/zero")
+    check_session(block, scratch, status=2)
 
 
 def test_scenario_memory_budget_errors(scratch):

@@ -203,6 +203,48 @@ fn semantic_tcp_errors() {
     );
 }
 
+/// A scenario file is read to `MAX_SCENARIO_FILE_BYTES` and no further:
+/// `/dev/zero` was read until memory ran out, and a file one byte over
+/// the limit is refused in one line naming it and the limit.
+#[test]
+fn a_file_is_read_to_a_bound() {
+    use airtcp_core::scenario::MAX_SCENARIO_FILE_BYTES;
+
+    #[cfg(unix)]
+    {
+        let e = Scenario::from_path("/dev/zero").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("/dev/zero: {}", airtcp_core::scenario::too_large_message())
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("airtcp-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.toml");
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(MAX_SCENARIO_FILE_BYTES + 1).unwrap();
+    let e = Scenario::from_path(&path).unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(e.line, None);
+    assert!(e.to_string().contains("larger than 32 MB"), "{e}");
+    assert!(
+        e.to_string().starts_with(&path.display().to_string()),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_names_its_line() {
+    let dir = std::env::temp_dir().join(format!("airtcp-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bin.toml");
+    std::fs::write(&path, b"[simulation]\nduration = \"\xff\"\n").unwrap();
+    let e = Scenario::from_path(&path).unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.to_string().ends_with("file is not valid UTF-8"), "{e}");
+}
+
 #[test]
 fn missing_file() {
     let e = Scenario::from_path("/nonexistent/x.toml").unwrap_err();

@@ -570,6 +570,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("__build__", env!("AIRTCP_BUILD"))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    // The Python front end reads scenario files to the same bound.
+    m.add(
+        "MAX_SCENARIO_FILE_BYTES",
+        airtcp_core::scenario::MAX_SCENARIO_FILE_BYTES,
+    )?;
+    m.add(
+        "SCENARIO_FILE_TOO_LARGE",
+        airtcp_core::scenario::too_large_message(),
+    )?;
     m.add_class::<PyScenario>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

@@ -20,6 +20,24 @@ use crate::world::World;
 
 pub use schema::ScenarioFile;
 
+/// The largest scenario file read, in bytes (32 MB). A file of 200,000
+/// `[[flow]]` tables is 14 MB and its parse takes about 1.3 GB, so this
+/// bounds what reading a file may cost to a few GB, under the default
+/// memory budget; larger topologies are written with `count` tables.
+/// Reading stops there: `/dev/zero` or an endless pipe is refused, not
+/// read whole.
+pub const MAX_SCENARIO_FILE_BYTES: u64 = 32_000_000;
+
+/// The error for a file above [`MAX_SCENARIO_FILE_BYTES`] (its file
+/// name is the error's own).
+pub fn too_large_message() -> String {
+    format!(
+        "file is larger than {} MB, the most a scenario file may be \
+         (write large topologies with count tables: docs/scenario.md#compact-topologies-count)",
+        MAX_SCENARIO_FILE_BYTES / 1_000_000
+    )
+}
+
 /// A mistake in a scenario, located in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
@@ -234,17 +252,33 @@ impl Scenario {
         Ok((sc, world))
     }
 
+    /// A scenario read from a file of at most [`MAX_SCENARIO_FILE_BYTES`]
+    /// (a longer one, `/dev/zero` or an endless pipe is refused once that
+    /// much is read, never read whole).
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, ScenarioError> {
+        use std::io::Read;
+
         let p = path.as_ref();
-        let text = std::fs::read_to_string(p).map_err(|e| {
-            ScenarioError::new(
-                p.display().to_string(),
-                None,
-                "",
-                format!("cannot read file: {e}"),
-            )
+        let name = p.display().to_string();
+        let cannot = |e: std::io::Error| {
+            ScenarioError::new(&name, None, "", format!("cannot read file: {e}"))
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(p)
+            .and_then(|f| f.take(MAX_SCENARIO_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(cannot)?;
+        if bytes.len() as u64 > MAX_SCENARIO_FILE_BYTES {
+            return Err(ScenarioError::new(&name, None, "", too_large_message()));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let line = e.as_bytes()[..e.utf8_error().valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            ScenarioError::new(&name, Some(line), "", "file is not valid UTF-8")
         })?;
-        Self::from_toml_str(&text, &p.display().to_string())
+        Self::from_toml_str(&text, &name)
     }
 
     pub fn default_seed(&self) -> u64 {
