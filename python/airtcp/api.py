@@ -19,6 +19,33 @@ from ._core import ScenarioError
 
 TABLES = ("flows", "links", "transfers", "agents", "series")
 
+# The most runs one command plans: ``run --runs`` / :func:`run_many`'s
+# seeds, a sweep's points x seeds, a reproduction's cells x schemes x runs.
+# Every run is planned, and its results kept, in memory (a reproduction
+# plans a run in about 150 us and 250 B before running anything), so a
+# count without a bound is an allocation without one: 10^9 runs grew to
+# 12 GB before the first ran. A million runs is days of simulation for any
+# scenario worth a million runs; more goes in parts (other seeds).
+MAX_RUNS = 1_000_000
+MAX_RUNS_WHY = (
+    f"at most {MAX_RUNS:,} runs in one command (each run is planned and its results kept in memory; "
+    "run more in parts, with other seeds)"
+)
+
+
+def bounded_seeds(seeds: Iterable[int], what: str = "seeds") -> list:
+    """``seeds`` as a list, refused with a ValueError once past
+    :data:`MAX_RUNS` (a range of 10^12 or an endless iterator is never
+    made a list)."""
+    import itertools
+
+    if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"{what} must be a list (or another iterable) of ints, not {type(seeds).__name__}")
+    taken = list(itertools.islice(seeds, MAX_RUNS + 1))
+    if len(taken) > MAX_RUNS:
+        raise ValueError(f"{what}: more than {MAX_RUNS:,}: {MAX_RUNS_WHY}")
+    return taken
+
 __all__ = ["Scenario", "Result", "DeterministicScenarioWarning", "load", "run", "run_many", "jain_fairness"]
 
 
@@ -714,7 +741,7 @@ def run_many(
     >>> r.flows.groupby("name").goodput_bps.describe()                     # doctest: +SKIP
     """
     sc = load(scenario)
-    seeds = [_check_seed(s) for s in seeds]
+    seeds = [_check_seed(s) for s in bounded_seeds(seeds)]
     pointless = seeds_warning(sc, seeds)
     if pointless:
         warnings.warn(pointless, DeterministicScenarioWarning, stacklevel=2)
@@ -725,6 +752,8 @@ def run_many(
 
     if workers is None:
         workers = os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise TypeError(f"workers must be an int, not {type(workers).__name__}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     workers = max(1, min(workers, len(seeds)))

@@ -40,6 +40,8 @@ import warnings
 
 from . import __build__, __version__
 from .api import (
+    MAX_RUNS,
+    MAX_RUNS_WHY,
     DeterministicScenarioWarning,
     Result,
     ScenarioError,
@@ -76,6 +78,15 @@ def _positive_int(s: str) -> int:
     return v
 
 
+def _run_count(s: str) -> int:
+    """A number of runs: positive and at most MAX_RUNS, said before
+    anything is planned (a seed list of 10^9 was built whole)."""
+    v = _positive_int(s)
+    if v > MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"{s} runs: {MAX_RUNS_WHY}")
+    return v
+
+
 def _seed(s: str) -> int:
     v = _digits(s, "an integer seed")
     if v >= 2**64:
@@ -94,7 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a scenario file", description="Run a scenario and summarise it.")
     r.add_argument("file", metavar="FILE", help="scenario TOML file")
     r.add_argument("--seed", type=_seed, help="seed (default: the file's); first seed with --runs")
-    r.add_argument("--runs", type=_positive_int, default=1, help="number of seeds to run: seed, seed+1, ...")
+    r.add_argument(
+        "--runs",
+        type=_run_count,
+        default=1,
+        help=f"number of seeds to run: seed, seed+1, ... (at most {MAX_RUNS:,}: every run's results are kept in memory)",
+    )
     r.add_argument("--out", metavar="DIR", help="write result tables and run.json to DIR")
     r.add_argument("--format", choices=("csv", "parquet", "json"), default="csv", help="table format for --out")
     r.add_argument("--workers", type=_positive_int, help="parallel threads for --runs (default: all cores)")
@@ -139,7 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", metavar="DIR", help="output directory (default: airtcp-out/<FILE's name>)")
     sw.add_argument("--workers", type=_positive_int, help="parallel threads, or LocalCluster workers (default: all cores)")
     _dask_option(sw)
-    sw.add_argument("--runs", type=_positive_int, help="seeds per point (replaces the file's runs/seeds)")
+    sw.add_argument(
+        "--runs",
+        type=_run_count,
+        help=f"seeds per point (replaces the file's runs/seeds; points x seeds at most {MAX_RUNS:,})",
+    )
     sw.add_argument("--seed", type=_seed, help="first seed with --runs (default: the file's)")
     sw.add_argument("--status", metavar="DIR", help="show what DIR holds and what is left, run nothing")
     sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -162,7 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
         "run the same command again to resume an interrupted reproduction.",
     )
     rp.add_argument("name", metavar="NAME", nargs="?", help="reproduction to run (omit to list them)")
-    rp.add_argument("--runs", type=_positive_int, help="runs per cell and scheme (default: the document's)")
+    rp.add_argument(
+        "--runs",
+        type=_run_count,
+        help=f"runs per cell and scheme (default: the document's; cells x schemes x runs at most {MAX_RUNS:,})",
+    )
     rp.add_argument("--out", metavar="DIR", help="output and cache directory (default: airtcp-out/NAME)")
     rp.add_argument("--workers", type=_positive_int, help="parallel threads, or LocalCluster workers (default: all cores)")
     _dask_option(rp)
@@ -568,7 +592,7 @@ def _campaign(call, stored_in: str, command: str, usage_errors: tuple = ()):
     exits 1, a bad store, missing Dask or ``usage_errors`` exit 2, a Ctrl-C
     outside the runs (planning, writing the summary) keeps what finished
     and prints the resume hint."""
-    from .campaign.execute import DaskMissing
+    from .campaign.execute import ArgumentError, DaskMissing
     from .campaign.store import StoreBusy, StoreError
 
     try:
@@ -580,7 +604,7 @@ def _campaign(call, stored_in: str, command: str, usage_errors: tuple = ()):
     except OSError as e:
         print(_os_error(e), file=sys.stderr)
         return None, EXIT_USAGE
-    except (StoreError, DaskMissing, *usage_errors) as e:
+    except (StoreError, DaskMissing, ArgumentError, *usage_errors) as e:
         print(f"airtcp: {e}", file=sys.stderr)
         return None, EXIT_USAGE
     except KeyboardInterrupt:

@@ -1,8 +1,11 @@
 """Bad arguments at every entry point: a clear error, never a crash, a hang
-or an allocation without bound. A scenario file is read to a bound
-(``MAX_SCENARIO_FILE_BYTES``, docs/scenario.md). The CLI runs here under a
-3 GB address-space limit and a timeout, so that a regression fails fast
-(MemoryError, exit 1) instead of taking the machine's memory."""
+or an allocation without bound. A number of runs is bounded
+(``airtcp.api.MAX_RUNS``, docs/sweeps.md#how-many-runs), a scenario file
+is read to a bound (``MAX_SCENARIO_FILE_BYTES``, docs/scenario.md), a
+``--dask`` address and ``--workers`` are checked before anything runs.
+The CLI runs here under a 3 GB address-space limit and a timeout, so that
+a regression fails fast (MemoryError, exit 1) instead of taking the
+machine's memory."""
 
 import itertools
 import os
@@ -16,6 +19,7 @@ import pytest
 import airtcp
 import airtcp.experiments
 from airtcp import _core
+from airtcp.api import MAX_RUNS
 from conftest import EXAMPLES, REPO, doc_blocks
 
 CAP_BYTES = 3 * 2**30
@@ -137,3 +141,155 @@ def test_special_files_get_one_line(tmp_path):
     one_line(run_capped("validate", "/dev/null"), "/dev/null:1:", "simulation")
     one_line(run_capped("validate", tmp_path), f"{tmp_path}: cannot read file")
     one_line(run_capped("validate", ""), ": cannot read file")
+
+
+# -- numbers of runs are bounded ------------------------------------------
+
+
+def test_the_runs_limit_is_the_documented_one():
+    """docs/sweeps.md#how-many-runs: the bound and its errors as shown."""
+    assert MAX_RUNS == 1_000_000
+    text = (REPO / "docs" / "sweeps.md").read_text()
+    assert "at most 1,000,000 runs (`airtcp.api.MAX_RUNS`)" in " ".join(text.split())
+    (block,) = [b for b in doc_blocks("docs/sweeps.md") if b.startswith("$ airtcp sweep examples/sweep.toml --runs 100000")]
+    lines = block.splitlines()
+    for command, expected in zip(lines[0::2], lines[1::2]):
+        p = run_capped(*shlex.split(command)[2:], "--quiet", cwd=REPO)
+        assert p.returncode == 2 and p.stderr.splitlines() == [expected], (command, p.stderr)
+
+
+@pytest.mark.parametrize("runs", ["99999999999999999999", "1000000000", str(MAX_RUNS + 1)])
+def test_reproduce_runs_beyond_the_limit(runs, tmp_path):
+    # A 20-digit count ended in an OverflowError traceback (exit 1); 10^9
+    # grew to 11.7 GB building the run list before anything was said.
+    one_line(run_capped("reproduce", "kick", "--runs", runs, "--quiet", "--out", tmp_path / "o"), f"at most {MAX_RUNS:,} runs")
+    assert not (tmp_path / "o").exists()
+
+
+def test_reproduce_runs_that_make_too_many_cells_x_schemes(tmp_path):
+    from airtcp.experiments import get
+
+    exp = get("kick")
+    combos = sum(exp.applicable(c, s.name) for c in exp.cells for s in exp.schemes)
+    most = MAX_RUNS // combos
+    line = one_line(
+        run_capped("reproduce", "kick", "--runs", most + 1, "--quiet", "--out", tmp_path / "o"),
+        f"{(most + 1) * combos:,} runs",
+        f"at most {most:,} runs per cell and scheme",
+    )
+    assert line.startswith("airtcp: kick: ")
+    with pytest.raises(ValueError, match=f"at most {most:,} runs per cell and scheme"):
+        airtcp.experiments.reproduce("kick", runs=most + 1, out=tmp_path / "p", progress=False)
+    with pytest.raises(ValueError, match="at most"):
+        airtcp.experiments.reproduce("kick", runs=10**20, out=tmp_path / "p", progress=False)
+    with pytest.raises(TypeError, match="runs must be an int"):
+        airtcp.experiments.reproduce("kick", runs=2.5, out=tmp_path / "p", progress=False)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("runs", ["99999999999999999999", "1000000000", str(MAX_RUNS + 1)])
+def test_run_runs_beyond_the_limit(runs, wireless, tmp_path):
+    one_line(run_capped("run", wireless, "--runs", runs, "--quiet"), f"at most {MAX_RUNS:,} runs")
+    one_line(
+        run_capped("sweep", EXAMPLES / "sweep.toml", "--runs", runs, "--quiet", "--out", tmp_path / "o"),
+        f"at most {MAX_RUNS:,} runs",
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_run_many_seeds_beyond_the_limit(wireless):
+    for seeds in (range(10**12), itertools.count(1), range(MAX_RUNS + 1)):
+        with pytest.raises(ValueError, match=f"more than {MAX_RUNS:,}"):
+            airtcp.run_many(wireless, seeds=seeds, progress=False)
+
+
+def test_run_many_workers_are_checked(wireless):
+    for workers, error in ((2.5, TypeError), (True, TypeError), (0, ValueError), (-1, ValueError)):
+        with pytest.raises(error, match="workers"):
+            airtcp.run_many(wireless, seeds=[1, 2], workers=workers, progress=False)
+
+
+SWEEP = """
+[simulation]
+duration = "1s"
+seed = 1
+
+[[link]]
+a = "A"
+b = "B"
+rate = "1Mbps"
+delay = "10ms"
+a_to_b = {{ error = {{ kind = "bernoulli", per = 0.01 }} }}
+
+[[flow]]
+from = "A"
+to = "B"
+app = {{ kind = "bulk" }}
+
+[sweep]
+{runs}
+[sweep.parameters]
+{params}
+"""
+
+
+def test_a_sweep_of_too_many_points_is_refused_before_any_is_made(tmp_path):
+    # Ten parameters of ten values: 10^10 points from a few lines, each
+    # made into a scenario text before anything was said.
+    # Ten flows, each parameter one flow's start time.
+    params = "\n".join(
+        f'p{i} = {{ path = "flow[{i}].start", values = [{", ".join(str(k) for k in range(10))}], unit = "ms" }}'
+        for i in range(10)
+    )
+    flows = '[[flow]]\nfrom = "A"\nto = "B"\napp = { kind = "bulk" }\n' * 9
+    path = tmp_path / "big-sweep.toml"
+    path.write_text(SWEEP.format(runs="runs = 1", params=params).replace("[sweep]", flows + "\n[sweep]"))
+    p = run_capped("sweep", path, "--quiet", "--out", tmp_path / "o", timeout=60)
+    one_line(p, "sweep:", "10,000,000,000 points x 1 seeds", f"at most {MAX_RUNS:,} runs")
+    with pytest.raises(airtcp.ScenarioError, match="10,000,000,000 points"):
+        airtcp.sweep(path, out=tmp_path / "o", progress=False)
+    assert not (tmp_path / "o").exists()
+
+
+def test_sweep_seeds_and_runs_beyond_the_limit(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SWEEP.format(runs="", params='per = { path = "link[0].a_to_b.error.per", values = [0.01, 0.02] }'))
+    for kwargs in ({"seeds": range(10**12)}, {"seeds": itertools.count(1)}, {"runs": 10**20}, {"runs": MAX_RUNS + 1}):
+        with pytest.raises(airtcp.ScenarioError, match=f"at most {MAX_RUNS:,} runs"):
+            airtcp.sweep(path, out=tmp_path / "o", progress=False, **kwargs)
+    # Within the seeds' bound but not the runs': 2 points x 600,000 seeds.
+    with pytest.raises(airtcp.ScenarioError, match="2 points x 600,000 seeds = 1,200,000 runs"):
+        airtcp.sweep(path, out=tmp_path / "o", progress=False, runs=600_000)
+    assert not (tmp_path / "o").exists()
+
+
+# -- Dask addresses and workers --------------------------------------------
+
+
+@pytest.mark.parametrize("address", ["nonsense", "", "tcp://host", "udp://host:1", "tcp://127.0.0.1:99999"])
+def test_a_dask_address_dask_cannot_take_is_one_line(address, tmp_path):
+    pytest.importorskip("distributed")
+    for cmd in (["sweep", EXAMPLES / "sweep.toml", "--runs", "1"], ["reproduce", "kick", "--runs", "1"]):
+        p = run_capped(*cmd, "--quiet", "--out", tmp_path / "o", "--dask", address)
+        one_line(p, f"airtcp: --dask {address!r}: expected 'local' or a scheduler address")
+        assert not (tmp_path / "o").exists()
+    with pytest.raises(ValueError, match="expected 'local' or a scheduler address"):
+        airtcp.sweep(EXAMPLES / "sweep.toml", out=tmp_path / "o", dask=address, progress=False)
+
+
+def test_local_cluster_workers_are_at_most_the_cores(tmp_path):
+    pytest.importorskip("distributed")
+    n = (os.cpu_count() or 1) + 1
+    for cmd in (["sweep", EXAMPLES / "sweep.toml", "--runs", "1"], ["reproduce", "kick", "--runs", "1"]):
+        p = run_capped(*cmd, "--quiet", "--out", tmp_path / "o", "--dask", "local", "--workers", n)
+        one_line(p, f"--workers {n} with --dask local: at most {n - 1}, the cores here")
+        assert not (tmp_path / "o").exists()
+
+
+def test_campaign_workers_are_checked(tmp_path):
+    for workers, error in ((2.5, TypeError), (True, TypeError), (0, ValueError), (-1, ValueError)):
+        with pytest.raises(error, match="workers"):
+            airtcp.sweep(EXAMPLES / "sweep.toml", runs=1, out=tmp_path / "o", workers=workers, progress=False)
+        with pytest.raises(error, match="workers"):
+            airtcp.experiments.reproduce("kick", runs=1, out=tmp_path / "o", workers=workers, progress=False)
+    assert not (tmp_path / "o").exists()

@@ -133,11 +133,56 @@ def _on_worker(batch: Batch, client_build: str) -> list[tuple[str, Any]]:
     return run_batch(batch)
 
 
+class ArgumentError(ValueError):
+    """A campaign argument out of range: ``dask=`` a string that is
+    neither "local" nor a scheduler address Dask can connect to, or
+    ``workers`` below 1 or above what a LocalCluster may start."""
+
+
 def require_dask(dask: Any) -> None:
     """Raise DaskMissing now (before anything is written) if ``dask`` asks
-    for Dask and it is not installed."""
-    if dask is not None:
-        _import_distributed()
+    for Dask and it is not installed, and ArgumentError if it is a
+    string Dask cannot take for an address (it raised a ValueError, or an
+    OverflowError for a port above 65535, from deep inside Client)."""
+    if dask is None:
+        return
+    _import_distributed()
+    if isinstance(dask, str) and dask != "local":
+        _check_address(dask)
+
+
+def check_workers(workers: Any, dask: Any = None) -> None:
+    """``workers`` is None or a positive int (0, -1 or 2.5 were taken for
+    the default or for 1, silently). For a LocalCluster, at most the cores
+    here: each worker is a single-threaded process running simulations, so
+    more add only memory, and 10^6 of them would be started one by one."""
+    if workers is None:
+        return
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise TypeError(f"workers must be an int, not {type(workers).__name__}")
+    if workers < 1:
+        raise ArgumentError(f"workers must be at least 1, got {workers}")
+    if dask == "local" and workers > default_workers():
+        raise ArgumentError(
+            f"--workers {workers} with --dask local: at most {default_workers()}, the cores here "
+            "(each LocalCluster worker is a single-threaded process; more add only memory)"
+        )
+
+
+def _check_address(address: str) -> None:
+    from distributed.comm import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    expected = "expected 'local' or a scheduler address such as tcp://HOST:8786"
+    try:
+        scheme, location = parse_address(address)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+            if not 0 < port < 65536:
+                raise ValueError(f"port {port} is not in 1..65535")
+    except (ValueError, TypeError) as e:
+        raise ArgumentError(f"--dask {address!r}: {expected} ({e})") from None
 
 
 def _import_distributed():

@@ -50,9 +50,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import __build__, __version__, _core
-from ..api import TABLES, Scenario, _arrow_table, _bar, _check_seed, _scenario_error, _seed_list, _table, load
+from ..api import MAX_RUNS, MAX_RUNS_WHY, TABLES, Scenario, _arrow_table, _bar, _check_seed, _scenario_error, _seed_list, _table, load
 from . import paths
-from .execute import Batch, batches_of, parallelism, require_dask, run_batches
+from .execute import Batch, batches_of, check_workers, parallelism, require_dask, run_batches
 from .store import Committer, StoreError, open_store, read_store
 
 DEFINITION = "sweep.json"
@@ -308,7 +308,9 @@ def _seeds(table: Mapping[str, Any], default_seed: int, err: _Errors) -> list[in
         if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
             raise err("sweep.seeds", "expected a list of seeds")
         out = []
-        for k, s in enumerate(seeds):
+        for k, s in enumerate(itertools.islice(seeds, MAX_RUNS + 1)):
+            if k == MAX_RUNS:
+                raise err("sweep.seeds", f"more than {MAX_RUNS:,} seeds: {MAX_RUNS_WHY}")
             try:
                 out.append(_check_seed(s))
             except (TypeError, ValueError) as e:
@@ -322,6 +324,8 @@ def _seeds(table: Mapping[str, Any], default_seed: int, err: _Errors) -> list[in
         runs = 1
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise err("sweep.runs", f"expected a positive number of runs, got {runs!r}")
+    if runs > MAX_RUNS:
+        raise err("sweep.runs", f"{runs} runs: {MAX_RUNS_WHY}")
     if default_seed + runs - 1 >= 2**64:
         raise err("sweep.runs", f"seeds {default_seed}..{default_seed + runs - 1} exceed 2**64 - 1")
     return [default_seed + i for i in range(runs)]
@@ -390,7 +394,10 @@ def define(
         if runs is not None:
             table["runs"] = runs
         if seeds is not None:
-            table["seeds"] = list(seeds)
+            if isinstance(seeds, Iterable) and not isinstance(seeds, (str, bytes, Mapping)):
+                # Never all of an endless iterable: _seeds refuses past MAX_RUNS.
+                seeds = list(itertools.islice(seeds, MAX_RUNS + 1))
+            table["seeds"] = seeds
     if combine is not None:
         table["combine"] = combine
     for key, what in (("capture", "[[capture]] tables"), ("trace", "a [trace] table")):
@@ -425,10 +432,21 @@ def define(
         lengths = {p.name: len(p.values) for p in params}
         if len(set(lengths.values())) > 1:
             raise err("sweep.combine", f"zip needs parameters with as many values each, got {lengths}")
-        choices = [tuple([k] * len(params)) for k in range(len(params[0].values))]
+        n_points = len(params[0].values)
+    else:
+        n_points = math.prod(len(p.values) for p in params)
+    run_seeds = _seeds(table, sc.seed, err)
+    # Counted before any point is made: ten parameters of ten values are
+    # 10^10 points from a few lines.
+    if n_points * len(run_seeds) > MAX_RUNS:
+        raise err(
+            "sweep",
+            f"{n_points:,} points x {len(run_seeds):,} seeds = {n_points * len(run_seeds):,} runs: {MAX_RUNS_WHY}",
+        )
+    if mode == "zip":
+        choices = [tuple([k] * len(params)) for k in range(n_points)]
     else:
         choices = list(itertools.product(*(range(len(p.values)) for p in params)))
-    run_seeds = _seeds(table, sc.seed, err)
     texts = [_point_text(doc, params, c) for c in choices]
     points = [
         Point({p.name: p.column[k] for p, k in zip(params, c)}, t, hashlib.sha256(t.encode()).hexdigest())
@@ -670,6 +688,7 @@ def sweep(
     """
     t0 = time.perf_counter()
     require_dask(dask)
+    check_workers(workers, dask)
     d = define(scenario, parameters, runs=runs, seeds=seeds, combine=combine, workers=workers)
     out = os.fspath(out) if out is not None else default_out(d.scenario.source_name)
     os.makedirs(out, exist_ok=True)

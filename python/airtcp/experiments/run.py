@@ -9,9 +9,9 @@ from typing import Any
 
 from .base import Experiment, Numbers
 from .report import all_text_tables, check_claims, claims_text, write_outputs
-from ..campaign.execute import describe, require_dask
+from ..campaign.execute import check_workers, describe, require_dask
 from ..campaign.store import open_store
-from .runner import STORE_TABLES, Outcome, execute, runs_frame, store_path, summarize
+from .runner import STORE_TABLES, Outcome, check_runs, execute, runs_frame, store_path, summarize
 
 
 @dataclasses.dataclass
@@ -82,6 +82,8 @@ def reproduce(
     exp = experiment
     out = os.fspath(out) if out is not None else default_out(exp.name)
     require_dask(dask)
+    check_workers(workers, dask)
+    check_runs(exp, runs)  # before the store's directory is made
     with open_store(store_path(out), STORE_TABLES) as store:
         outcome = execute(
             exp, out, runs=runs, workers=workers, progress=progress, interrupt_after=interrupt_after,

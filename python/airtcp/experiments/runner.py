@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __build__
-from ..api import Result, Scenario, ScenarioError, _arrow_table, _load_mapping, _scenario_error
-from ..campaign.execute import Batch, batches_of, parallelism, require_dask, run_batches
+from ..api import MAX_RUNS, MAX_RUNS_WHY, Result, Scenario, ScenarioError, _arrow_table, _load_mapping, _scenario_error
+from ..campaign.execute import Batch, batches_of, check_workers, parallelism, require_dask, run_batches
 from ..campaign.store import Committer, Store, open_store, read_store
 from . import stats
 from .base import Experiment, Numbers, cell_key
@@ -134,6 +134,24 @@ def run_key(exp: Experiment, cell, scheme: str, run: int, seed: int, text: str) 
     return hashlib.sha256(json.dumps(ident, separators=(",", ":")).encode()).hexdigest()[:32]
 
 
+def check_runs(exp: Experiment, runs: int | None) -> int:
+    """The runs per (cell, scheme), ``runs`` or the experiment's default,
+    checked: an int, at least 1, and at most :data:`MAX_RUNS` runs in all
+    (counted before anything is planned: --runs 10^9 built its plan whole)."""
+    n = exp.runs if runs is None else runs
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"runs must be an int, not {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"runs must be at least 1, got {n}")
+    combos = sum(exp.applicable(cell, sch.name) for cell in exp.cells for sch in exp.schemes)
+    if n * combos > MAX_RUNS:
+        raise ValueError(
+            f"{exp.name}: {n:,} runs per cell and scheme x {combos} cells and schemes = {n * combos:,} runs: "
+            f"{MAX_RUNS_WHY}; here at most {MAX_RUNS // combos:,} runs per cell and scheme"
+        )
+    return n
+
+
 def plan(exp: Experiment, runs: int | None = None) -> Plan:
     """Every (cell, scheme, run) of ``exp`` with its scenario and cache key.
 
@@ -141,9 +159,7 @@ def plan(exp: Experiment, runs: int | None = None) -> Plan:
     of every scheme in a cell uses the same seed. A (cell, scheme) the
     experiment declares not applicable is not run.
     """
-    n = exp.runs if runs is None else runs
-    if n < 1:
-        raise ValueError(f"runs must be at least 1, got {n}")
+    n = check_runs(exp, runs)
     texts: list[str] = []
     names: list[str] = []
     jobs: list[Job] = []
@@ -253,6 +269,7 @@ def execute(
     """
     t0 = time.perf_counter()
     require_dask(dask)
+    check_workers(workers, dask)
     p = plan(exp, runs)
     own = store is None
     if own:
