@@ -117,9 +117,17 @@ def read_trace(path: str | os.PathLike, sort: bool = True):
     >>> t = airtcp.read_trace("trace.parquet")          # doctest: +SKIP
     >>> t[(t.event == "drop")].groupby("cause").size()   # doctest: +SKIP
     """
+    import errno
+
     import pyarrow.parquet as pq
 
-    df = pq.read_table(os.fspath(path)).to_pandas()
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        # pyarrow reads a directory as a dataset: an empty one ended in KeyError: 'time_s'.
+        raise IsADirectoryError(errno.EISDIR, "a trace is a Parquet file, not a directory", path)
+    df = pq.read_table(path).to_pandas()
+    if "time_s" not in df.columns:
+        raise ValueError(f"{path}: not a per-packet trace of airtcp (no time_s column)")
     if sort:
         df = df.sort_values("time_s", kind="stable", ignore_index=True)
     return df

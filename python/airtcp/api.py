@@ -396,6 +396,11 @@ class Result:
         plain columns: it needs neither pandas nor pyarrow.
         """
         out = []
+        if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int)):
+            raise TypeError(f"max_rows must be an int or None, not {type(max_rows).__name__}")
+        if max_rows is not None and max_rows < 1:
+            # -1 listed nothing and said "the -1 busiest of 4 link directions".
+            raise ValueError(f"max_rows must be at least 1 (None: all), got {max_rows}")
         for block in self._summary_blocks(max_rows):
             out.append(block if isinstance(block, str) else _table(*block))
         return "\n".join(out)
@@ -692,7 +697,11 @@ def _observe(pcap, trace, out_dir, suffix: str = "") -> dict[str, Any]:
 def _names(v) -> list:
     if v is None:
         return []
-    return [v] if isinstance(v, str) else list(v)
+    if isinstance(v, str):
+        return [v]
+    if not isinstance(v, Iterable):
+        raise TypeError(f"trace flows and links must be a name or a list of names, not {type(v).__name__}")
+    return list(v)
 
 
 def _check_seed(seed) -> int:
@@ -746,6 +755,12 @@ def run_many(
     if pointless:
         warnings.warn(pointless, DeterministicScenarioWarning, stacklevel=2)
     _observe(pcap, trace, out_dir)  # check the arguments before starting
+    twice = next((s for s, n in _counts(seeds).items() if n > 1), None)
+    if twice is not None and _writes_files(sc, pcap, trace):
+        # Two runs of one seed would write one file at once (-seed<N>).
+        raise ValueError(
+            f"seed {twice} is listed twice: both of its runs would write the same capture and trace files"
+        )
 
     def observe(seed: int) -> dict[str, Any]:
         return _observe(pcap, trace, out_dir, suffix=f"-seed{seed}" if len(seeds) > 1 else "")
@@ -799,6 +814,27 @@ def run_many(
     res = Result._from_many([done[i] for i in order], [seeds[i] for i in order], sc.duration_s)
     res.removed_files = sorted(removed)
     return res
+
+
+def _counts(items: Iterable) -> dict:
+    counts: dict = {}
+    for x in items:
+        counts[x] = counts.get(x, 0) + 1
+    return counts
+
+
+def _writes_files(sc: Scenario, pcap, trace) -> bool:
+    """Does a run write capture or trace files: asked here, or by the
+    scenario's ``[[capture]]``, ``[trace]`` or a flow's ``tcp.trace``?"""
+    if pcap or trace:
+        return True
+    import tomllib
+
+    doc = tomllib.loads(sc.text)
+    if doc.get("capture") or doc.get("trace"):
+        return True
+    return any(isinstance(f, Mapping) and isinstance(f.get("tcp"), Mapping) and f["tcp"].get("trace") is True
+               for f in doc.get("flow") or [])
 
 
 def removed_text(removed: Iterable[tuple[int, str]]) -> str:

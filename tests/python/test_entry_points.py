@@ -293,3 +293,51 @@ def test_campaign_workers_are_checked(tmp_path):
         with pytest.raises(error, match="workers"):
             airtcp.experiments.reproduce("kick", runs=1, out=tmp_path / "o", workers=workers, progress=False)
     assert not (tmp_path / "o").exists()
+
+
+# -- the Python API's other arguments -------------------------------------
+
+
+def test_a_seed_twice_is_refused_only_when_its_runs_write_files(wireless, tmp_path):
+    # Both runs of seed 1 wrote capture-...-seed1.pcapng at once, on two threads.
+    with pytest.raises(ValueError, match="seed 1 is listed twice: both of its runs would write the same"):
+        airtcp.run_many(wireless, seeds=[1, 2, 1], pcap="base_station<->mobile", out_dir=tmp_path, progress=False)
+    with pytest.raises(ValueError, match="seed 2 is listed twice"):
+        airtcp.run_many(wireless, seeds=[2, 2], trace=True, out_dir=tmp_path, progress=False)
+    traced = wireless.read_text() + '\n[trace]\nfile = "t.parquet"\n'
+    with pytest.raises(ValueError, match="seed 3 is listed twice"):
+        airtcp.run_many(airtcp.Scenario(traced, "traced.toml"), seeds=[3, 3], out_dir=tmp_path, progress=False)
+    assert list(tmp_path.iterdir()) == []
+    # Without files a seed twice is two equal runs, as before.
+    assert airtcp.run_many(wireless, seeds=[1, 1], progress=False).seeds == [1, 1]
+
+
+def test_seeds_and_trace_names_of_the_wrong_type(wireless):
+    with pytest.raises(TypeError, match="seeds must be a list .* not int"):
+        airtcp.run_many(wireless, seeds=5, progress=False)
+    with pytest.raises(TypeError, match="seeds must be a list .* not str"):
+        airtcp.run_many(wireless, seeds="12", progress=False)
+    with pytest.raises(TypeError, match="trace flows and links must be a name or a list of names, not int"):
+        airtcp.run(wireless, trace={"flows": 5})
+
+
+def test_summary_max_rows(wireless):
+    r = airtcp.run(wireless)
+    # -1 and 0 listed no flow and said "(the -1 busiest of 4 link directions)".
+    for rows, error in ((-1, ValueError), (0, ValueError), (1.5, TypeError), ("3", TypeError), (True, TypeError)):
+        with pytest.raises(error, match="max_rows"):
+            r.summary(max_rows=rows)
+    assert "(the 1 busiest of 4 link directions)" in r.summary(max_rows=1)
+    assert r.summary(max_rows=None) == r.summary(max_rows=10**18)
+
+
+def test_read_trace_of_what_is_not_a_trace(tmp_path):
+    with pytest.raises(IsADirectoryError) as ei:
+        airtcp.read_trace(tmp_path)
+    assert ei.value.filename == str(tmp_path)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"x": [1]}), tmp_path / "x.parquet")
+    with pytest.raises(ValueError, match="x.parquet: not a per-packet trace of airtcp"):
+        airtcp.read_trace(tmp_path / "x.parquet")
