@@ -624,6 +624,10 @@ def _campaign_warnings():
 def cmd_bench(args) -> int:
     from . import bench
 
+    if os.path.exists(args.run_file):
+        # Checked first: a file that cannot be run ended the benchmark,
+        # minutes later, in a RuntimeError traceback (exit 1).
+        load(args.run_file)
     rows = []
     for name, scenario in bench.scenarios(quick=args.quick, large=args.large):
         print(f"running {name} ...", file=sys.stderr, flush=True)

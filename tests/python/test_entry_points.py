@@ -341,3 +341,36 @@ def test_read_trace_of_what_is_not_a_trace(tmp_path):
     pq.write_table(pa.table({"x": [1]}), tmp_path / "x.parquet")
     with pytest.raises(ValueError, match="x.parquet: not a per-packet trace of airtcp"):
         airtcp.read_trace(tmp_path / "x.parquet")
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_reproduction_parameter_that_is_not_finite(value, tmp_path):
+    # --set rate_bps=NaN said only "airtcp: cannot convert float NaN to integer".
+    p = run_capped("reproduce", "kick", "--runs", "1", "--quiet", "--out", tmp_path / "o", "--set", f"rate_bps={value}")
+    one_line(p, "airtcp: kick: parameter rate_bps takes a finite number (like 64000")
+    from airtcp.experiments import kick
+
+    with pytest.raises(ValueError, match="parameter duration_s takes a finite number"):
+        kick.EXPERIMENT.with_params(duration_s=float("nan"))
+
+
+def test_bench_checks_its_run_file_first(tmp_path):
+    # It was run after minutes of benchmarks, then failed in a traceback.
+    for bad in ("/dev/null", "/dev/zero", tmp_path):
+        p = run_capped("bench", "--quick", "--run-file", bad, timeout=60)
+        one_line(p, f"{bad}")
+        assert "running" not in p.stderr
+
+
+def test_a_long_list_of_values_is_checked_in_linear_time(tmp_path):
+    # Each value was compared with every other (list.index): 50,000
+    # values took more than 5 minutes before the sweep was refused for
+    # its size; now a few seconds.
+    values = ", ".join(str(k) for k in range(1, 50_001))
+    path = tmp_path / "long.toml"
+    path.write_text(SWEEP.format(runs="runs = 100", params=f'd = {{ path = "link[0].delay", values = [{values}], unit = "us" }}'))
+    p = run_capped("sweep", path, "--quiet", "--out", tmp_path / "o", timeout=60)
+    one_line(p, "sweep: 50,000 points x 100 seeds = 5,000,000 runs")
+    path.write_text(SWEEP.format(runs="runs = 100", params=f'd = {{ path = "link[0].delay", values = [{values}, 7], unit = "us" }}'))
+    p = run_capped("sweep", path, "--quiet", "--out", tmp_path / "o", timeout=60)
+    one_line(p, "sweep.parameters.d.values[50000]: 7 is listed twice")

@@ -244,18 +244,20 @@ def _parameter(name: str, spec: Any, base: dict, err: _Errors) -> Parameter:
     values = spec["values"]
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise err(f"{field}.values", f"expected a list of values, got {_type_name(values)}")
-    values = list(values)
+    values = list(itertools.islice(values, MAX_RUNS + 1))
     if not values:
         raise err(f"{field}.values", "empty: a parameter needs at least one value")
+    if len(values) > MAX_RUNS:
+        raise err(f"{field}.values", f"more than {MAX_RUNS:,} values, each a point: {MAX_RUNS_WHY}")
     if any(loc[0].key == "flow" for loc in locations):
         for k, v in enumerate(values):
             if _traced_flow(_substituted(base, [(locations, v)])) is not None:
                 # The path names the flag itself, or a value holds it.
                 at = "path" if steps[-1].key == "trace" else f"values[{k}]"
                 raise err(f"{field}.{at}", f"tcp.trace {TRACE_REASON}")
-    canon = [json.dumps(v, sort_keys=True) for v in values]
-    for k, c in enumerate(canon):
-        if canon.index(c) != k:
+    first: dict[str, int] = {}  # not canon.index(): quadratic, minutes at 10^5 values
+    for k, v in enumerate(values):
+        if first.setdefault(json.dumps(v, sort_keys=True), k) != k:
             raise err(f"{field}.values[{k}]", f"{values[k]!r} is listed twice")
     unit = spec.get("unit")
     labels = spec.get("labels")

@@ -122,6 +122,9 @@ def _check_param_type(experiment: str, name: str, default: Any, value: Any, null
     want = _kind(default)
     if want is not None and _kind(value) != want and not (nullable and value is None):
         raise ValueError(f"{experiment}: parameter {name} takes a {want} (like {default!r}), got {value!r}")
+    if want == "number" and isinstance(value, float) and not math.isfinite(value):
+        # --set rate_bps=NaN ended as "airtcp: cannot convert float NaN to integer".
+        raise ValueError(f"{experiment}: parameter {name} takes a finite number (like {default!r}), got {value!r}")
 
 
 def whole(p: Mapping[str, Any], name: str) -> int:
