@@ -289,13 +289,14 @@ impl Scenario {
         self.file.simulation.duration.get_ref().0
     }
 
-    /// Whether any component draws random numbers: a lossy channel other
-    /// than a drop list, a RED-family queue, a stall process, or a
-    /// repeated-download or on/off app. Without one every seed gives the
-    /// same run, so running several seeds is pointless (the front ends
+    /// Whether any component draws random numbers: an error table other
+    /// than a drop list, a RED-family queue, a stall process, a
+    /// repeated-download or on/off app, or a TCP flow's random RTT-clock
+    /// phase (`rtt_tick_phase = "random"`). Without one every seed gives
+    /// the same run, so running several seeds is pointless (the front ends
     /// warn).
     pub fn uses_randomness(&self) -> bool {
-        use schema::{AppKind, ErrorKind, QueueKind};
+        use schema::{AppKind, ErrorKind, QueueKind, RttTickPhaseSpec};
         let f = &self.file;
         let random_error = |e: Option<&toml::Spanned<schema::ErrorSpec>>| {
             e.is_some_and(|e| e.get_ref().kind != ErrorKind::DropList)
@@ -321,7 +322,12 @@ impl Scenario {
             .flow
             .iter()
             .any(|fl| matches!(fl.app.get_ref().kind, AppKind::Repeated | AppKind::Onoff));
-        link_random || app_random
+        let tcp_random = f.flow.iter().any(|fl| {
+            fl.tcp
+                .as_ref()
+                .is_some_and(|t| t.get_ref().rtt_tick_phase == Some(RttTickPhaseSpec::Random))
+        });
+        link_random || app_random || tcp_random
     }
 
     /// An error located at `span` in the file.
