@@ -3,6 +3,7 @@
 //! sentence and checks the code does what it says.
 
 mod common;
+use airtcp_core::scenario::observe::ObserveRequest;
 use common::scenario;
 
 fn one_flow(tcp: &str, error: &str) -> String {
@@ -30,4 +31,32 @@ fn a_random_rtt_tick_phase_makes_the_scenario_random() {
     ] {
         assert!(!scenario(&one_flow(fixed, "")).uses_randomness(), "{fixed}");
     }
+}
+
+/// docs/scenario.md, TCP table: `trace` puts *this flow's* packets in the
+/// per-packet trace. A counted `[[flow]]` table before the flow stands for
+/// several flows, so the flow's place among the flows is not its table's
+/// place in the file.
+#[test]
+fn tcp_trace_selects_its_own_flow_after_a_counted_table() {
+    let text = "[simulation]\nduration = \"1s\"\n\n[[link]]\ncount = 3\na = \"s{i}\"\nb = \"R\"\n\
+        rate = \"10Mbps\"\ndelay = \"1ms\"\n\n[[link]]\na = \"R\"\nb = \"D\"\nrate = \"10Mbps\"\n\
+        delay = \"1ms\"\n\n[[flow]]\ncount = 3\nname = \"f{i}\"\nfrom = \"s{i}\"\nto = \"D\"\n\
+        app = { kind = \"bulk\" }\n\n[[flow]]\nname = \"traced\"\nfrom = \"s0\"\nto = \"D\"\n\
+        tcp = { trace = true }\napp = { kind = \"bulk\" }\n\n[[flow]]\ncount = 2\nname = \"g{i}\"\n\
+        from = \"s{i}\"\nto = \"D\"\ntcp = { trace = true }\napp = { kind = \"bulk\" }\n";
+    let sc = scenario(text);
+    let world = sc.build(None).unwrap();
+    let plan = sc.observe_plan(&world, &ObserveRequest::default()).unwrap();
+    let traced: Vec<&str> = plan
+        .trace
+        .expect("tcp.trace = true asks for a trace")
+        .filter
+        .flows
+        .iter()
+        .zip(&world.flows)
+        .filter(|(on, _)| **on)
+        .map(|(_, f)| f.name.as_str())
+        .collect();
+    assert_eq!(traced, ["traced", "g0", "g1"]);
 }

@@ -323,16 +323,21 @@ impl Scenario {
         link_names: &[String],
     ) -> Result<Option<TracePlan>, ScenarioError> {
         let table = self.file.trace.as_ref();
+        // The world's flows: a counted table's members in its place.
         let by_flag: Vec<usize> = self
             .file
             .flow
             .iter()
-            .enumerate()
-            .filter(|(_, f)| {
-                f.tcp
+            .flat_map(|f| {
+                let members = f.count.as_ref().map_or(1, |c| *c.get_ref() as usize);
+                let traced = f
+                    .tcp
                     .as_ref()
-                    .is_some_and(|t| t.get_ref().trace.unwrap_or(false))
+                    .is_some_and(|t| t.get_ref().trace.unwrap_or(false));
+                std::iter::repeat_n(traced, members)
             })
+            .enumerate()
+            .filter(|(_, traced)| *traced)
             .map(|(i, _)| i)
             .collect();
         if table.is_none() && by_flag.is_empty() && req.trace.is_none() {
