@@ -5,18 +5,7 @@
 mod common;
 use airtcp_core::metrics::series::SeriesMetric;
 use airtcp_core::scenario::Scenario;
-use common::{check_scenario_err as check, run_world, scenario, scenario_err as err};
-
-/// One 10 Mb/s link A -> B, one bulk flow; `sim`, `link`, `tcp` and `tail`
-/// are spliced into the [simulation] table, the link, the flow's tcp table
-/// and the end of the file.
-fn one_link(sim: &str, link: &str, tcp: &str, tail: &str) -> String {
-    format!(
-        "[simulation]\nduration = \"10s\"\n{sim}\n\
-         [[link]]\na = \"A\"\nb = \"B\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n{link}\n\
-         [[flow]]\nfrom = \"A\"\nto = \"B\"\ntcp = {{ {tcp} }}\napp = {{ kind = \"bulk\" }}\n{tail}"
-    )
-}
+use common::{check_scenario_err as check, one_link, run_world, scenario, scenario_err as err};
 
 /// The 1-based line of the first line of `text` containing `needle`.
 fn line_of(text: &str, needle: &str) -> usize {

@@ -4,15 +4,7 @@
 
 mod common;
 use airtcp_core::scenario::observe::ObserveRequest;
-use common::scenario;
-
-fn one_flow(tcp: &str, error: &str) -> String {
-    format!(
-        "[simulation]\nduration = \"2s\"\n\n[[link]]\na = \"S\"\nb = \"D\"\nrate = \"10Mbps\"\n\
-         delay = \"10ms\"\n{error}\n\n[[flow]]\nfrom = \"S\"\nto = \"D\"\ntcp = {{ {tcp} }}\n\
-         app = {{ kind = \"bulk\" }}\n"
-    )
-}
+use common::{one_link, scenario};
 
 /// docs/scenario.md, "Seeds of a deterministic scenario": a scenario in
 /// which no component draws random numbers gives the same run for every
@@ -23,13 +15,21 @@ fn one_flow(tcp: &str, error: &str) -> String {
 /// such a scenario is random, and several seeds of it are not pointless.
 #[test]
 fn a_random_rtt_tick_phase_makes_the_scenario_random() {
-    let random = one_flow(r#"rtt_tick = "10ms", rtt_tick_phase = "random""#, "");
+    let random = one_link(
+        "",
+        "",
+        r#"rtt_tick = "10ms", rtt_tick_phase = "random""#,
+        "",
+    );
     assert!(scenario(&random).uses_randomness());
     for fixed in [
         r#"rtt_tick = "10ms", rtt_tick_phase = "zero""#,
         r#"rtt_tick = "10ms""#,
     ] {
-        assert!(!scenario(&one_flow(fixed, "")).uses_randomness(), "{fixed}");
+        assert!(
+            !scenario(&one_link("", "", fixed, "")).uses_randomness(),
+            "{fixed}"
+        );
     }
 }
 

@@ -16,6 +16,9 @@ use std::collections::BTreeSet;
 
 use airtcp_core::scenario::Scenario;
 
+mod common;
+use common::one_link;
+
 /// A key that is no field and a value that is no variant of anything.
 const PROBE: &str = "zzz_not_a_field";
 
@@ -337,11 +340,7 @@ fn scenario_with(table: &str, line: &str) -> String {
         "output" => ("", "", "", line),
         other => panic!("no place for a `{line}` of table {other} in scenario_with"),
     };
-    format!(
-        "[simulation]\nduration = \"10s\"\n\n[[link]]\na = \"S\"\nb = \"D\"\nrate = \"10Mbps\"\n\
-         delay = \"10ms\"\n{link}\n\n[[flow]]\nfrom = \"S\"\nto = \"D\"\ntcp = {{ {tcp} }}\n\
-         app = {{ kind = \"bulk\" }}\n{flow}\n\n[output]\n{output}\n"
-    )
+    one_link("", link, tcp, &format!("{flow}\n\n[output]\n{output}\n"))
 }
 
 /// The page's inline examples of a table field (`` `stall = { ... }` ``,

@@ -211,3 +211,14 @@ pub fn ack_numbers(
         && ingress != airtcp_core::agents::Ingress::Local)
         .then_some(pkt.ack)
 }
+
+/// One 10 Mb/s link A -> B, one bulk flow; `sim`, `link`, `tcp` and `tail`
+/// are spliced into the [simulation] table, the link, the flow's tcp table
+/// and the end of the file.
+pub fn one_link(sim: &str, link: &str, tcp: &str, tail: &str) -> String {
+    format!(
+        "[simulation]\nduration = \"10s\"\n{sim}\n\
+         [[link]]\na = \"A\"\nb = \"B\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n{link}\n\
+         [[flow]]\nfrom = \"A\"\nto = \"B\"\ntcp = {{ {tcp} }}\napp = {{ kind = \"bulk\" }}\n{tail}"
+    )
+}
