@@ -281,3 +281,25 @@ def test_the_vectorized_bootstrap_gives_the_interval_of_one_call_per_resample():
     c = [a, b, b * 2]
     v, s = stats.contrast(c, [1, -1, 0.5], fast), stats.contrast(c, [1, -1, 0.5], slow)
     assert (v.estimate, v.low, v.high) == pytest.approx((s.estimate, s.low, s.high), rel=1e-12)
+
+
+def test_runs_without_an_interval_are_undecided_not_judged_by_their_point():
+    # Only a document's published number (no runs, n = 0) is judged by its
+    # point. Our own runs without a 95% CI decide nothing: one pair of runs
+    # (the t interval needs n >= 2), a 95th percentile of 10 runs (no pair
+    # of order statistics reaches 95%: Binomial(10, 0.95)), a mean over an
+    # unfinished (inf) run (mean and standard deviation undefined).
+    one_pair = stats.difference(np.array([2.0]), np.array([1.0]), mean)
+    assert one_pair.n == 1 and not one_pair.has_ci
+    assert one_pair.above(0.0) is None and one_pair.below(0.0) is None
+    assert one_pair.within(0.0, 2.0) is None
+    tail = stats.interval(np.arange(10.0), percentile(95))
+    assert tail.n == 10 and not tail.has_ci
+    assert tail.above(5.0) is None and tail.below(9.0) is None
+    unfinished = stats.difference(np.array([1.0, 2.0, np.inf, 3.0]), np.array([1.5, 2.5, 3.0, 3.5]), mean)
+    assert unfinished.estimate == math.inf and not unfinished.has_ci
+    assert unfinished.above(0.0) is None
+    # A published point still decides.
+    assert stats.point(2.0).above(1.0) is True and stats.point(2.0).within(1.0, 3.0) is True
+    # ... and the text says why there is no interval, unlike a published point.
+    assert one_pair.text(2) == "1.00 (no CI, 1 run)" and stats.point(2.0).text(2) == "2.00"

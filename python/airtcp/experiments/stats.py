@@ -59,7 +59,15 @@ class Interval:
 
     ``low``/``high`` are NaN when there is no interval (published numbers,
     or fewer than two usable runs); ``n`` is the number of runs (or pairs)
-    used; ``method`` says how the interval was made.
+    used, 0 for a published number; ``method`` says how the interval was
+    made.
+
+    Verdicts (:meth:`below`, :meth:`above`, :meth:`within`) use the 95%
+    two-sided interval, so a True or False from ``below``/``above`` is a
+    one-sided test at the 97.5% level. A published number (``n == 0``) is
+    judged by its point; our runs without an interval (one pair, a tail
+    percentile of too few runs, a mean over an unfinished ``inf`` run) are
+    undecided.
     """
 
     estimate: float
@@ -76,13 +84,20 @@ class Interval:
     def has_ci(self) -> bool:
         return not (math.isnan(self.low) or math.isnan(self.high))
 
+    def _judged_by_point(self) -> bool:
+        """A published number (no runs) is judged by its point; runs
+        without an interval are not judged at all."""
+        return not self.has_ci and self.n == 0
+
     def below(self, bound: float = 0.0) -> bool | None:
         """Is the quantity below ``bound``? True if the whole interval is,
         False if none of it is, None (undecided) if it straddles."""
         if not self.defined:
             return None
-        if not self.has_ci:
+        if self._judged_by_point():
             return self.estimate < bound
+        if not self.has_ci:
+            return None
         if self.high < bound:
             return True
         if self.low >= bound:
@@ -93,8 +108,10 @@ class Interval:
         """Is the quantity above ``bound``? (See :meth:`below`.)"""
         if not self.defined:
             return None
-        if not self.has_ci:
+        if self._judged_by_point():
             return self.estimate > bound
+        if not self.has_ci:
+            return None
         if self.low > bound:
             return True
         if self.high <= bound:
@@ -107,8 +124,10 @@ class Interval:
         outside, None otherwise."""
         if not self.defined:
             return None
-        if not self.has_ci:
+        if self._judged_by_point():
             return low <= self.estimate <= high
+        if not self.has_ci:
+            return None
         if low <= self.low and self.high <= high:
             return True
         if self.high < low or self.low > high:
@@ -116,13 +135,16 @@ class Interval:
         return None
 
     def text(self, digits: int = 3, unit: str = "") -> str:
-        """``-0.42 s [-0.61, -0.22]`` (or just the estimate without a CI)."""
+        """``-0.42 s [-0.61, -0.22]``; a published number is just its
+        estimate, runs without an interval say so (``1.00 s (no CI, 1 run)``)."""
         if not self.defined:
             return "undefined"
         u = f" {unit}" if unit else ""
         est = _num(self.estimate, digits)
-        if not self.has_ci:
+        if self._judged_by_point():
             return f"{est}{u}"
+        if not self.has_ci:
+            return f"{est}{u} (no CI, {self.n} run{'s' if self.n != 1 else ''})"
         return f"{est}{u} [{_num(self.low, digits)}, {_num(self.high, digits)}]"
 
 
