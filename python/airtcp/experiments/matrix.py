@@ -21,8 +21,10 @@ its own path. Here every scheme runs on every document's environment:
 
 Run *i* of every scheme in an environment uses seed *i* (common random
 numbers: each channel, stall and arrival process draws from its own stream
-keyed by the seed and the component, so the same seed gives the same channel
-to every scheme). Each environment keeps its document's metric (response
+keyed by the seed and the component, so the same seed gives every scheme the
+same draws: the same fades, stalls and arrivals in time, the same sequence
+of per-packet loss coins, which fall on different packets once two schemes
+send differently; docs/architecture.md). Each environment keeps its document's metric (response
 time, goodput, download time) and adds goodput normalised to CUBIC+SACK:
 mean goodput of the scheme / mean goodput of CUBIC+SACK over the same runs,
 with a 95% paired-bootstrap interval (:meth:`Numbers.ratio

@@ -137,11 +137,14 @@ def markdown_report(
             L += [f"![{p}]({p})", ""]
     L += ["## Claims", ""]
     L += [
-        "Every scheme runs the same seeds (common random numbers), so a comparison is judged on the paired "
+        "Every scheme runs the same seeds (common random numbers: the same fades, stalls and arrivals in time, "
+        "the same per-packet loss coins, which fall on different packets once the schemes send differently), "
+        "so a comparison is judged on the paired "
         "per-run values: a difference of means by the paired t interval, any other statistic by the paired "
-        "bootstrap; intervals are 95%, shown as `estimate [low, high]`. A comparison holds when its whole "
-        "interval is on the claimed side, fails when the whole interval is on the other side, and is "
-        "*undecided* when the interval straddles the line. The document's own numbers have no runs, so "
+        "bootstrap; intervals are 95% two-sided, shown as `estimate [low, high]`. A comparison holds when its "
+        "whole interval is on the claimed side (a one-sided test at 97.5%), fails when the whole interval is on "
+        "the other side, and is *undecided* when the interval straddles the line or there is none (too few "
+        "runs, a mean over an unfinished run). The document's own numbers have no runs, so "
         "they are checked by their point values.",
         "",
     ]

@@ -1,14 +1,29 @@
 """Confidence intervals for judging a document's claims.
 
-Every scheme of a reproduction runs the same seeds: run *i* of scheme A and
-run *i* of scheme B see the same channel realisation, the same fades and the
-same arrivals (common random numbers). A claim "A is faster than B" is
-therefore judged on the *paired* per-run values, not by comparing two means:
-the shared randomness cancels in the difference, so few runs give a tight
-interval, and an interval that straddles the line gives the honest verdict
-"undecided".
+Every scheme of a reproduction runs the same seeds (common random numbers):
+in run *i* every random component of scheme A and of scheme B draws the same
+numbers from its own stream (docs/architecture.md, "Simulation kernel").
+What is common is the draws, not always their effect. A process indexed by
+time is the same for both: Gilbert-Elliott fade periods, stalls, a UDP
+source's on/off periods, a connection's RTT-tick phase. A process indexed by
+packet is not: a Bernoulli, bit-error or route-change coin, and a RED or
+WMECN marking coin, is drawn per packet in sending order, so once the
+schemes send different packets the same coins fall on different packets;
+and a loss that depends on the fade state hits whatever each scheme has in
+flight at that time. A claim "A is faster than B" is still judged on the
+*paired* per-run values (the pairing is valid either way; the difference of
+two independent samples would be too): the shared part of the randomness
+cancels in the difference, by as much as the paired values are correlated,
+and an interval that straddles the line gives the honest verdict
+"undecided". How much cancels differs from cell to cell (Kick TCP's and
+TCP's response times correlate strongly across runs under slow fading and
+hardly at all under fast fading, where their retransmissions meet different
+fades: docs/architecture.md).
 
-Methods (95% two-sided intervals throughout, ``CONFIDENCE``):
+Methods (95% two-sided intervals throughout, ``CONFIDENCE``; a verdict that
+the whole interval is on one side of a line is a one-sided test at 97.5%,
+and :meth:`Interval.within` is two one-sided tests at 2.5% each, stricter
+than the textbook equivalence test at 5%):
 
 * a difference of means: the paired t interval on the per-run differences;
 * a difference (or a ratio) of any other statistic (a percentile, a
@@ -24,9 +39,18 @@ Methods (95% two-sided intervals throughout, ``CONFIDENCE``):
   the bootstrap otherwise.
 
 Pairs in which either run is NaN (an undefined metric) are dropped and the
-number of pairs used is reported; an unfinished transfer should therefore be
+number of pairs used is ``Interval.n``; an unfinished transfer should therefore be
 given a value (``inf`` for a response time) rather than NaN, so that the
-comparison is over all runs.
+comparison is over all runs. A percentile orders ``inf`` above every finished
+run; a mean over an ``inf`` run has no interval and is undecided.
+
+All paired differences equal gives a zero-width interval (t: the sample
+standard deviation is 0; bootstrap: every resample gives the same value),
+as the textbook formulas (and scipy) do. It is exact when the runs are
+deterministic (every seed gives the same run); over random runs it says only
+that no run told the schemes apart, so a claim that relies on it should say
+in how many runs the difference was seen (wmecn's "never" claims print
+"in k of n runs").
 
 Numbers a document published come without runs: an :class:`Interval` built
 from them has only a point estimate (``has_ci`` is False) and its verdicts
