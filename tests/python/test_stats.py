@@ -303,3 +303,22 @@ def test_runs_without_an_interval_are_undecided_not_judged_by_their_point():
     assert stats.point(2.0).above(1.0) is True and stats.point(2.0).within(1.0, 3.0) is True
     # ... and the text says why there is no interval, unlike a published point.
     assert one_pair.text(2) == "1.00 (no CI, 1 run)" and stats.point(2.0).text(2) == "2.00"
+
+
+def test_the_text_says_how_many_runs_were_dropped_as_nan():
+    # stats.py drops a pair in which either run is NaN; a report must say
+    # so, or a comparison over 2 of 4 runs reads like one over all 4.
+    a = np.array([1.0, np.nan, 3.0, 4.0])
+    b = np.array([0.0, 1.0, np.nan, 2.0])
+    d = stats.difference(a, b, mean)
+    assert d.n == 2 and d.dropped == 2
+    assert d.text(2).endswith("(2 of 4 pairs dropped: NaN)")
+    r = stats.ratio(a, b, percentile(50))
+    assert r.dropped == 2
+    one = stats.interval(np.array([1.0, 2.0, np.nan]), mean)
+    assert one.dropped == 1 and one.text(1).endswith("(1 of 3 runs dropped: NaN)")
+    c = stats.contrast((a, b, a), (1.0, -1.0, 0.5), mean)
+    assert c.dropped == 2
+    # Nothing dropped: the text is unchanged.
+    full = stats.difference(np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.5, 1.0]), mean)
+    assert full.dropped == 0 and "dropped" not in full.text(2)

@@ -38,8 +38,10 @@ than the textbook equivalence test at 5%):
   distribution-free order-statistic interval for a percentile (binomial),
   the bootstrap otherwise.
 
-Pairs in which either run is NaN (an undefined metric) are dropped and the
-number of pairs used is ``Interval.n``; an unfinished transfer should therefore be
+Pairs in which either run is NaN (an undefined metric) are dropped: the
+pairs used are ``Interval.n``, those dropped ``Interval.dropped``, and the
+text says "(k of N pairs dropped: NaN)". Dropping can bias a comparison
+(if only one scheme's failures are NaN, its worst runs go); an unfinished transfer should therefore be
 given a value (``inf`` for a response time) rather than NaN, so that the
 comparison is over all runs. A percentile orders ``inf`` above every finished
 run; a mean over an ``inf`` run has no interval and is undecided.
@@ -64,6 +66,7 @@ scipy is imported on first use only (a reproduction needs it, a plain
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -99,6 +102,10 @@ class Interval:
     high: float = math.nan
     n: int = 0
     method: str = "point"
+    #: Runs (or pairs) left out because a value was NaN; ``n`` counts the rest.
+    dropped: int = 0
+    #: "runs" for one sample, "pairs" for a paired comparison (the text).
+    unit: str = "runs"
 
     @property
     def defined(self) -> bool:
@@ -167,9 +174,10 @@ class Interval:
         est = _num(self.estimate, digits)
         if self._judged_by_point():
             return f"{est}{u}"
+        dropped = f" ({self.dropped} of {self.n + self.dropped} {self.unit} dropped: NaN)" if self.dropped else ""
         if not self.has_ci:
-            return f"{est}{u} (no CI, {self.n} run{'s' if self.n != 1 else ''})"
-        return f"{est}{u} [{_num(self.low, digits)}, {_num(self.high, digits)}]"
+            return f"{est}{u} (no CI, {self.n} run{'s' if self.n != 1 else ''}){dropped}"
+        return f"{est}{u} [{_num(self.low, digits)}, {_num(self.high, digits)}]{dropped}"
 
 
 def _num(x: float, digits: int) -> str:
@@ -229,6 +237,13 @@ def _seed(*parts) -> int:
         else:
             h = zlib.crc32(repr(p).encode(), h)
     return h
+
+
+def _with_dropped(iv: Interval, total: int, unit: str) -> Interval:
+    """``iv`` noting the runs of ``total`` it did not use (NaN)."""
+    if not iv.defined:
+        return iv
+    return dataclasses.replace(iv, dropped=total - iv.n, unit=unit)
 
 
 def _paired(*samples: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -312,7 +327,7 @@ def _bootstrap(
 def difference(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     """stat(a) - stat(b) over paired runs (index i of a and b: the same
     seed), with its 95% CI: paired t for means, paired bootstrap otherwise."""
-    return _contrast((a, b), (1.0, -1.0), stat, "diff")
+    return _with_dropped(_contrast((a, b), (1.0, -1.0), stat, "diff"), len(a), "pairs")
 
 
 def contrast(
@@ -332,7 +347,8 @@ def contrast(
     """
     if len(samples) != len(weights) or not samples:
         raise ValueError(f"contrast needs one weight per sample, got {len(samples)} samples and {len(weights)} weights")
-    return _contrast(tuple(samples), tuple(float(w) for w in weights), stat, "contrast")
+    iv = _contrast(tuple(samples), tuple(float(w) for w in weights), stat, "contrast")
+    return _with_dropped(iv, len(samples[0]), "pairs")
 
 
 def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
@@ -360,6 +376,10 @@ def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> In
 
 def ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     """stat(a) / stat(b) over paired runs, with a paired-bootstrap 95% CI."""
+    return _with_dropped(_ratio(a, b, stat), len(a), "pairs")
+
+
+def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     a, b = _paired(a, b)
     n = len(a)
     if n == 0:
@@ -384,6 +404,10 @@ def interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     """One statistic of one sample with its 95% CI (error bars): t for a
     mean, the order-statistic interval for a percentile, the bootstrap
     otherwise."""
+    return _with_dropped(_interval(x, stat), len(x), "runs")
+
+
+def _interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     x = np.asarray(x, dtype=float)
     x = x[~np.isnan(x)]
     n = len(x)
