@@ -78,7 +78,8 @@ def test_bootstrap_of_a_percentile_difference_separates_clearly_different_scheme
 
 
 def test_identical_schemes_give_an_exact_zero_difference():
-    x = np.linspace(1, 2, 50)
+    # 100 runs: a 95th percentile needs 72 for an interval at all (below).
+    x = np.linspace(1, 2, 100)
     iv = stats.difference(x, x.copy(), percentile(95))
     assert iv.estimate == 0.0 and iv.low == 0.0 and iv.high == 0.0
 
@@ -322,3 +323,27 @@ def test_the_text_says_how_many_runs_were_dropped_as_nan():
     # Nothing dropped: the text is unchanged.
     full = stats.difference(np.array([1.0, 2.0, 4.0]), np.array([0.0, 0.5, 1.0]), mean)
     assert full.dropped == 0 and "dropped" not in full.text(2)
+
+
+def test_a_percentile_comparison_needs_enough_runs_for_the_percentile_itself():
+    # The bootstrap never puts a resample's percentile beyond the largest
+    # run, so with few runs its interval for a tail percentile is far too
+    # narrow (Efron & Tibshirani 1993, ch. 7 and 13: the bootstrap of
+    # extreme order statistics). Measured: the paired difference of 95th
+    # percentiles of lognormal runs covered the true difference in 72% of
+    # samples of 10 runs, 84% of 20 runs, 96% of 100 runs. A comparison of
+    # percentiles gets an interval only where each percentile alone has a
+    # distribution-free one (order statistics, Binomial(n, q)): from 72 runs
+    # for the 95th percentile, 6 for the median.
+    rng = np.random.default_rng(4)
+    for n, q, has in [(20, 95, False), (71, 95, False), (72, 95, True), (5, 50, False), (6, 50, True)]:
+        a = rng.lognormal(0, 1, n)
+        b = a * 3.0
+        for iv in (stats.difference(a, b, percentile(q)), stats.ratio(a, b, percentile(q)),
+                   stats.contrast((a, b), (1.0, -1.0), percentile(q))):
+            assert iv.has_ci is has, (n, q, iv)
+            if not has:
+                assert iv.below(0.0) is None and iv.above(0.0) is None
+    # Deterministic runs (the same run under every seed) are exact at any n.
+    same = stats.difference(np.full(10, 3.0), np.full(10, 2.0), percentile(95))
+    assert (same.low, same.high) == (1.0, 1.0) and same.above(0.0) is True

@@ -29,7 +29,9 @@ than the textbook equivalence test at 5%):
 * a difference (or a ratio) of any other statistic (a percentile, a
   standard deviation, a tail ratio): the paired bootstrap, resampling run
   indices (so each resample keeps the pairs together), BCa where it is
-  defined, else the percentile interval;
+  defined, else the percentile interval; for a percentile only with enough
+  runs for that percentile to have an interval of its own (72 for the
+  95th, 6 for the median), else no interval (undecided);
 * a linear contrast of a statistic over several samples paired by run (a
   difference of differences across cells, "the gain grows with size"): the
   same two methods on the per-run contrasts. The resampling generator is seeded
@@ -370,6 +372,8 @@ def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> In
 
     fn.__name__ = f"{name}_{getattr(stat, '__name__', 'stat')}"
     est = float(fn(*xs))
+    if _too_few_for_percentile(stat, xs):
+        return Interval(est, n=n, method=_TOO_FEW)
     lo, hi, method = _bootstrap(xs, fn, paired=True, vectorized=vec is not None)
     return Interval(est, lo, hi, n, method)
 
@@ -396,6 +400,8 @@ def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) ->
 
     fn.__name__ = f"ratio_{getattr(stat, '__name__', 'stat')}"
     est = float(fn(a, b))
+    if _too_few_for_percentile(stat, (a, b)):
+        return Interval(est, n=n, method=_TOO_FEW)
     lo, hi, method = _bootstrap((a, b), fn, paired=True, vectorized=vec is not None)
     return Interval(est, lo, hi, n, method)
 
@@ -429,6 +435,28 @@ def _interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
     fn.__name__ = getattr(stat, "__name__", "stat")
     lo, hi, method = _bootstrap((x,), fn, paired=False, vectorized=vec is not None)
     return Interval(est, lo, hi, n, method)
+
+
+_TOO_FEW = "paired bootstrap (too few runs for the percentile)"
+
+
+def _too_few_for_percentile(stat: Callable[[np.ndarray], float], samples: tuple[np.ndarray, ...]) -> bool:
+    """Is ``stat`` a percentile that these runs cannot bound? The paired
+    bootstrap of a percentile is given only where the percentile of one
+    sample of ``n`` runs has a distribution-free interval
+    (:func:`_quantile_interval`: from 6 runs for the median, 36 for the
+    90th percentile, 72 for the 95th). Below that, every resample's
+    percentile lies among the few largest runs, and the interval is far
+    too narrow (the 95% interval of the difference of two 95th percentiles
+    of correlated lognormal runs covered the true difference in 72% of 200
+    samples of 10 runs, 84% of 20, 96% of 100; of two medians in 83% of
+    samples of 5 runs, 89% of 10, 96% of 30). Deterministic runs (every sample the same
+    in every run) keep their exact interval."""
+    q = quantile_of(stat)
+    if q is None or all(np.all(x == x[0]) for x in samples):
+        return False
+    n = len(samples[0])
+    return math.isnan(_quantile_interval(np.arange(float(n)), q / 100.0)[0])
 
 
 def _quantile_interval(sorted_x: np.ndarray, p: float) -> tuple[float, float]:
