@@ -344,6 +344,14 @@ def test_a_percentile_comparison_needs_enough_runs_for_the_percentile_itself():
             assert iv.has_ci is has, (n, q, iv)
             if not has:
                 assert iv.below(0.0) is None and iv.above(0.0) is None
+    # A statistic made of percentiles (kick's tail ratio p95 / median) needs
+    # enough runs for each of them.
+    from airtcp.experiments.kick import STATISTICS as KICK
+
+    tail = KICK["tail"]
+    for n, has in [(20, False), (72, True)]:
+        a = rng.lognormal(0, 1, n)
+        assert stats.difference(a, a * rng.lognormal(0.5, 0.1, n), tail).has_ci is has
     # Deterministic runs (the same run under every seed) are exact at any n.
     same = stats.difference(np.full(10, 3.0), np.full(10, 2.0), percentile(95))
     assert (same.low, same.high) == (1.0, 1.0) and same.above(0.0) is True

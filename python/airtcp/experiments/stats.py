@@ -226,6 +226,16 @@ def quantile_of(stat: Callable[[np.ndarray], float]) -> float | None:
     return float(q) if q is not None else None
 
 
+def percentiles_used(stat: Callable[[np.ndarray], float]) -> tuple[float, ...]:
+    """The percentiles (0-100) ``stat`` is computed from: its own if it is
+    one, else those it declares (``stat.percentiles_used``, e.g. (50, 95)
+    for a tail ratio p95 / median), else none."""
+    q = quantile_of(stat)
+    if q is not None:
+        return (q,)
+    return tuple(float(x) for x in getattr(stat, "percentiles_used", ()))
+
+
 def is_mean(stat: Callable[[np.ndarray], float]) -> bool:
     return bool(getattr(stat, "is_mean", False))
 
@@ -441,7 +451,8 @@ _TOO_FEW = "paired bootstrap (too few runs for the percentile)"
 
 
 def _too_few_for_percentile(stat: Callable[[np.ndarray], float], samples: tuple[np.ndarray, ...]) -> bool:
-    """Is ``stat`` a percentile that these runs cannot bound? The paired
+    """Is ``stat`` a percentile (or made of percentiles: :func:`percentiles_used`)
+    that these runs cannot bound? The paired
     bootstrap of a percentile is given only where the percentile of one
     sample of ``n`` runs has a distribution-free interval
     (:func:`_quantile_interval`: from 6 runs for the median, 36 for the
@@ -452,11 +463,11 @@ def _too_few_for_percentile(stat: Callable[[np.ndarray], float], samples: tuple[
     samples of 10 runs, 84% of 20, 96% of 100; of two medians in 83% of
     samples of 5 runs, 89% of 10, 96% of 30). Deterministic runs (every sample the same
     in every run) keep their exact interval."""
-    q = quantile_of(stat)
-    if q is None or all(np.all(x == x[0]) for x in samples):
+    qs = percentiles_used(stat)
+    if not qs or all(np.all(x == x[0]) for x in samples):
         return False
     n = len(samples[0])
-    return math.isnan(_quantile_interval(np.arange(float(n)), q / 100.0)[0])
+    return any(math.isnan(_quantile_interval(np.arange(float(n)), q / 100.0)[0]) for q in qs)
 
 
 def _quantile_interval(sorted_x: np.ndarray, p: float) -> tuple[float, float]:
