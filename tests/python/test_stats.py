@@ -300,6 +300,10 @@ def test_runs_without_an_interval_are_undecided_not_judged_by_their_point():
     unfinished = stats.difference(np.array([1.0, 2.0, np.inf, 3.0]), np.array([1.5, 2.5, 3.0, 3.5]), mean)
     assert unfinished.estimate == math.inf and not unfinished.has_ci
     assert unfinished.above(0.0) is None
+    # A ratio whose denominator is 0 in some resamples (median of half 0s
+    # and half 1s): the bootstrap is undefined, so is the verdict.
+    zero_den = stats.ratio(np.arange(1.0, 101.0), np.r_[np.zeros(50), np.ones(50)], percentile(50))
+    assert zero_den.defined and not zero_den.has_ci and zero_den.above(1.0) is None
     # A published point still decides.
     assert stats.point(2.0).above(1.0) is True and stats.point(2.0).within(1.0, 3.0) is True
     # ... and the text says why there is no interval, unlike a published point.
