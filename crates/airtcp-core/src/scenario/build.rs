@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use super::schema::*;
+use super::spanned::Spanned;
 use super::units::{parse_duration_ns, Duration, QueueCapacity};
 use super::{Scenario, ScenarioError};
 use crate::agents::arq::{ArqConfig, Dda, DdaConfig, LinkArq};
@@ -187,7 +188,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             nodes[id as usize].add_agent(agent);
         }
     }
-    let node_of = |s: &toml::Spanned<String>, field: String| -> Result<u32, ScenarioError> {
+    let node_of = |s: &Spanned<String>, field: String| -> Result<u32, ScenarioError> {
         index.get(s.get_ref()).copied().ok_or_else(|| {
             sc.error_at(
                 Some(s.span()),
@@ -322,19 +323,18 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                     "must be between 28B and 65535B",
                 ));
             }
-            let period = |d: &Option<toml::Spanned<Duration>>,
-                          name: &str|
-             -> Result<TimeNs, ScenarioError> {
-                let d = d.as_ref().expect("checked by check_kind_fields");
-                match d.get_ref().0 {
-                    v if v >= MIN_PERIOD_NS => Ok(v),
-                    _ => Err(sc.error_at(
-                        Some(d.span()),
-                        format!("{app_field}.{name}"),
-                        MIN_PERIOD_REASON,
-                    )),
-                }
-            };
+            let period =
+                |d: &Option<Spanned<Duration>>, name: &str| -> Result<TimeNs, ScenarioError> {
+                    let d = d.as_ref().expect("checked by check_kind_fields");
+                    match d.get_ref().0 {
+                        v if v >= MIN_PERIOD_NS => Ok(v),
+                        _ => Err(sc.error_at(
+                            Some(d.span()),
+                            format!("{app_field}.{name}"),
+                            MIN_PERIOD_REASON,
+                        )),
+                    }
+                };
             let cfg = OnOffConfig {
                 rate_bps: app.rate.expect("checked").0,
                 packet_bytes: packet_bytes as u32,
@@ -414,7 +414,7 @@ type FirstLinks = FxHashMap<(u32, u32), u32>;
 #[allow(clippy::too_many_arguments)]
 fn build_agent(
     sc: &Scenario,
-    spanned: &toml::Spanned<AgentSpec>,
+    spanned: &Spanned<AgentSpec>,
     field: &str,
     id: u32,
     (names, index): (&[String], &FxHashMap<String, u32>),
@@ -720,7 +720,7 @@ fn check_kind_fields(
 
 fn build_queue(
     sc: &Scenario,
-    q: Option<&toml::Spanned<QueueSpec>>,
+    q: Option<&Spanned<QueueSpec>>,
     rate_bps: u64,
     field: &str,
 ) -> Result<QueueDiscipline, ScenarioError> {
@@ -835,7 +835,7 @@ fn build_queue(
         QueueKind::Mecn | QueueKind::Wmecn => {
             let cfg = multi_level_config(sc, spanned, limit, field)?;
             if q.kind == QueueKind::Mecn {
-                let p = |x: &Option<toml::Spanned<super::units::Probability>>| {
+                let p = |x: &Option<Spanned<super::units::Probability>>| {
                     x.as_ref().map_or(0.1, |p| p.get_ref().0)
                 };
                 let (p1, p2) = (p(&q.max_p1), p(&q.max_p2));
@@ -863,7 +863,7 @@ fn build_queue(
 /// sizes an IP packet can have; default 1000B (ns-2).
 fn mean_packet_size(
     sc: &Scenario,
-    q: &toml::Spanned<QueueSpec>,
+    q: &Spanned<QueueSpec>,
     field: &str,
 ) -> Result<u32, ScenarioError> {
     match q.get_ref().mean_packet_size {
@@ -881,12 +881,12 @@ fn mean_packet_size(
 /// 0 <= min_th < mid_th < max_th.
 fn multi_level_config(
     sc: &Scenario,
-    spanned: &toml::Spanned<QueueSpec>,
+    spanned: &Spanned<QueueSpec>,
     limit: QueueLimit,
     field: &str,
 ) -> Result<MultiLevelConfig, ScenarioError> {
     let q = spanned.get_ref();
-    let th = |x: &Option<toml::Spanned<f64>>| {
+    let th = |x: &Option<Spanned<f64>>| {
         let t = x.as_ref().expect("checked by check_kind_fields");
         (*t.get_ref(), t.span())
     };
@@ -941,7 +941,7 @@ fn filter(a: AppliesTo) -> PacketFilter {
 /// depend only on the seed and the link direction's name.
 fn build_channel(
     sc: &Scenario,
-    e: Option<&toml::Spanned<ErrorSpec>>,
+    e: Option<&Spanned<ErrorSpec>>,
     seed: u64,
     name: &str,
     field: &str,
@@ -987,9 +987,7 @@ fn build_channel(
         ErrorKind::GilbertElliott => {
             // Sojourns shorter than a microsecond would make the fading
             // process, not the traffic, dominate the run time.
-            let mean = |d: &Option<toml::Spanned<Duration>>,
-                        n: &str|
-             -> Result<TimeNs, ScenarioError> {
+            let mean = |d: &Option<Spanned<Duration>>, n: &str| -> Result<TimeNs, ScenarioError> {
                 let d = d.as_ref().expect("checked");
                 match d.get_ref().0 {
                     v if v >= MIN_PERIOD_NS => Ok(v),

@@ -8,7 +8,7 @@
 //! ordinary tables; errors still name the member (`flow[1][i=17].to`) and
 //! point at the line of its table.
 
-use toml::Spanned;
+use super::spanned::Spanned;
 
 use super::units::Duration;
 use super::{Scenario, ScenarioError};

@@ -7,6 +7,7 @@ pub mod build;
 pub mod expand;
 pub mod observe;
 pub mod schema;
+pub mod spanned;
 pub mod units;
 
 use std::borrow::Cow;
@@ -218,7 +219,26 @@ impl Scenario {
             // (escaped by ScenarioError::new).
             let mut field = tidy_path(&e.path().to_string());
             let inner = e.into_inner();
-            let line = inner.span().map(|s| line_of(text, s.start));
+            // An unknown first key of a table TOML made implicitly is read
+            // before the path knows it (spanned.rs): name it as any other.
+            if let Some(key) = inner
+                .message()
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split_once('`'))
+                .map(|(k, _)| k)
+            {
+                if !field.is_empty() && field != key && !field.ends_with(&format!(".{key}")) {
+                    field = format!("{field}.{key}");
+                }
+            }
+            // An error inside a table TOML made implicitly (`[flow.tcp.kick]`
+            // without `[flow.tcp]`) may come without a place: find it from
+            // the field's path.
+            let line = inner
+                .span()
+                .map(|s| s.start)
+                .or_else(|| spanned::offset_of_path(text, &field))
+                .map(|o| line_of(text, o));
             // A syntax error's message spans lines (what was expected
             // below it): join them. A line break in any other message is
             // the user's own key or value: it is escaped.
@@ -298,10 +318,10 @@ impl Scenario {
     pub fn uses_randomness(&self) -> bool {
         use schema::{AppKind, ErrorKind, QueueKind, RttTickPhaseSpec};
         let f = &self.file;
-        let random_error = |e: Option<&toml::Spanned<schema::ErrorSpec>>| {
+        let random_error = |e: Option<&spanned::Spanned<schema::ErrorSpec>>| {
             e.is_some_and(|e| e.get_ref().kind != ErrorKind::DropList)
         };
-        let random_queue = |q: Option<&toml::Spanned<schema::QueueSpec>>| {
+        let random_queue = |q: Option<&spanned::Spanned<schema::QueueSpec>>| {
             q.is_some_and(|q| {
                 matches!(
                     q.get_ref().kind,
@@ -337,10 +357,17 @@ impl Scenario {
         field: impl Into<String>,
         message: impl Into<String>,
     ) -> ScenarioError {
+        let field = self.members.user_field(&field.into());
+        // A table TOML made implicitly has no place of its own: the line
+        // is found from the field's path.
+        let offset = match span {
+            Some(s) if s == spanned::IMPLICIT_SPAN => spanned::offset_of_path(&self.text, &field),
+            s => s.map(|s| s.start),
+        };
         ScenarioError::new(
             &self.source_name,
-            span.map(|s| line_of(&self.text, s.start)),
-            self.members.user_field(&field.into()),
+            offset.map(|o| line_of(&self.text, o)),
+            field,
             message.into(),
         )
     }
@@ -373,7 +400,7 @@ impl Scenario {
             self.file
                 .link
                 .iter()
-                .map(|l| l.count.as_ref().map(|c| *c.get_ref())),
+                .map(|l| l.count.as_ref().map(|c| *c.get_ref() as u64)),
         )
     }
 
@@ -383,7 +410,7 @@ impl Scenario {
             self.file
                 .flow
                 .iter()
-                .map(|f| f.count.as_ref().map(|c| *c.get_ref())),
+                .map(|f| f.count.as_ref().map(|c| *c.get_ref() as u64)),
         )
     }
 

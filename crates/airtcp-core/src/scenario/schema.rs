@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use super::spanned::Spanned;
 use serde::Deserialize;
-use toml::Spanned;
 
 use super::units::{Duration, Probability, QueueLimitSpec, Rate, Seed, Size};
 
