@@ -116,3 +116,20 @@ fn implicit_parent_tables_are_the_tables_they_stand_for() {
     let bad = format!("{head}app.kind = \"bulk\"\n\n[flow.tcp.kikc]\ninterval = \"50ms\"\n");
     check(&err(&bad), 16, "flow[0].tcp.kikc", "unknown field `kikc`");
 }
+
+/// docs/scenario.md, `[[link]]`: `a_to_b` and `b_to_a` are per-direction
+/// overrides, "`rate`, `delay`, `queue`, `error`, each replacing the
+/// link's for that direction". An empty table replaces nothing: it was
+/// accepted and did nothing.
+#[test]
+fn an_empty_direction_table_is_refused() {
+    for which in ["a_to_b", "b_to_a"] {
+        let text = one_link("", &format!("{which} = {{}}"), "", "");
+        check(
+            &err(&text),
+            9,
+            &format!("link[0].{which}"),
+            "overrides nothing",
+        );
+    }
+}

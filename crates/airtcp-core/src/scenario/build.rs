@@ -141,6 +141,14 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         ] {
             let _ = d;
             let field = format!("link[{i}].{which}");
+            if over.as_ref().is_some_and(|o| {
+                o.rate.is_none() && o.delay.is_none() && o.queue.is_none() && o.error.is_none()
+            }) {
+                return Err(sc.error_at_path(
+                    &field,
+                    "an empty table overrides nothing: give this direction's `rate`, `delay`, `queue` or `error`, or remove the table",
+                ));
+            }
             let base = format!("{}->{}", names[from as usize], names[to as usize]);
             let k = used_names.entry(base.clone()).or_insert(0);
             *k += 1;

@@ -372,6 +372,16 @@ impl Scenario {
         )
     }
 
+    /// An error about `field`, located by its path in the file (for what
+    /// has no span of its own: a name, a table holding nothing).
+    pub(crate) fn error_at_path(
+        &self,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        self.error_at(Some(spanned::IMPLICIT_SPAN), field, message)
+    }
+
     /// Build a world for `seed` (None: the file's seed).
     pub fn build(&self, seed: Option<u64>) -> Result<World, ScenarioError> {
         let seed = seed.unwrap_or(self.default_seed());

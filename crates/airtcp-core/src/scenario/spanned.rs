@@ -193,3 +193,18 @@ fn path_parts(path: &str) -> Vec<Part> {
     }
     parts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::offset_of_path;
+
+    #[test]
+    fn offsets_of_paths() {
+        let text = "[[flow]]\nname = \"a\"\n\n[[flow]]\nfrom = \"B\"\nname = \"b\"\n[flow.tcp.kick]\nttl = 1\n";
+        let line = |p: &str| offset_of_path(text, p).map(|o| text[..o].matches('\n').count() + 1);
+        assert_eq!(line("flow[1].name"), Some(6));
+        assert_eq!(line("flow[0][i=3].name"), Some(2));
+        assert_eq!(line("flow[1].tcp.mss"), Some(7));
+        assert_eq!(line("flow[1].tcp.kick.ttl"), Some(8));
+    }
+}
