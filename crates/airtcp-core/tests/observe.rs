@@ -220,7 +220,7 @@ fn wrong_capture_and_trace_tables_are_one_line_errors() {
         ),
         (
             "[[flow]]\nname = \"flow0\"\nfrom = \"B\"\nto = \"A\"\napp = { kind = \"bulk\" }",
-            "t.toml: flow[1].name: \"flow0\" is already the name of flow[0]",
+            "t.toml:14: flow[1].name: \"flow0\" is already the name of flow[0]",
         ),
     ];
     for (extra, want) in cases {

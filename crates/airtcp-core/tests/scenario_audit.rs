@@ -133,3 +133,37 @@ fn an_empty_direction_table_is_refused() {
         );
     }
 }
+
+/// docs/scenario.md, `[[flow]]`: `name` is the flow's "name in results,
+/// unique among the flows", and `[trace] flows` names flows by it. An
+/// empty or blank name labels nothing a reader can see and nothing a
+/// field can name (a node's name is refused likewise); members of a
+/// counted table whose names are the same are refused at the member.
+#[test]
+fn an_empty_flow_name_and_names_repeated_by_count_are_refused() {
+    for name in ["", " "] {
+        let text = one_link("", "", "", "")
+            .replace("[[flow]]\n", &format!("[[flow]]\nname = \"{name}\"\n"));
+        check(&err(&text), 11, "flow[0].name", "must not be empty");
+    }
+    let counted =
+        one_link("", "", "", "").replace("[[flow]]\n", "[[flow]]\ncount = 2\nname = \"f\"\n");
+    check(
+        &err(&counted),
+        12,
+        "flow[0][i=1].name",
+        "\"f\" is already the name of flow[0][i=0]",
+    );
+    // Two node tables declaring one node: the second's agents were silently
+    // added to the first's node.
+    let nodes = one_link("", "", "", "").replace(
+        "[[link]]\n",
+        "[[node]]\ncount = 2\nname = \"n{i}\"\n\n[[node]]\nname = \"n1\"\nagents = [{ kind = \"snoop\" }]\n\n[[link]]\n",
+    );
+    check(
+        &err(&nodes),
+        9,
+        "node[1].name",
+        "\"n1\" is already declared by node[0][i=1]",
+    );
+}

@@ -95,7 +95,20 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 "must not be empty",
             ));
         }
-        add(n.name.get_ref(), &mut names);
+        // A second table for a node would add its agents to the first's.
+        let declared = names.len();
+        let j = add(n.name.get_ref(), &mut names);
+        if names.len() == declared {
+            return Err(sc.error_at(
+                Some(n.name.span()),
+                format!("node[{i}].name"),
+                format!(
+                    "\"{}\" is already declared by {}: declare a node once, with all its agents",
+                    n.name.get_ref(),
+                    sc.members.user_field(&format!("node[{j}]"))
+                ),
+            ));
+        }
     }
     if f.link.is_empty() {
         return Err(sc.error_at(None, "link", "a scenario needs at least one [[link]]"));
@@ -250,12 +263,18 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             }
         }
         let name = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        // Series, traces and captures name flows: a name means one flow.
+        // Results, series, traces and captures name flows: a name is read
+        // and names one flow.
+        if name.trim().is_empty() {
+            return Err(sc.error_at_path(format!("flow[{i}].name"), "must not be empty"));
+        }
         if let Some(j) = flow_names.insert(name.clone(), i) {
-            return Err(sc.error_at(
-                None,
+            return Err(sc.error_at_path(
                 format!("flow[{i}].name"),
-                format!("\"{name}\" is already the name of flow[{j}]: flow names must be unique"),
+                format!(
+                    "\"{name}\" is already the name of {}: flow names must be unique",
+                    sc.members.user_field(&format!("flow[{j}]"))
+                ),
             ));
         }
         let start = fl.start.as_ref().map_or(0, |d| d.get_ref().0);
