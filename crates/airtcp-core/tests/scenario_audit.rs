@@ -167,3 +167,75 @@ fn an_empty_flow_name_and_names_repeated_by_count_are_refused() {
         "\"n1\" is already declared by node[0][i=1]",
     );
 }
+
+/// docs/scenario.md, Bounds: "Every timer, window and count has a range;
+/// a value outside it is an error naming the field". `kick.ttl` is "an
+/// integer from 1 to 255": 256 was refused in serde's words ("invalid value:
+/// integer `256`, expected u8"), and so were the negative or too large
+/// values of the other integer fields ("expected u32").
+#[test]
+fn integer_fields_out_of_range_say_their_range() {
+    for (tcp, field, words) in [
+        (
+            r#"kick = { interval = "rtt", ttl = 256 }"#,
+            "kick.ttl",
+            "from 1 to 255",
+        ),
+        (
+            r#"kick = { interval = "rtt", ttl = -1 }"#,
+            "kick.ttl",
+            "from 1 to 255",
+        ),
+        ("initial_cwnd = -1", "initial_cwnd", "at least 1 segment"),
+        ("initial_cwnd = 4294967296", "initial_cwnd", "at most"),
+        ("dupthresh = -1", "dupthresh", "from 1 to 4294967295"),
+        ("delack_segments = 4294967296", "delack_segments", "from 1 to 4294967295"),
+        ("max_backoff = -3", "max_backoff", "from 1 to 4294967295"),
+    ] {
+        let e = err(&one_link("", "", tcp, ""));
+        check(&e, 13, &format!("flow[0].tcp.{field}"), words);
+        assert!(!e.message.contains("expected"), "{e}");
+    }
+    for (link, field, words) in [
+        (
+            r#"error = { kind = "drop_list", packets = [-1] }"#,
+            "link[0].error.packets",
+            "counted from 1",
+        ),
+        (
+            r#"a_to_b = { queue = { kind = "droptail", limit = "5pkt" } }
+               [[node]]
+               name = "A"
+               agents = [{ kind = "arq", peer = "B", retries = -1 }]"#,
+            "node[0].agents[0].retries",
+            "from 0 to 255",
+        ),
+    ] {
+        let e = err(&one_link("", link, "", ""));
+        assert_eq!(e.field, field, "{e}");
+        assert!(
+            e.message.contains(words) && !e.message.contains("expected"),
+            "{e}"
+        );
+    }
+    let e = err(&one_link(
+        "",
+        "",
+        "classifier = { kind = \"rtt_threshold\", ticks_above_base = -1 }",
+        "",
+    ));
+    assert_eq!(e.field, "flow[0].tcp.classifier.ticks_above_base", "{e}");
+    assert!(
+        e.message.contains("from 0 to") && !e.message.contains("expected"),
+        "{e}"
+    );
+    let repeated = one_link("", "", "", "").replace(
+        "app = { kind = \"bulk\" }",
+        "app = { kind = \"repeated\", size = \"10kB\", think = \"1s\", count = -1 }",
+    );
+    check(&err(&repeated), 14, "flow[0].app.count", "at least 1");
+    for ttl in ["-1", "4294967296"] {
+        let e = err(&one_link(&format!("ttl = {ttl}"), "", "", ""));
+        check(&e, 3, "simulation.ttl", "must be from 1 to 255");
+    }
+}

@@ -242,7 +242,7 @@ fn agent_errors() {
         &err_with("retries = 3", "retries = 300"),
         6,
         "node[0].agents[0].retries",
-        "at most 255",
+        "from 0 to 255",
     );
     check(
         &err_with("timeout = \"20ms\"", "timeout = \"0s\""),

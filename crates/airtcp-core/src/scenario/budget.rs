@@ -252,10 +252,13 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
             let tcp = fl.tcp.as_ref()?;
             let t = tcp.get_ref();
             let mss = t.mss.map_or(1000, |m| m.0).clamp(1, u32::MAX as u64) as u32;
-            let iw = t
-                .initial_cwnd
-                .unwrap_or_else(|| SenderConfig::rfc5681_initial_window(mss));
-            let within_window = iw as u64 * mss as u64 <= MAX_WINDOW_BYTES;
+            // Out of range (below 1, or above the largest window) is
+            // refused by build.rs, in the field's words.
+            let iw = t.initial_cwnd.map_or_else(
+                || SenderConfig::rfc5681_initial_window(mss) as u64,
+                |c| c.max(0) as u64,
+            );
+            let within_window = iw.saturating_mul(mss as u64) <= MAX_WINDOW_BYTES;
             within_window.then_some((i, iw, tcp.span()))
         })
         .max_by_key(|&(_, iw, _)| iw);
@@ -263,7 +266,7 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
         shares.push(Share {
             field: format!("flow[{i}].tcp.initial_cwnd"),
             span: Some(span),
-            bytes: (iw as u64).saturating_mul(std::mem::size_of::<Packet>() as u64),
+            bytes: iw.saturating_mul(std::mem::size_of::<Packet>() as u64),
             what: format!("a first flight of {iw} segments"),
             packets: true,
         });
@@ -307,7 +310,11 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
         for (j, a) in n.agents.iter().enumerate() {
             let (span, a) = (a.span(), a.get_ref());
             if a.kind == AgentKind::GsnoopA {
-                let cache = a.cache.as_ref().map_or(25, |c| *c.get_ref());
+                // A negative cache is refused by build.rs.
+                let cache = a
+                    .cache
+                    .as_ref()
+                    .map_or(25, |c| (*c.get_ref()).max(0) as u64);
                 shares.push(Share {
                     field: format!("node[{i}].agents[{j}].cache"),
                     span: Some(span.clone()),

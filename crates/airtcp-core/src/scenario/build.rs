@@ -318,7 +318,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             AppKind::Onoff => ("onoff", &["rate", "mean_on", "mean_off"], &["packet_size"]),
         };
         check_kind_fields(sc, app_span.clone(), &app_field, kind_fields, &present)?;
-        if app.count == Some(0) {
+        if app.count.is_some_and(|c| c < 1) {
             return Err(sc.error_at(
                 app_span.clone(),
                 format!("{app_field}.count"),
@@ -386,7 +386,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 AppKind::Repeated => TcpApp::Repeated {
                     size_bytes: size(),
                     mean_think_ns: app.think.expect("checked").0,
-                    count: app.count,
+                    count: app.count.map(|c| c as u64),
                 },
                 AppKind::Onoff => unreachable!("handled above"),
             };
@@ -529,7 +529,7 @@ fn build_agent(
             let (peer, out, back) = wireless()?;
             let cache = match &a.cache {
                 None => 25,
-                Some(c) if !(1..=MAX_AGENT_CACHE_PKTS).contains(c.get_ref()) => {
+                Some(c) if !(1..=MAX_AGENT_CACHE_PKTS as i64).contains(c.get_ref()) => {
                     return Err(sc.error_at(
                         Some(c.span()),
                         format!("{field}.cache"),
@@ -566,11 +566,11 @@ fn build_agent(
             let (peer, out, back) = wireless()?;
             let retries = match &a.retries {
                 None => 3,
-                Some(r) if *r.get_ref() > 255 => {
+                Some(r) if !(0..=255).contains(r.get_ref()) => {
                     return Err(sc.error_at(
                         Some(r.span()),
                         format!("{field}.retries"),
-                        "must be at most 255",
+                        "must be from 0 to 255",
                     ))
                 }
                 Some(r) => *r.get_ref() as u8,
@@ -1043,14 +1043,16 @@ fn build_channel(
         }
         ErrorKind::DropList => {
             let packets = e.packets.clone().expect("checked");
-            if packets.contains(&0) {
+            if packets.iter().any(|&p| p < 1) {
                 return Err(sc.error_at(
                     Some(spanned.span()),
                     format!("{field}.packets"),
-                    "packets are counted from 1: 0 would never be dropped",
+                    "packets are counted from 1: 0 or a negative number would never be dropped",
                 ));
             }
-            ChannelModel::DropList(DropList::new(packets))
+            ChannelModel::DropList(DropList::new(
+                packets.into_iter().map(|p| p as u64).collect(),
+            ))
         }
         ErrorKind::RouteChange => ChannelModel::RouteChange(RouteChange::new(
             e.switch_probability.expect("checked").0,
@@ -1099,13 +1101,19 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         clock_granularity_ns: t
             .clock_granularity
             .map_or(rto_default.clock_granularity_ns, |d| d.0),
-        max_backoff: t.max_backoff,
+        // From 1 to 2^32 - 1 (checked above).
+        max_backoff: t.max_backoff.map(|b| b as u32),
         rtt_tick_ns: t.rtt_tick.map(|d| d.0),
         // Drawn per connection when `rtt_tick_phase = "random"`.
         rtt_tick_phase_ns: 0,
     };
-    if t.max_backoff == Some(0) {
-        return Err(err("max_backoff", "must be at least 1"));
+    if let Some(b) = t.max_backoff {
+        if !(1..=u32::MAX as i64).contains(&b) {
+            return Err(err(
+                "max_backoff",
+                "must be from 1 to 4294967295 (2^32 − 1)",
+            ));
+        }
     }
     if t.rtt_tick.is_some_and(|d| d.0 == 0) {
         return Err(err("rtt_tick", "must be positive"));
@@ -1136,11 +1144,11 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     }
     let initial_cwnd = t
         .initial_cwnd
-        .unwrap_or_else(|| SenderConfig::rfc5681_initial_window(mss as u32));
-    if initial_cwnd == 0 {
+        .unwrap_or_else(|| SenderConfig::rfc5681_initial_window(mss as u32).into());
+    if initial_cwnd < 1 {
         return Err(err("initial_cwnd", "must be at least 1 segment"));
     }
-    if initial_cwnd as u64 * mss > MAX_WINDOW_BYTES {
+    if (initial_cwnd as u64).saturating_mul(mss) > MAX_WINDOW_BYTES {
         return Err(err(
             "initial_cwnd",
             &format!(
@@ -1166,14 +1174,17 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "must be at least 2 segments (2 × mss): RFC 5681 never sets ssthresh lower",
         ));
     }
-    let dupthresh = t.dupthresh.unwrap_or(3);
-    if dupthresh == 0 {
-        return Err(err("dupthresh", "must be at least 1"));
-    }
-    let delack_segments = t.delack_segments.unwrap_or(2);
-    if delack_segments == 0 {
-        return Err(err("delack_segments", "must be at least 1"));
-    }
+    let count = |name: &str, v: Option<i64>, default: u32| -> Result<u32, ScenarioError> {
+        match v {
+            None => Ok(default),
+            Some(v) => u32::try_from(v)
+                .ok()
+                .filter(|&v| v >= 1)
+                .ok_or_else(|| err(name, "must be from 1 to 4294967295 (2^32 − 1)")),
+        }
+    };
+    let dupthresh = count("dupthresh", t.dupthresh, 3)?;
+    let delack_segments = count("delack_segments", t.delack_segments, 2)?;
     let delack_timeout = t.delack_timeout.map_or(200 * NS_PER_MS, |d| d.0);
     let delayed_ack = t.delayed_ack.unwrap_or(true);
     if delayed_ack && delack_timeout > NS_PER_S / 2 {
@@ -1282,7 +1293,8 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         variant,
         sack,
         mss: mss as u32,
-        initial_cwnd_segments: initial_cwnd,
+        // At most 2^30 segments (checked above).
+        initial_cwnd_segments: initial_cwnd as u32,
         initial_ssthresh_bytes: t.initial_ssthresh.map_or(UNBOUNDED_SSTHRESH_BYTES, |s| s.0),
         rwnd_bytes: rwnd,
         timestamps: t.timestamps(),
@@ -1353,10 +1365,15 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
                         }
                     }
                 };
-                let ttl = k.ttl.unwrap_or(1);
-                if ttl == 0 {
-                    return Err(err("kick.ttl", "must be at least 1"));
-                }
+                let ttl = u8::try_from(k.ttl.unwrap_or(1))
+                    .ok()
+                    .filter(|&t| t >= 1)
+                    .ok_or_else(|| {
+                        err(
+                            "kick.ttl",
+                            "must be from 1 to 255 (the IP header's 8-bit TTL)",
+                        )
+                    })?;
                 Some(KickConfig { interval, ttl })
             }
         },
@@ -1432,6 +1449,13 @@ fn classifier_config(
                     "must be positive",
                 ));
             }
+            let ticks = u32::try_from(ticks).map_err(|_| {
+                sc.error_at(
+                    Some(spanned.span()),
+                    format!("{field}.ticks_above_base"),
+                    "must be from 0 to 4294967295 (2^32 − 1) ticks",
+                )
+            })?;
             Threshold::AboveBase { ticks, tick_ns }
         }
         _ => {

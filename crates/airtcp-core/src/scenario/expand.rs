@@ -124,13 +124,13 @@ pub(super) fn expand(sc: &Scenario) -> Result<Option<Scenario>, ScenarioError> {
     };
     let mut total = 0u64;
     let mut count_of =
-        |count: &Option<Spanned<u64>>, field: String| -> Result<u64, ScenarioError> {
+        |count: &Option<Spanned<i64>>, field: String| -> Result<u64, ScenarioError> {
             let Some(c) = count else { return Ok(1) };
-            let n = *c.get_ref();
             let err = |msg: String| Err(sc.error_at(Some(c.span()), field.clone(), msg));
-            if n == 0 {
+            if *c.get_ref() < 1 {
                 return err("must be at least 1".into());
             }
+            let n = *c.get_ref() as u64;
             total = total.saturating_add(n);
             if total > MAX_MEMBERS {
                 return err(format!(

@@ -78,7 +78,7 @@ pub struct SimulationSpec {
     /// Initial IP TTL of every packet an endpoint or agent sends (default
     /// 64, RFC 1700's value and Linux's); a flow whose route is longer is
     /// rejected.
-    pub ttl: Option<Spanned<u32>>,
+    pub ttl: Option<Spanned<i64>>,
     /// Largest memory a run may need, estimated before anything is
     /// allocated (default "4GB"; see docs/scenario.md).
     pub memory_budget: Option<Spanned<Size>>,
@@ -91,7 +91,7 @@ pub struct NodeSpec {
     pub name: Spanned<String>,
     /// Compact form: this table stands for `count` nodes, `{i}` in `name`
     /// and in agents' `peer` replaced by 0 .. count-1 (`expand.rs`).
-    pub count: Option<Spanned<u64>>,
+    pub count: Option<Spanned<i64>>,
     /// Middlebox agents on this node, in the order they see packets.
     #[serde(default)]
     pub agents: Vec<Spanned<AgentSpec>>,
@@ -129,11 +129,11 @@ pub enum AgentKind {
 pub struct AgentSpec {
     pub kind: AgentKind,
     pub peer: Option<Spanned<String>>,
-    pub cache: Option<Spanned<u64>>,
+    pub cache: Option<Spanned<i64>>,
     pub guard: Option<Spanned<Duration>>,
     pub wireless_rtt: Option<Spanned<Duration>>,
     pub min_timeout: Option<Spanned<Duration>>,
-    pub retries: Option<Spanned<u32>>,
+    pub retries: Option<Spanned<i64>>,
     pub timeout: Option<Spanned<Duration>>,
     pub delay: Option<Spanned<Duration>>,
     pub knowledge: Option<Spanned<KickKnowledgeSpec>>,
@@ -182,7 +182,7 @@ pub enum BeforeRttSampleSpec {
 pub struct ClassifierSpec {
     pub kind: ClassifierKind,
     pub threshold: Option<Duration>,
-    pub ticks_above_base: Option<u32>,
+    pub ticks_above_base: Option<i64>,
     pub tick: Option<Spanned<Duration>>,
     /// What a timeout is (default "congestion").
     pub on_timeout: Option<OnTimeoutSpec>,
@@ -211,7 +211,7 @@ pub struct KickFileSpec {
     /// (default: the initial RTO, i.e. no kick before the first expiry).
     pub before_sample: Option<Duration>,
     /// IP TTL of kick segments (default 1).
-    pub ttl: Option<u8>,
+    pub ttl: Option<i64>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -221,7 +221,7 @@ pub struct LinkSpec {
     pub b: Spanned<String>,
     /// Compact form: this table stands for `count` links, `{i}` in `a` and
     /// `b` replaced by 0 .. count-1 (`expand.rs`).
-    pub count: Option<Spanned<u64>>,
+    pub count: Option<Spanned<i64>>,
     pub rate: Rate,
     pub delay: Duration,
     /// Queue of both directions (default DropTail, 50 packets, as ns-2).
@@ -261,6 +261,10 @@ pub struct DirectionSpec {
     pub queue: Option<Spanned<QueueSpec>>,
     pub error: Option<Spanned<ErrorSpec>>,
 }
+
+// Integer fields are i64, the range of a TOML integer, so that a value
+// out of a field's range is refused in that field's words (build.rs), not
+// serde's ("expected u8").
 
 // The tables with a `kind` are flat structs rather than serde-tagged enums:
 // a tagged enum buffers its table, which loses the field path and the line
@@ -376,7 +380,7 @@ pub struct ErrorSpec {
     pub loss_rule: Option<GeLossRuleSpec>,
     /// Gilbert–Elliott: "stationary" (default), "good" or "bad".
     pub initial_state: Option<GeInitialStateSpec>,
-    pub packets: Option<Vec<u64>>,
+    pub packets: Option<Vec<i64>>,
     pub switch_probability: Option<Probability>,
     pub extra_delay: Option<Duration>,
     /// Which packets the errors hit (default all).
@@ -393,7 +397,7 @@ pub struct FlowSpec {
     pub to: Spanned<String>,
     /// Compact form: this table stands for `count` flows, `{i}` in `name`,
     /// `from` and `to` replaced by 0 .. count-1 (`expand.rs`).
-    pub count: Option<Spanned<u64>>,
+    pub count: Option<Spanned<i64>>,
     /// With `count`: member i starts at `start + i × stagger` (default 0s).
     pub stagger: Option<Spanned<Duration>>,
     /// Start time (default 0s).
@@ -425,7 +429,7 @@ pub struct TcpFileSpec {
     /// Payload bytes per segment (default 1000B, ns-2's packetSize_).
     pub mss: Option<Size>,
     /// Initial window in segments (default: RFC 5681 §3.1 for the MSS).
-    pub initial_cwnd: Option<u32>,
+    pub initial_cwnd: Option<i64>,
     /// Initial ssthresh (default: arbitrarily high, RFC 5681 §3.1).
     pub initial_ssthresh: Option<Size>,
     /// Receiver's advertised window (default 1MB).
@@ -442,7 +446,7 @@ pub struct TcpFileSpec {
     pub max_rto: Option<Duration>,
     pub clock_granularity: Option<Duration>,
     /// Largest RTO backoff multiplier (ns-2's rtt_backoff: 64; default none).
-    pub max_backoff: Option<u32>,
+    pub max_backoff: Option<i64>,
     /// Measure RTT in ticks of this clock, as ns-2 without timestamps
     /// (default: exact).
     pub rtt_tick: Option<Duration>,
@@ -455,9 +459,9 @@ pub struct TcpFileSpec {
     /// Delayed-ACK timer (default 200ms, RFC 1122's "less than 0.5 s"; BSD).
     pub delack_timeout: Option<Duration>,
     /// ACK every n-th full-sized segment (default 2, RFC 5681 §4.2).
-    pub delack_segments: Option<u32>,
+    pub delack_segments: Option<i64>,
     /// Duplicate-ACK threshold (default 3).
-    pub dupthresh: Option<u32>,
+    pub dupthresh: Option<i64>,
     /// Restart the retransmission timer when a fast retransmit is sent
     /// (default true, as ns-2's Reno and Linux; RFC 6298 is silent).
     pub restart_rto_on_fast_retransmit: Option<bool>,
@@ -626,7 +630,7 @@ pub struct AppSpec {
     pub kind: AppKind,
     pub size: Option<Spanned<Size>>,
     pub think: Option<Duration>,
-    pub count: Option<u64>,
+    pub count: Option<i64>,
     pub rate: Option<Rate>,
     pub packet_size: Option<Spanned<Size>>,
     pub mean_on: Option<Spanned<Duration>>,
