@@ -189,7 +189,11 @@ fn integer_fields_out_of_range_say_their_range() {
         ("initial_cwnd = -1", "initial_cwnd", "at least 1 segment"),
         ("initial_cwnd = 4294967296", "initial_cwnd", "at most"),
         ("dupthresh = -1", "dupthresh", "from 1 to 4294967295"),
-        ("delack_segments = 4294967296", "delack_segments", "from 1 to 4294967295"),
+        (
+            "delack_segments = 4294967296",
+            "delack_segments",
+            "from 1 to 4294967295",
+        ),
         ("max_backoff = -3", "max_backoff", "from 1 to 4294967295"),
     ] {
         let e = err(&one_link("", "", tcp, ""));
@@ -238,4 +242,23 @@ fn integer_fields_out_of_range_say_their_range() {
         let e = err(&one_link(&format!("ttl = {ttl}"), "", "", ""));
         check(&e, 3, "simulation.ttl", "must be from 1 to 255");
     }
+}
+
+/// docs/scenario.md, `[[flow]]`: `stop` is the "end of the active
+/// interval", default the end of the run. A stop at or after the end of
+/// the run stops nothing: it was accepted without effect (a 100 s stop in a
+/// 10 s run).
+#[test]
+fn a_stop_at_or_after_the_end_of_the_run_is_refused() {
+    for stop in ["10s", "100s"] {
+        let text = one_link("", "", "", "")
+            .replace("[[flow]]\n", &format!("[[flow]]\nstop = \"{stop}\"\n"));
+        check(
+            &err(&text),
+            11,
+            "flow[0].stop",
+            "not before the end of the run (10s)",
+        );
+    }
+    scenario(&one_link("", "", "", "").replace("[[flow]]\n", "[[flow]]\nstop = \"9s\"\n"));
 }

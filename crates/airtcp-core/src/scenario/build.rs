@@ -298,6 +298,17 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                     "must be after start",
                 ));
             }
+            if s.get_ref().0 >= duration {
+                return Err(sc.error_at(
+                    Some(s.span()),
+                    format!("flow[{i}].stop"),
+                    format!(
+                        "{} is not before the end of the run ({}): it has no effect (every flow stops at the end of the run); remove it",
+                        show_ns(s.get_ref().0),
+                        show_ns(duration)
+                    ),
+                ));
+            }
         }
         let app_field = format!("flow[{i}].app");
         let app = fl.app.get_ref();
