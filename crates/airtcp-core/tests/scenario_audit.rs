@@ -262,3 +262,15 @@ fn a_stop_at_or_after_the_end_of_the_run_is_refused() {
     }
     scenario(&one_link("", "", "", "").replace("[[flow]]\n", "[[flow]]\nstop = \"9s\"\n"));
 }
+
+/// docs/scenario.md, `[[node]]`: "Declare a node to put middlebox agents on
+/// it." A declared node on no link sees no packet, nor do its agents: it was
+/// accepted, its agents reporting zeros.
+#[test]
+fn a_declared_node_on_no_link_is_refused() {
+    let text = one_link("", "", "", "").replace(
+        "[[link]]\n",
+        "[[node]]\nname = \"X\"\nagents = [{ kind = \"snoop\" }]\n\n[[link]]\n",
+    );
+    check(&err(&text), 5, "node[0].name", "\"X\" is on no [[link]]");
+}

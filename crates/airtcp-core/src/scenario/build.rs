@@ -190,6 +190,26 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             links.push(link);
         }
     }
+    // A declared node must be on a link: its agents would see no packet.
+    let mut on_link = vec![false; f.node.len()];
+    for &(a, b) in &ends {
+        for end in [a, b] {
+            if let Some(seen) = on_link.get_mut(end as usize) {
+                *seen = true;
+            }
+        }
+    }
+    if let Some(i) = on_link.iter().position(|&seen| !seen) {
+        let n = &f.node[i].name;
+        return Err(sc.error_at(
+            Some(n.span()),
+            format!("node[{i}].name"),
+            format!(
+                "\"{}\" is on no [[link]]: no packet could reach it or its agents",
+                n.get_ref()
+            ),
+        ));
+    }
     let mut nodes: Vec<Node> = names.iter().map(|n| Node::new(n.clone())).collect();
     // The first link (in file order) joining each pair of nodes, for the
     // agents that name the far end of their link: one map, not a search
