@@ -229,6 +229,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             nodes[id as usize].add_agent(agent);
         }
     }
+    check_arq_pairs(sc)?;
     let node_of = |s: &Spanned<String>, field: String| -> Result<u32, ScenarioError> {
         index.get(s.get_ref()).copied().ok_or_else(|| {
             sc.error_at(
@@ -646,6 +647,65 @@ fn build_agent(
             ))
         }
     })
+}
+
+/// The WMECN paper's link-layer retransmission is two agents across one
+/// wireless link: `arq` at the base station keeps each frame until the
+/// `dda` agent at the mobile host link-ACKs it (docs/scenario.md). One
+/// without the other never works: an `arq` whose peer has no `dda` hears
+/// no link ACK and retransmits every frame; a `dda` whose peer has no
+/// `arq` sends link ACKs that nothing reads.
+fn check_arq_pairs(sc: &Scenario) -> Result<(), ScenarioError> {
+    use rustc_hash::FxHashSet;
+    let f = &sc.file;
+    let pair_agent = |k: AgentKind| matches!(k, AgentKind::Arq | AgentKind::Dda);
+    if !f
+        .node
+        .iter()
+        .any(|n| n.agents.iter().any(|a| pair_agent(a.get_ref().kind)))
+    {
+        return Ok(());
+    }
+    // (kind, node, peer) of every arq and dda agent.
+    let mut present: FxHashSet<(AgentKind, &str, &str)> = FxHashSet::default();
+    for n in &f.node {
+        for a in &n.agents {
+            let a = a.get_ref();
+            if let (true, Some(p)) = (pair_agent(a.kind), &a.peer) {
+                present.insert((a.kind, n.name.get_ref().as_str(), p.get_ref().as_str()));
+            }
+        }
+    }
+    for (i, n) in f.node.iter().enumerate() {
+        for (j, a) in n.agents.iter().enumerate() {
+            let (span, a) = (a.span(), a.get_ref());
+            let (Some(peer), true) = (&a.peer, pair_agent(a.kind)) else {
+                continue;
+            };
+            let (other, what) = match a.kind {
+                AgentKind::Arq => (
+                    AgentKind::Dda,
+                    "nothing there would link-ACK its frames, so it would retransmit every one",
+                ),
+                _ => (AgentKind::Arq, "nothing there would read its link ACKs"),
+            };
+            let name = n.name.get_ref().as_str();
+            if !present.contains(&(other, peer.get_ref().as_str(), name)) {
+                let kind = |k| if k == AgentKind::Arq { "arq" } else { "dda" };
+                return Err(sc.error_at(
+                    Some(span),
+                    format!("node[{i}].agents[{j}]"),
+                    format!(
+                        "this {} agent needs a {} agent at its peer \"{}\" with peer = \"{name}\": {what}",
+                        kind(a.kind),
+                        kind(other),
+                        peer.get_ref()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One link-layer round trip over the wireless hop: a 1040-byte frame over

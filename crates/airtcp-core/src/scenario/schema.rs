@@ -97,7 +97,7 @@ pub struct NodeSpec {
     pub agents: Vec<Spanned<AgentSpec>>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentKind {
     /// Kick TCP's kick-aware intermediate node: optional `knowledge`
