@@ -302,3 +302,26 @@ fn arq_and_dda_need_each_other() {
     );
     scenario(&with(&format!("{arq}\n{dda}")));
 }
+
+/// docs/scenario.md, Queue tables: `min_th`, `max_th` are "thresholds, in
+/// packets of the average queue", and the average is a moving average of
+/// the queue, which a limit in packets bounds. A `min_th` at or above the
+/// limit is never reached: the queue never marks or drops early, and was
+/// accepted as a RED queue that acts as a DropTail one.
+#[test]
+fn a_red_min_th_beyond_a_packet_limit_is_refused() {
+    for kind in [
+        r#"kind = "red", limit = "20pkt", min_th = 20, max_th = 60"#,
+        r#"kind = "wmecn", limit = "20pkt", min_th = 25, mid_th = 30, max_th = 40"#,
+    ] {
+        let text = one_link("", &format!("queue = {{ {kind} }}"), "", "");
+        check(&err(&text), 9, "link[0].queue.min_th", "is never reached");
+    }
+    for fine in [
+        r#"kind = "red", limit = "20pkt", min_th = 19.5, max_th = 60"#,
+        r#"kind = "red", limit = "20pkt", min_th = 20, max_th = 60, weight = 1"#,
+        r#"kind = "red", limit = "2KB", min_th = 20, max_th = 60"#,
+    ] {
+        scenario(&one_link("", &format!("queue = {{ {fine} }}"), "", ""));
+    }
+}

@@ -937,6 +937,7 @@ fn build_queue(
                 let span = q.weight.as_ref().map(|w| w.span());
                 return Err(sc.error_at(span, format!("{field}.weight"), "must be in (0, 1]"));
             }
+            check_min_th_reachable(sc, min_th, limit, weight, field)?;
             let cfg = RedConfig {
                 limit,
                 min_th_pkts: lo,
@@ -975,6 +976,40 @@ fn build_queue(
             }
         }
     })
+}
+
+/// The average queue of RED and its multi-level kin is a moving average
+/// of the queue, so with a limit in packets it never exceeds the limit
+/// (nor reaches it unless `weight` is 1): a `min_th` beyond that is never
+/// reached, and the queue would never mark or drop early, leaving every
+/// field but `limit` without effect.
+fn check_min_th_reachable(
+    sc: &Scenario,
+    min_th: &Spanned<f64>,
+    limit: QueueLimit,
+    weight: f64,
+    field: &str,
+) -> Result<(), ScenarioError> {
+    let QueueLimit::Packets(n) = limit else {
+        return Ok(());
+    };
+    let th = *min_th.get_ref();
+    let reached = if weight >= 1.0 {
+        th <= n as f64
+    } else {
+        th < n as f64
+    };
+    if reached {
+        return Ok(());
+    }
+    Err(sc.error_at(
+        Some(min_th.span()),
+        format!("{field}.min_th"),
+        format!(
+            "{th} packets is never reached: the average queue stays below the limit of {n} packets, \
+             so the queue would never mark or drop early (lower min_th or raise limit)"
+        ),
+    ))
 }
 
 /// A queue's `mean_packet_size` (RED's idle ageing): 1B to 65535B, the
@@ -1037,6 +1072,8 @@ fn multi_level_config(
         let span = q.weight.as_ref().map(|w| w.span());
         return Err(sc.error_at(span, format!("{field}.weight"), "must be in (0, 1]"));
     }
+    let min_th = q.min_th.as_ref().expect("checked by check_kind_fields");
+    check_min_th_reachable(sc, min_th, limit, weight, field)?;
     Ok(MultiLevelConfig {
         limit,
         min_th_pkts: lo,
