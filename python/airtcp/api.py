@@ -887,5 +887,15 @@ def jain_fairness(values: Iterable[float]) -> float:
     0.8
     >>> airtcp.jain_fairness([0.0, 0.0])
     nan
+
+    The shares are amounts (throughput, packets delivered): a negative or
+    infinite one raises ValueError. A NaN share (an undefined metric)
+    makes the index NaN.
     """
-    return _core.jain_fairness([float(v) for v in values])
+    shares = [float(v) for v in values]
+    for i, share in enumerate(shares):
+        if share < 0 or math.isinf(share):
+            raise ValueError(
+                f"jain_fairness: share {i} is {share!r}; the index is defined for finite shares >= 0"
+            )
+    return _core.jain_fairness(shares)

@@ -210,6 +210,22 @@ def test_jain_fairness():
     assert airtcp.jain_fairness(x for x in [2.0, 2.0]) == 1.0
 
 
+def test_jain_fairness_takes_any_finite_scale_and_refuses_what_is_not_a_share():
+    """The index is scale-free (Jain, Chiu and Hawe 1984, property 2): two
+    equal shares of 1e308 are as fair as two of 1, though their squares
+    overflow (it was NaN). Shares are amounts: a negative one gave numbers
+    that look like indices ([1, -1] is 0.0, [3, -1] is 0.4) and an infinite
+    one NaN without a word; both raise ValueError naming the share."""
+    import math
+
+    assert airtcp.jain_fairness([1e308, 1e308]) == 1.0
+    assert airtcp.jain_fairness([3e300, 1e300]) == pytest.approx(0.8)
+    for bad in ([1.0, -1.0], [3.0, -1.0], [1.0, math.inf]):
+        with pytest.raises(ValueError, match=r"share 1 is .*finite shares >= 0"):
+            airtcp.jain_fairness(bad)
+    assert math.isnan(airtcp.jain_fairness([1.0, math.nan]))
+
+
 def test_jain_fairness_of_nothing_is_nan_for_every_caller():
     """Nothing to share (no flows, or every flow at zero goodput): the
     index is 0/0, NaN, never 1.0 ("perfectly fair"), and the G-Snoop

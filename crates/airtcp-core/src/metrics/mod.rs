@@ -751,13 +751,22 @@ impl Row for AgentResult {
 /// which no flow got anything says nothing about how flows share a path,
 /// so it must not count as perfectly fair. The reproductions' statistics
 /// skip NaN runs (`experiments/base.py`), and a table prints "-" when no
-/// run has a value.
+/// run has a value. An undefined share (NaN, or infinite) makes the index
+/// NaN; shares are amounts, so the Python API refuses negative ones.
 pub fn jain_fairness(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
-    if n == 0.0 || sq == 0.0 {
+    if n == 0.0 || sq == 0.0 || !xs.iter().all(|x| x.is_finite()) {
         return f64::NAN;
+    }
+    if !(sum * sum).is_finite() || !sq.is_finite() {
+        // The index does not change when every value is scaled: values
+        // near f64::MAX would overflow their squares, so divide by the
+        // largest first (only then, so ordinary inputs keep their bits).
+        let largest = xs.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let scaled: Vec<f64> = xs.iter().map(|x| x / largest).collect();
+        return jain_fairness(&scaled);
     }
     sum * sum / (n * sq)
 }
@@ -772,6 +781,16 @@ mod tests {
         assert!((jain_fairness(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
         assert!((jain_fairness(&[3.0, 1.0]) - 16.0 / 20.0).abs() < 1e-12);
         assert!((jain_fairness(&[5.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+
+    /// The index is scale-free (Jain, Chiu and Hawe 1984): values whose
+    /// squares overflow f64 give the index of the same values scaled down,
+    /// not NaN (it was (inf)/(inf) before).
+    #[test]
+    fn jain_index_of_huge_values() {
+        assert_eq!(jain_fairness(&[1e308, 1e308]), 1.0);
+        assert!((jain_fairness(&[3e300, 1e300]) - 16.0 / 20.0).abs() < 1e-12);
+        assert!((jain_fairness(&[f64::MAX, 0.0]) - 0.5).abs() < 1e-12);
     }
 
     /// Nothing to share: (0)^2 / (n * 0) is undefined, never "fair".
