@@ -737,6 +737,10 @@ def run_many(
     RuntimeWarning saying how many), including one that had finished on its
     thread but was not yet collected when Ctrl-C came.
 
+    Every run's results are kept until the last ends: seeds whose results
+    together would exceed the scenario's memory budget are refused with a
+    ScenarioError before any run (docs/scenario.md, "Memory budget").
+
     ``pcap``, ``trace`` and ``out_dir`` are as in :func:`run`; with more
     than one seed each run's files get ``-seed<N>`` before the extension.
     A run stopped midway by Ctrl-C leaves no capture or trace: its partial
@@ -751,6 +755,9 @@ def run_many(
     """
     sc = load(scenario)
     seeds = [_check_seed(s) for s in bounded_seeds(seeds)]
+    # Every run's results are kept until the last ends: refused before
+    # the first runs if together they exceed the memory budget.
+    sc._core.check_runs(len(seeds))
     pointless = seeds_warning(sc, seeds)
     if pointless:
         warnings.warn(pointless, DeterministicScenarioWarning, stacklevel=2)

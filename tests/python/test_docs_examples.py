@@ -136,7 +136,7 @@ def flows_csv(path):
 # test runs it or the doc says why none does.
 BLOCKS = {
     "README.md": {"sh": 4, "toml": 2, "python": 2, "": 1},
-    "docs/scenario.md": {"toml": 5, "": 5, "python": 0, "sh": 0},
+    "docs/scenario.md": {"toml": 5, "": 6, "python": 0, "sh": 0},
     "docs/capture.md": {"sh": 1, "toml": 1, "python": 2, "": 8},
     "docs/fuzzing.md": {"sh": 1, "toml": 0, "python": 0, "": 0},
     # sweeps.md's other blocks: test_sweep.py::test_the_docs_page_runs
@@ -339,6 +339,16 @@ def test_scenario_memory_budget_errors(scratch):
     with pytest.raises(airtcp.ScenarioError) as e:
         airtcp.run(sc)
     assert str(e.value) == error_line(flood)
+
+
+def test_scenario_many_runs_budget_error(scratch):
+    """The page's `--runs 1000` session prints exactly its line, at once
+    (no run starts), and run_many raises the same error from Python."""
+    (block,) = session_blocks("docs/scenario.md", "airtcp run examples/dumbbell-10k.toml --runs")
+    check_session(block, scratch, status=2)
+    with pytest.raises(airtcp.ScenarioError) as e:
+        airtcp.run_many("examples/dumbbell-10k.toml", seeds=range(1000), progress=False)
+    assert str(e.value) == error_line(block)
 
 
 def test_scenario_count_error_and_the_10k_dumbbell(scratch):

@@ -81,6 +81,60 @@ fn case1_too_many_flows_are_refused_with_the_estimate() {
     );
 }
 
+/// The bar: no unbounded allocation reaches a user. `run_many` and
+/// `airtcp run --runs N` keep every run's results until the last ends, so
+/// N runs of a scenario that fits the budget alone need not fit together:
+/// N x (640 B a flow, 256 B a link direction or agent, 200 B a time-series
+/// point) is refused before any run when it exceeds the budget, naming
+/// `simulation.memory_budget` (docs/scenario.md, "Memory budget"). One run
+/// is the estimate's alone. Before, nothing counted them: a thousand runs
+/// of a 100,000-flow topology grew until the OS killed the process.
+#[test]
+fn many_runs_count_their_kept_results_against_the_memory_budget() {
+    // 1,000 flows on one link: 640,000 + 2 x 256 = 640,512 B a run.
+    let text = "[simulation]\nduration = \"10ms\"\nmemory_budget = \"20MB\"\n\
+                [[link]]\na = \"A\"\nb = \"B\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                [[flow]]\ncount = 1000\nname = \"f{i}\"\nfrom = \"A\"\nto = \"B\"\n\
+                app = { kind = \"bulk\" }\n";
+    let sc = scenario(text);
+    sc.check_runs(1).unwrap();
+    sc.check_runs(31).unwrap(); // 19.86 MB
+    let e = sc.check_runs(32).unwrap_err(); // 20.50 MB
+    assert_eq!(
+        (e.line, e.field.as_str()),
+        (
+            Some(line_of(text, "memory_budget")),
+            "simulation.memory_budget"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.message.starts_with(
+            "32 runs would keep about 20.5 MB of results (640.5 kB a run: 1000 flows, 2 link \
+             directions), more than the memory budget of 20.0 MB"
+        ),
+        "{e}"
+    );
+    assert!(!e.to_string().contains('\n'));
+    // Time-series points count too: 1 s sampled every 10 ms is 101
+    // samples, 6 points each for the bulk flow and 1 for each direction:
+    // 808 points, 161,600 B, and 640 + 512 B of rows: 162,752 B a run.
+    let text = one_link(
+        "memory_budget = \"1MB\"",
+        "",
+        "",
+        "[output]\ntimeseries = { interval = \"10ms\" }\n",
+    )
+    .replace("duration = \"10s\"", "duration = \"1s\"");
+    let sc = scenario(&text);
+    sc.check_runs(6).unwrap(); // 976.5 kB
+    let e = sc.check_runs(7).unwrap_err(); // 1.139 MB
+    assert!(
+        e.message.contains("7 runs would keep about 1.1 MB of results (162.8 kB a run: 1 flows, 2 link directions, 808 time-series points)"),
+        "{e}"
+    );
+}
+
 /// The bar: no unbounded allocation reaches a user. A queue fills up to its
 /// limit whatever the windows (a UDP source faster than the link), so the
 /// largest queue, full, is part of the estimate: a limit of 2^32 - 1

@@ -141,6 +141,16 @@ impl PyScenario {
     fn random(&self) -> bool {
         self.inner.uses_randomness()
     }
+
+    /// Raise ScenarioError if `runs` runs of one command, all of whose
+    /// results are kept, would exceed the memory budget
+    /// (`budget::check_runs`).
+    fn check_runs(&self, py: Python<'_>, runs: u64) -> PyResult<()> {
+        no_panic(|| {
+            py.allow_threads(|| self.inner.check_runs(runs))
+                .map_err(|e| scenario_err(py, &e))
+        })
+    }
 }
 
 impl PyScenario {

@@ -54,6 +54,16 @@ pub const QUEUED_PACKET_BYTES: u64 = 2 * (std::mem::size_of::<Packet>() as u64 +
 /// the list grows by reallocation.
 pub const GSNOOP_SENDING_BYTES: u64 =
     2 * std::mem::size_of::<(crate::sim::TimeNs, Packet)>() as u64;
+/// What one run's results keep once it has ended, per flow: its row of the
+/// flows table as the core hands it over and the Arrow table made of it
+/// (560 B measured: 40 runs of 2,000 flows on one link, resident memory
+/// per run). Counted only for several runs of one command, whose results
+/// are all kept (`check_runs`); pandas DataFrames made from the tables
+/// take about four times more and are not counted.
+pub const FLOW_RESULT_BYTES: u64 = 640;
+/// The same for one link direction's row (232 B measured: 40 runs of
+/// 8,002 directions), and for one agent's row of the agents table.
+pub const LINK_DIR_RESULT_BYTES: u64 = 256;
 /// The smallest packet on the wire (a 28-byte UDP datagram): a queue
 /// limited in bytes holds at most limit / 28 packets.
 const SMALLEST_PACKET_BYTES: u64 = 28;
@@ -112,6 +122,54 @@ pub fn check(sc: &Scenario) -> Result<usize, ScenarioError> {
             show_bytes(total),
             show_bytes(top.bytes),
             top.what,
+            show_bytes(budget)
+        ),
+    ))
+}
+
+/// What the results of one run of `f` keep in memory after it ends: the
+/// rows of its tables and its time-series points (transfers, one row per
+/// download of a repeated app, are not known in advance and not counted).
+fn results_bytes(f: &ScenarioFile) -> (u64, String) {
+    let flows = f.flow.len() as u64;
+    let dirs = 2 * f.link.len() as u64;
+    let agents: u64 = f.node.iter().map(|n| n.agents.len() as u64).sum();
+    let mut what = format!("{flows} flows, {dirs} link directions");
+    if agents > 0 {
+        what += &format!(", {agents} agents");
+    }
+    let mut bytes = flows.saturating_mul(FLOW_RESULT_BYTES).saturating_add(
+        dirs.saturating_add(agents)
+            .saturating_mul(LINK_DIR_RESULT_BYTES),
+    );
+    if let Some((points, _)) = series_points(f) {
+        what += &format!(", {points} time-series points");
+        bytes = bytes.saturating_add(points.saturating_mul(SERIES_POINT_BYTES));
+    }
+    (bytes, what)
+}
+
+/// Reject `runs` runs of `sc` in one command (`run_many`, `airtcp run
+/// --runs`) if their results, every one kept until the command ends,
+/// would exceed the memory budget: each run alone fits it (`check`), but
+/// a thousand runs of a large topology would not, and the process would
+/// grow until the OS killed it, with nothing saved. One run is `check`'s.
+pub fn check_runs(sc: &Scenario, runs: u64) -> Result<(), ScenarioError> {
+    let budget = budget_bytes(sc);
+    let (per_run, what) = results_bytes(&sc.file);
+    let total = per_run.saturating_mul(runs);
+    if runs <= 1 || total <= budget {
+        return Ok(());
+    }
+    Err(sc.error_at(
+        sc.file.simulation.memory_budget.as_ref().map(|b| b.span()),
+        "simulation.memory_budget",
+        format!(
+            "{runs} runs would keep about {} of results ({} a run: {what}), more than the memory \
+             budget of {} (run fewer seeds at a time, or raise simulation.memory_budget if the \
+             machine has the memory)",
+            show_bytes(total),
+            show_bytes(per_run),
             show_bytes(budget)
         ),
     ))
@@ -182,62 +240,10 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
             packets: false,
         },
     ];
-    // Values that the build refuses for their own reason (below a floor,
-    // above a bound) are left to it: its message says more.
-    let sampled = f
-        .output
-        .timeseries
-        .as_ref()
-        .filter(|ts| ts.interval.get_ref().0 >= MIN_PERIOD_NS);
-    if let Some(ts) = sampled {
-        let interval = ts.interval.get_ref().0;
-        let duration = f.simulation.duration.get_ref().0;
-        let samples = duration / interval + 1;
-        let mut points = 0u64;
-        if ts.flows {
-            // Over its active interval a flow is sampled for goodput and
-            // throughput, and a TCP flow also for cwnd, ssthresh, srtt and
-            // rtt while a connection is open: all along for a bulk flow;
-            // file and repeated downloads only until they finish, which is
-            // not known in advance, so they are not counted.
-            for fl in &f.flow {
-                let per_sample = match fl.app.get_ref().kind {
-                    AppKind::Bulk => 6,
-                    AppKind::Onoff => 2,
-                    AppKind::File | AppKind::Repeated => continue,
-                };
-                let start = fl.start.as_ref().map_or(0, |s| s.get_ref().0).min(duration);
-                let stop = fl
-                    .stop
-                    .as_ref()
-                    .map_or(duration, |s| s.get_ref().0)
-                    .min(duration);
-                let open = stop.saturating_sub(start) / interval + 1;
-                points = points.saturating_add(per_sample * open);
-            }
-        }
-        let mut per_sample = 0u64;
-        if ts.links {
-            for l in &f.link {
-                for dir in [&l.a_to_b, &l.b_to_a] {
-                    let q = dir
-                        .as_ref()
-                        .and_then(|d| d.queue.as_ref())
-                        .or(l.queue.as_deref());
-                    let averaged = q.is_some_and(|q| {
-                        matches!(
-                            q.get_ref().kind,
-                            QueueKind::Red | QueueKind::Mecn | QueueKind::Wmecn
-                        )
-                    });
-                    per_sample += if averaged { 2 } else { 1 }; // queue, red_avg
-                }
-            }
-        }
-        let points = points.saturating_add(samples.saturating_mul(per_sample));
+    if let Some((points, span)) = series_points(f) {
         shares.push(Share {
             field: "output.timeseries.interval".into(),
-            span: Some(ts.interval.span()),
+            span: Some(span),
             bytes: points.saturating_mul(SERIES_POINT_BYTES),
             what: format!("{points} time-series points"),
             packets: false,
@@ -345,6 +351,64 @@ fn estimate(f: &ScenarioFile) -> Vec<Share> {
         }
     }
     shares
+}
+
+/// How many time-series points a run records (`output.timeseries`), and
+/// where the interval is written; None when nothing is sampled.
+fn series_points(f: &ScenarioFile) -> Option<(u64, std::ops::Range<usize>)> {
+    // Values that the build refuses for their own reason (below a floor,
+    // above a bound) are left to it: its message says more.
+    let ts = f
+        .output
+        .timeseries
+        .as_ref()
+        .filter(|ts| ts.interval.get_ref().0 >= MIN_PERIOD_NS)?;
+    let interval = ts.interval.get_ref().0;
+    let duration = f.simulation.duration.get_ref().0;
+    let samples = duration / interval + 1;
+    let mut points = 0u64;
+    if ts.flows {
+        // Over its active interval a flow is sampled for goodput and
+        // throughput, and a TCP flow also for cwnd, ssthresh, srtt and
+        // rtt while a connection is open: all along for a bulk flow;
+        // file and repeated downloads only until they finish, which is
+        // not known in advance, so they are not counted.
+        for fl in &f.flow {
+            let per_sample = match fl.app.get_ref().kind {
+                AppKind::Bulk => 6,
+                AppKind::Onoff => 2,
+                AppKind::File | AppKind::Repeated => continue,
+            };
+            let start = fl.start.as_ref().map_or(0, |s| s.get_ref().0).min(duration);
+            let stop = fl
+                .stop
+                .as_ref()
+                .map_or(duration, |s| s.get_ref().0)
+                .min(duration);
+            let open = stop.saturating_sub(start) / interval + 1;
+            points = points.saturating_add(per_sample * open);
+        }
+    }
+    let mut per_sample = 0u64;
+    if ts.links {
+        for l in &f.link {
+            for dir in [&l.a_to_b, &l.b_to_a] {
+                let q = dir
+                    .as_ref()
+                    .and_then(|d| d.queue.as_ref())
+                    .or(l.queue.as_deref());
+                let averaged = q.is_some_and(|q| {
+                    matches!(
+                        q.get_ref().kind,
+                        QueueKind::Red | QueueKind::Mecn | QueueKind::Wmecn
+                    )
+                });
+                per_sample += if averaged { 2 } else { 1 }; // queue, red_avg
+            }
+        }
+    }
+    let points = points.saturating_add(samples.saturating_mul(per_sample));
+    Some((points, ts.interval.span()))
 }
 
 /// The largest queue full: a queue fills up to its limit whatever the

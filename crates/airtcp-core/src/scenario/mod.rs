@@ -398,6 +398,19 @@ impl Scenario {
         }
     }
 
+    /// Refuse `runs` runs of this scenario in one command if their
+    /// results, all kept until it ends, would exceed the memory budget
+    /// (`budget::check_runs`); the counted tables are expanded first.
+    pub fn check_runs(&self, runs: u64) -> Result<(), ScenarioError> {
+        if runs <= 1 {
+            return Ok(());
+        }
+        match expand::expand(self)? {
+            Some(members) => budget::check_runs(&members, runs),
+            None => budget::check_runs(self, runs),
+        }
+    }
+
     /// The error of a run of this scenario that `world` stopped because
     /// its packets outgrew the memory budget, if it did.
     pub fn overrun_error(&self, world: &World) -> Option<ScenarioError> {
