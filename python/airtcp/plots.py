@@ -34,21 +34,47 @@ def _axes(ax):
     return ax
 
 
-def _series(result, kind: str, metrics: list[str], names: Iterable[str] | None, seed: int | None):
-    s = result.series
-    if "seed" in s.columns:
+def _one_seed(table, seed: int | None, result_seed: int | None, what: str):
+    """The rows of run ``seed``: required for a table of several seeds; a
+    seed the result does not hold is an error, never an empty plot."""
+    if "seed" in table.columns:
         if seed is None:
-            raise ValueError("a result of several seeds: pass seed= to choose the run to plot")
-        s = s[s.seed == seed]
+            raise ValueError(f"a {what} of several seeds: pass seed= to choose the run to plot")
+        if not (table.seed == seed).any():
+            seeds = sorted(int(s) for s in table.seed.unique())
+            raise ValueError(f"seed {seed} is not in this {what} (its seeds: {_listed(seeds)})")
+        return table[table.seed == seed]
+    if seed is not None and result_seed is not None and seed != result_seed:
+        raise ValueError(f"seed {seed} is not in this {what}: it is a run of seed {result_seed}")
+    return table
+
+
+def _listed(values, most: int = 10) -> str:
+    shown = ", ".join(str(v) for v in values[:most])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > most else "")
+
+
+def _unknown(wanted: list[str], present: Iterable[str], what: str):
+    """A name the user asked for that the result does not hold is an
+    error naming it, never a figure without it."""
+    present = list(dict.fromkeys(present))
+    missing = [n for n in wanted if n not in set(present)]
+    if missing:
+        raise ValueError(f"no {what} named {', '.join(map(repr, missing))} in this result ({what}s: {_listed(present)})")
+
+
+def _series(result, kind: str, metrics: list[str], names: Iterable[str] | None, seed: int | None):
+    s = _one_seed(result.series, seed, getattr(result, "seed", None), "result")
     s = s[(s.kind == kind) & s.metric.isin(metrics)]
-    if names is not None:
-        wanted = [names] if isinstance(names, str) else list(names)
-        s = s[s.name.isin(wanted)]
     if s.empty:
         raise ValueError(
             f"no {', '.join(metrics)} series in this result: add [output.timeseries] to the scenario "
             "(e.g. interval = \"100ms\")"
         )
+    if names is not None:
+        wanted = [names] if isinstance(names, str) else list(names)
+        _unknown(wanted, s.name, kind)
+        s = s[s.name.isin(wanted)]
     return s
 
 
@@ -115,12 +141,15 @@ def time_sequence(
     t = trace.trace if hasattr(trace, "trace_files") else trace
     if t is None:
         raise ValueError("this result has no trace: run with trace=True (or a [trace] table)")
-    if "seed" in t.columns:
-        if seed is None:
-            raise ValueError("a trace of several seeds: pass seed= to choose the run to plot")
-        t = t[t.seed == seed]
+    t = _one_seed(t, seed, trace.seed if hasattr(trace, "trace_files") else None, "trace")
+    if t.empty:
+        raise ValueError("the trace holds no packets")
     if flow is None:
         flow = t.flow.iloc[0]
+    else:
+        _unknown([flow], (str(f) for f in t.flow.unique()), "flow")
+    if not since_s >= 0 or (until_s is not None and not until_s >= since_s):
+        raise ValueError(f"since_s={since_s!r}, until_s={until_s!r}: need 0 <= since_s <= until_s")
     t = t[(t.flow == flow) & (t.time_s >= since_s)]
     if until_s is not None:
         t = t[t.time_s <= until_s]
