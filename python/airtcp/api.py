@@ -460,7 +460,8 @@ class Result:
                 ]
             )
         if len(flows) > len(shown):
-            rows.append([f"... {len(flows) - len(shown)} more flows"])
+            more = len(flows) - len(shown)
+            rows.append([f"... {more} more flow{'s' if more > 1 else ''}"])
         lines.append("")
         lines.append(
             (["flow", "path", "tcp", "goodput Mb/s", "retransmits", "timeouts", "drops", "rtt ms"], rows)

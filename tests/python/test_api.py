@@ -1,4 +1,5 @@
 import os
+import re
 
 import pandas as pd
 import pytest
@@ -292,6 +293,7 @@ def test_summary_caps_long_tables():
     assert "(the 5 busiest of 122 link directions)" in s
     assert "R1->R2" in s  # the bottleneck is among the busiest
     assert len(r.summary(max_rows=None).splitlines()) > 60
+    assert re.search(r"\.\.\. 1 more flow(?!s)", r.summary(max_rows=29))
 
 
 @pytest.mark.parametrize("seeds", [None, list(range(1, 8))], ids=["one-run", "seven-seeds"])
