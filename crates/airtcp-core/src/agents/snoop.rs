@@ -54,9 +54,11 @@
 //! segment forwarded before the retransmission reaches the mobile host
 //! before it, which is exactly the expected duplicate-ACK count). Sequence
 //! numbers are byte offsets that never wrap. State is per flow index and
-//! connection epoch; lookups index a `Vec` by flow id, never iterate a map.
+//! connection epoch, looked up by flow id in a map. The armed local timers
+//! are also kept ordered by expiry, so that the agent's deadline and the
+//! flows due at a timer are found without visiting every flow it holds.
 
-use std::collections::{btree_map::Entry, BTreeMap, VecDeque};
+use std::collections::{btree_map::Entry, BTreeMap, BTreeSet, VecDeque};
 
 use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
 use crate::metrics::{col, Column};
@@ -126,6 +128,14 @@ pub struct Snoop {
     /// not in the scenario's number of flows (one table per agent), and
     /// visited in index order as a vector would be.
     flows: BTreeMap<u32, FlowState>,
+    /// `(timer, flow)` for every flow whose local timer is armed, kept
+    /// equal to the flows' `timer` fields: the first is the agent's
+    /// deadline, and the due ones are taken from the front, so neither
+    /// visits every flow the agent holds.
+    timers: BTreeSet<(TimeNs, u32)>,
+    /// Scratch for [`NodeAgent::on_timer`]: the flows due, put in flow
+    /// order (kept to spare an allocation per timer).
+    due: Vec<u32>,
     /// Local retransmissions triggered by a duplicate ACK.
     pub local_retransmissions: u64,
     /// Local retransmissions triggered by the local timer.
@@ -171,6 +181,26 @@ impl Snoop {
                     *s = fresh();
                 }
                 Some(s)
+            }
+        }
+    }
+
+    /// When `flow`'s local timer expires, if it is armed.
+    fn timer_of(&self, flow: u32) -> Option<TimeNs> {
+        self.flows.get(&flow).and_then(|st| st.timer)
+    }
+
+    /// A packet of `flow` was handled, its timer was `armed` before: keep
+    /// [`Snoop::timers`] equal to the flows' timers (a packet touches only
+    /// its own flow's state).
+    fn timer_changed(&mut self, flow: u32, armed: Option<TimeNs>) {
+        let now_armed = self.timer_of(flow);
+        if now_armed != armed {
+            if let Some(t) = armed {
+                self.timers.remove(&(t, flow));
+            }
+            if let Some(t) = now_armed {
+                self.timers.insert((t, flow));
             }
         }
     }
@@ -363,26 +393,39 @@ impl NodeAgent for Snoop {
         if ingress == Ingress::Local {
             return AgentVerdict::Pass;
         }
-        match pkt.kind {
+        let flow = pkt.flow;
+        let armed = self.timer_of(flow);
+        let verdict = match pkt.kind {
             PacketKind::TcpData if pkt.payload_len > 0 => {
                 self.on_data(now_ns, pkt);
                 AgentVerdict::Pass
             }
             PacketKind::TcpAck if pkt.has_flag(flags::ACK) => self.on_ack(now_ns, pkt, out),
-            _ => AgentVerdict::Pass,
-        }
+            _ => return AgentVerdict::Pass,
+        };
+        self.timer_changed(flow, armed);
+        verdict
     }
 
     fn deadline(&self) -> Option<TimeNs> {
-        self.flows.values().filter_map(|s| s.timer).min()
+        self.timers.first().map(|&(t, _)| t)
     }
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
         let max = self.cfg.max_local_rxmits;
-        for st in self.flows.values_mut() {
-            if st.timer.is_none_or(|t| t > now_ns) {
-                continue;
+        // Every flow due now, handled in flow order (as a walk over all
+        // flows in index order would meet them).
+        let mut due = std::mem::take(&mut self.due);
+        while let Some(&(t, flow)) = self.timers.first() {
+            if t > now_ns {
+                break;
             }
+            self.timers.pop_first();
+            due.push(flow);
+        }
+        due.sort_unstable();
+        for &flow in &due {
+            let st = self.flows.get_mut(&flow).expect("an armed timer's flow");
             let timeout = timeout_ns(&self.cfg, st);
             st.timer = None;
             let last_ack = st.last_ack;
@@ -396,9 +439,12 @@ impl NodeAgent for Snoop {
                 head.sent_ns = now_ns;
                 out.inject.push(retransmission(&head.pkt));
                 st.timer = Some(now_ns + timeout);
+                self.timers.insert((now_ns + timeout, flow));
                 self.timeout_retransmissions += 1;
             }
         }
+        due.clear();
+        self.due = due;
     }
 
     fn counters(&self) -> Vec<(Column<'static>, u64)> {
@@ -599,6 +645,102 @@ mod tests {
         assert_eq!(s.deadline(), Some(170 * ms));
         feed(&mut s, 160 * ms, data(1), &mut out); // the sender's retransmission
         assert_eq!(s.deadline(), Some(280 * ms));
+    }
+
+    /// Segment `i` of connection `flow`, epoch 1.
+    fn data_of(flow: u32, i: u64) -> Packet {
+        Packet { flow, ..data(i) }
+    }
+
+    fn ack_of(flow: u32, next: u64) -> Packet {
+        Packet { flow, ..ack(next) }
+    }
+
+    /// Snoop paper: the local retransmission timer is per connection, so
+    /// the agent next needs its timer at the earliest timer armed among all
+    /// its connections, whatever happens to the others: a cleaned cache
+    /// stops a connection's timer, a new segment re-arms it, a sender
+    /// retransmission (out of sequence) restarts it later, a new connection
+    /// epoch starts without one, and a timer that fired re-arms. Twenty
+    /// connections, armed in an order unlike their flow order.
+    #[test]
+    fn the_deadline_is_the_earliest_timer_among_many_connections() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        let ms = NS_PER_MS;
+        const N: u64 = 20;
+        // The k-th connection to send is flow 7k mod 20, at k ms: its
+        // timer expires at 1 s + k ms (the initial timeout).
+        let kth = |k: u64| (k * 7 % N) as u32;
+        for k in 0..N {
+            feed(&mut s, k * ms, data_of(kth(k), 0), &mut out);
+        }
+        assert_eq!(s.deadline(), Some(NS_PER_S));
+        // The earliest is stopped: its cache is cleaned (local RTT 30 ms,
+        // so its timeout becomes 30 + max(4 x 15, 20) = 90 ms).
+        feed(&mut s, 30 * ms, ack_of(kth(0), 1), &mut out);
+        assert_eq!(s.deadline(), Some(NS_PER_S + ms));
+        // Re-armed earlier than every other: a new segment at 40 ms.
+        feed(&mut s, 40 * ms, data_of(kth(0), 1), &mut out);
+        assert_eq!(s.deadline(), Some(130 * ms));
+        // The earliest moves later: the sender retransmits segment 1 at
+        // 120 ms (out of sequence), which restarts the timer.
+        feed(&mut s, 50 * ms, data_of(kth(0), 2), &mut out);
+        assert_eq!(
+            s.deadline(),
+            Some(130 * ms),
+            "an in-sequence segment keeps it"
+        );
+        feed(&mut s, 120 * ms, data_of(kth(0), 1), &mut out);
+        assert_eq!(s.deadline(), Some(210 * ms));
+        // Stopped again: everything is acknowledged.
+        feed(&mut s, 130 * ms, ack_of(kth(0), 3), &mut out);
+        assert_eq!(s.deadline(), Some(NS_PER_S + ms));
+        // A new connection of the now earliest flow starts without a timer.
+        let fresh = Packet {
+            epoch: 2,
+            ..ack_of(kth(1), 1)
+        };
+        feed(&mut s, 200 * ms, fresh, &mut out);
+        assert_eq!(s.deadline(), Some(NS_PER_S + 2 * ms));
+        // The earliest fires: a local retransmission, re-armed 1 s later.
+        s.on_timer(NS_PER_S + 2 * ms, &mut out);
+        assert_eq!(out.inject.len(), 1);
+        assert_eq!(out.inject[0].flow, kth(2));
+        assert_eq!(s.deadline(), Some(NS_PER_S + 3 * ms));
+        // Every remaining first timer fires in turn, then the re-armed ones.
+        for k in 3..N {
+            assert_eq!(s.deadline(), Some(NS_PER_S + k * ms));
+            s.on_timer(NS_PER_S + k * ms, &mut out);
+        }
+        assert_eq!(s.deadline(), Some(2 * NS_PER_S + 2 * ms));
+        assert_eq!(s.timeout_retransmissions, N - 2);
+    }
+
+    /// The connections whose timers are due when the timer runs are each
+    /// handled once, in flow order (the order a walk over the connections
+    /// by flow index meets them, which fixes the order of the local
+    /// retransmissions, hence of the packets' uids), not in expiry order;
+    /// connections not yet due wait.
+    #[test]
+    fn due_timers_are_handled_in_flow_order() {
+        let mut s = Snoop::new(SnoopConfig::default());
+        let mut out = AgentOutput::default();
+        let ms = NS_PER_MS;
+        // Due at 1.000 s, 1.010 s and 1.050 s.
+        feed(&mut s, 0, data_of(9, 0), &mut out);
+        feed(&mut s, 10 * ms, data_of(3, 0), &mut out);
+        feed(&mut s, 50 * ms, data_of(5, 0), &mut out);
+        s.on_timer(NS_PER_S + 20 * ms, &mut out);
+        let flows = |out: &AgentOutput| out.inject.iter().map(|p| p.flow).collect::<Vec<_>>();
+        assert_eq!(flows(&out), vec![3, 9]);
+        assert_eq!(s.deadline(), Some(NS_PER_S + 50 * ms));
+        s.on_timer(NS_PER_S + 50 * ms, &mut out);
+        assert_eq!(flows(&out), vec![3, 9, 5]);
+        // 3 and 9 re-armed at 1.02 s for the initial 1 s.
+        assert_eq!(s.deadline(), Some(2 * NS_PER_S + 20 * ms));
+        s.on_timer(2 * NS_PER_S + 20 * ms, &mut out);
+        assert_eq!(flows(&out), vec![3, 9, 5, 3, 9]);
     }
 
     #[test]
