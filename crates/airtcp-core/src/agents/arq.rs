@@ -51,9 +51,11 @@
 //! told apart. It crosses the reverse wireless direction and can be lost
 //! there too (then the segment is retransmitted needlessly; the receiver
 //! ACKs the duplicate). The cache is searched linearly: it holds only what
-//! is in flight on the wireless hop. State is per flow index in `Vec`s.
+//! is in flight on the wireless hop. [`Dda`]'s state is per flow in a map,
+//! and its held runs are also kept ordered by release time, so that its
+//! deadline and the runs due are found without visiting every flow.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::{AgentOutput, AgentVerdict, Ingress, LinkTx, NodeAgent};
 use crate::metrics::{col, Column};
@@ -309,6 +311,14 @@ pub struct Dda {
     /// seen, not in the scenario's number of flows (one table per agent),
     /// released in index order as a vector would be.
     runs: BTreeMap<u32, DupRun>,
+    /// `(release_ns, flow)` for every run holding duplicates, kept equal
+    /// to the runs' `release_ns`: the first is the agent's deadline, and
+    /// the due ones are taken from the front, so neither visits every flow
+    /// the agent holds.
+    releases: BTreeSet<(TimeNs, u32)>,
+    /// Scratch for [`NodeAgent::on_timer`]: the flows due, put in flow
+    /// order (kept to spare an allocation per timer).
+    due: Vec<u32>,
     pub link_acks_sent: u64,
     pub dupacks_delayed: u64,
     pub dupacks_discarded: u64,
@@ -323,10 +333,32 @@ impl Dda {
             peer,
             in_link,
             runs: BTreeMap::new(),
+            releases: BTreeSet::new(),
+            due: Vec::new(),
             link_acks_sent: 0,
             dupacks_delayed: 0,
             dupacks_discarded: 0,
             dupacks_released: 0,
+        }
+    }
+
+    /// When `flow`'s held duplicates are released, if it holds some.
+    fn release_of(&self, flow: u32) -> Option<TimeNs> {
+        self.runs.get(&flow).and_then(|r| r.release_ns)
+    }
+
+    /// An ACK of `flow` was handled, its release time was `held` before:
+    /// keep [`Dda::releases`] equal to the runs' (an ACK touches only its
+    /// own flow's run).
+    fn release_changed(&mut self, flow: u32, held: Option<TimeNs>) {
+        let now_held = self.release_of(flow);
+        if now_held != held {
+            if let Some(t) = held {
+                self.releases.remove(&(t, flow));
+            }
+            if let Some(t) = now_held {
+                self.releases.insert((t, flow));
+            }
         }
     }
 
@@ -408,7 +440,10 @@ impl NodeAgent for Dda {
                     && pkt.has_flag(flags::ACK)
                     && !pkt.has_flag(flags::SYN) =>
             {
-                self.on_local_ack(now_ns, pkt)
+                let held = self.release_of(pkt.flow);
+                let verdict = self.on_local_ack(now_ns, pkt);
+                self.release_changed(pkt.flow, held);
+                verdict
             }
             // The SYN-ACK is the connection's first cumulative ACK: an ACK
             // repeating its number (the first data segment was lost) is a
@@ -416,7 +451,9 @@ impl NodeAgent for Dda {
             (PacketKind::TcpAck, Ingress::Local)
                 if pkt.has_flag(flags::SYN) && pkt.has_flag(flags::ACK) =>
             {
+                let held = self.release_of(pkt.flow);
                 self.start_run(pkt);
+                self.release_changed(pkt.flow, held);
                 AgentVerdict::Pass
             }
             _ => AgentVerdict::Pass,
@@ -424,18 +461,30 @@ impl NodeAgent for Dda {
     }
 
     fn deadline(&self) -> Option<TimeNs> {
-        self.runs.values().filter_map(|r| r.release_ns).min()
+        self.releases.first().map(|&(t, _)| t)
     }
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
-        for r in self.runs.values_mut() {
-            if r.release_ns.is_some_and(|t| t <= now_ns) {
-                r.release_ns = None;
-                r.released = true;
-                self.dupacks_released += r.held.len() as u64;
-                out.inject.append(&mut r.held);
+        // Every run due now, released in flow order (as a walk over all
+        // runs in index order would meet them).
+        let mut due = std::mem::take(&mut self.due);
+        while let Some(&(t, flow)) = self.releases.first() {
+            if t > now_ns {
+                break;
             }
+            self.releases.pop_first();
+            due.push(flow);
         }
+        due.sort_unstable();
+        for &flow in &due {
+            let r = self.runs.get_mut(&flow).expect("a held run's flow");
+            r.release_ns = None;
+            r.released = true;
+            self.dupacks_released += r.held.len() as u64;
+            out.inject.append(&mut r.held);
+        }
+        due.clear();
+        self.due = due;
     }
 
     fn counters(&self) -> Vec<(Column<'static>, u64)> {
@@ -687,6 +736,105 @@ mod tests {
             d.on_packet(170, &mut ack(6000), Ingress::Local, None, &mut out2),
             AgentVerdict::Pass
         );
+    }
+
+    /// A DDA mobile host with `delay` 100 ns, two undelayed duplicates.
+    fn dda() -> Dda {
+        Dda::new(
+            2,
+            1,
+            5,
+            DdaConfig {
+                delay_ns: 100,
+                undelayed_dups: 2,
+            },
+        )
+    }
+
+    /// The mobile host sends a pure ACK of `n` on connection `flow`.
+    fn ack_on(d: &mut Dda, t: TimeNs, flow: u32, n: u64, out: &mut AgentOutput) -> AgentVerdict {
+        d.on_packet(t, &mut Packet { flow, ..ack(n) }, Ingress::Local, None, out)
+    }
+
+    /// DDA holds the third and later duplicates of each connection for
+    /// `delay` from the third, with one timer per run of duplicates: the
+    /// host next needs its timer at the earliest release among all its
+    /// connections, whatever happens to the others. A new cumulative ACK
+    /// discards a run's held duplicates (its release is cancelled), a new
+    /// run starts a later release, a released run's later duplicates pass.
+    /// Twenty connections, their runs started in an order unlike their
+    /// flow order.
+    #[test]
+    fn dda_deadline_is_the_earliest_release_among_many_connections() {
+        let mut d = dda();
+        let mut out = AgentOutput::default();
+        const N: u64 = 20;
+        // The k-th run is flow 7k mod 20's; its third duplicate leaves at
+        // 10 + k ns, so it is released at 110 + k.
+        let kth = |k: u64| (k * 7 % N) as u32;
+        for k in 0..N {
+            for t in 0..3 {
+                ack_on(&mut d, t, kth(k), 1000, &mut out);
+            }
+            assert_eq!(
+                ack_on(&mut d, 10 + k, kth(k), 1000, &mut out),
+                AgentVerdict::Take
+            );
+        }
+        assert_eq!(d.deadline(), Some(110));
+        // The earliest run's hole is filled: its held duplicate is
+        // discarded and its release cancelled.
+        ack_on(&mut d, 50, kth(0), 2000, &mut out);
+        assert_eq!(d.deadline(), Some(111));
+        // Its next run holds again, later than every other.
+        for t in 51..54 {
+            ack_on(&mut d, t, kth(0), 2000, &mut out);
+        }
+        assert_eq!(d.deadline(), Some(111));
+        // The earliest run now is cancelled too.
+        ack_on(&mut d, 60, kth(1), 2000, &mut out);
+        assert_eq!(d.deadline(), Some(112));
+        // Releases fire in turn; the re-started run (at 153) comes last.
+        for k in 2..N {
+            assert_eq!(d.deadline(), Some(110 + k));
+            d.on_timer(110 + k, &mut out);
+        }
+        assert_eq!(d.deadline(), Some(153));
+        d.on_timer(153, &mut out);
+        assert_eq!(d.deadline(), None);
+        assert_eq!((d.dupacks_released, d.dupacks_discarded), (N - 1, 2));
+        // A released run's later duplicates pass at once.
+        assert_eq!(
+            ack_on(&mut d, 200, kth(5), 1000, &mut out),
+            AgentVerdict::Pass
+        );
+        assert_eq!(d.deadline(), None);
+    }
+
+    /// The runs due when the timer runs are each released once, in flow
+    /// order (a walk over the connections by flow index), not in expiry
+    /// order; runs not yet due stay held.
+    #[test]
+    fn dda_due_runs_are_released_in_flow_order() {
+        let mut d = dda();
+        let mut out = AgentOutput::default();
+        // Third duplicates at 3, 10 and 50: released at 103, 110, 150.
+        for (flow, third) in [(9, 3), (3, 10), (5, 50)] {
+            for t in third - 3..third {
+                ack_on(&mut d, t, flow, 1000, &mut out);
+            }
+            assert_eq!(
+                ack_on(&mut d, third, flow, 1000, &mut out),
+                AgentVerdict::Take
+            );
+        }
+        let flows = |out: &AgentOutput| out.inject.iter().map(|p| p.flow).collect::<Vec<_>>();
+        d.on_timer(120, &mut out);
+        assert_eq!(flows(&out), vec![3, 9]);
+        assert_eq!(d.deadline(), Some(150));
+        d.on_timer(150, &mut out);
+        assert_eq!(flows(&out), vec![3, 9, 5]);
+        assert_eq!(d.deadline(), None);
     }
 
     /// Memory in the connections seen: state for one connection of flow
