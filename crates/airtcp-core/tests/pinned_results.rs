@@ -132,3 +132,31 @@ fn mesh_with_cycles_and_parallel_links_is_pinned() {
         106096,
     );
 }
+
+/// One Snoop agent holding 20 connections, whose local timers expire and
+/// are re-armed among the others': the agent finds its deadline and the
+/// connections due without visiting them all. Pinned on main (afb8d9c),
+/// when it still did; the result must not move.
+#[test]
+fn snoop_base_station_with_20_mobile_hosts_is_pinned() {
+    check(
+        "tests/data/snoop_base_station.toml",
+        14631416406254873391,
+        5374699479091757880,
+        87916,
+        86775,
+    );
+}
+
+/// One DDA agent holding the duplicate-ACK runs of 20 connections, pinned
+/// on main (afb8d9c) as the Snoop one above.
+#[test]
+fn dda_mobile_host_with_20_flows_is_pinned() {
+    check(
+        "tests/data/dda_mobile_host.toml",
+        15505628070260242364,
+        558327548330687354,
+        21733,
+        19414,
+    );
+}
