@@ -134,6 +134,102 @@ app = {{ kind = "bulk" }}
 """
 
 
+def snoop_base_station(n: int, duration_s: float, seed: int = 1) -> str:
+    """One Snoop base station ``bs`` serving ``n`` mobile hosts, as TOML
+    text with ``count``: fixed host s<i> -> bs over 100 Mb/s, 20 ms, then
+    a 2 Mb/s, 5 ms wireless hop bs -> m<i> losing 1% of data packets;
+    one bulk NewReno flow s<i> -> m<i> per host, starts spread over the
+    first second (the first half of a shorter run). The one agent holds
+    every flow: its work per packet is what grows with ``n``."""
+    step_us = int(min(1.0, duration_s / 2) * 1_000_000) // max(n, 1)
+    return f"""[simulation]
+duration = "{duration_s:g}s"
+seed = {seed}
+
+[[node]]
+name = "bs"
+agents = [{{ kind = "snoop" }}]
+
+[[link]]
+count = {n}
+a = "s{{i}}"
+b = "bs"
+rate = "100Mbps"
+delay = "20ms"
+
+[[link]]
+count = {n}
+a = "bs"
+b = "m{{i}}"
+rate = "2Mbps"
+delay = "5ms"
+a_to_b = {{ error = {{ kind = "bernoulli", per = 0.01, applies_to = "data" }} }}
+
+[[flow]]
+count = {n}
+name = "f{{i}}"
+from = "s{{i}}"
+to = "m{{i}}"
+stagger = "{step_us}us"
+tcp = {{ variant = "newreno" }}
+app = {{ kind = "bulk" }}
+"""
+
+
+def gsnoop_pairs(n: int, duration_s: float, seed: int = 1) -> str:
+    """``n`` G-Snoop gateway pairs, as TOML text with ``count``: s<i> ->
+    gA<i> (10 Mb/s, 10 ms), the 2 Mb/s, 5 ms wireless hop gA<i> -> gB<i>
+    losing 1% of data packets, gB<i> -> d<i> (10 Mb/s, 10 ms); one bulk
+    NewReno flow s<i> -> d<i> per pair, starts spread as in
+    :func:`snoop_base_station`. 2n agents, each holding one flow."""
+    step_us = int(min(1.0, duration_s / 2) * 1_000_000) // max(n, 1)
+    return f"""[simulation]
+duration = "{duration_s:g}s"
+seed = {seed}
+
+[[node]]
+count = {n}
+name = "gA{{i}}"
+agents = [{{ kind = "gsnoop_a", peer = "gB{{i}}" }}]
+
+[[node]]
+count = {n}
+name = "gB{{i}}"
+agents = [{{ kind = "gsnoop_b", peer = "gA{{i}}" }}]
+
+[[link]]
+count = {n}
+a = "s{{i}}"
+b = "gA{{i}}"
+rate = "10Mbps"
+delay = "10ms"
+
+[[link]]
+count = {n}
+a = "gA{{i}}"
+b = "gB{{i}}"
+rate = "2Mbps"
+delay = "5ms"
+a_to_b = {{ error = {{ kind = "bernoulli", per = 0.01, applies_to = "data" }} }}
+
+[[link]]
+count = {n}
+a = "gB{{i}}"
+b = "d{{i}}"
+rate = "10Mbps"
+delay = "10ms"
+
+[[flow]]
+count = {n}
+name = "f{{i}}"
+from = "s{{i}}"
+to = "d{{i}}"
+stagger = "{step_us}us"
+tcp = {{ variant = "newreno" }}
+app = {{ kind = "bulk" }}
+"""
+
+
 def _toml_scalar(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -144,12 +240,15 @@ def _toml_scalar(v) -> str:
 
 def scenarios(quick: bool = False, large: bool = False) -> list[tuple[str, dict[str, Any] | str]]:
     """The benchmark set; ``quick`` shortens every run 10x; ``large`` adds
-    the 100,000-flow dumbbell."""
+    the 100,000-flow dumbbell (after the Snoop base station)."""
     k = 0.1 if quick else 1.0
     out: list[tuple[str, dict[str, Any] | str]] = [
         ("dumbbell-10flows-100Mbps", dumbbell(10, "100Mbps", 100 * k)),
         ("dumbbell-1000flows-1Gbps", dumbbell(1000, "1Gbps", 10 * k)),
         ("dumbbell-10000flows-100Mbps", compact_dumbbell(10_000, "100Mbps", 10 * k)),
+        # One agent holding 10,000 flows: its cost per packet must not grow
+        # with the flows it holds.
+        ("snoop-10000hosts", snoop_base_station(10_000, 1 * k)),
     ]
     if large:
         out.append(("dumbbell-100000flows-100Mbps", compact_dumbbell(100_000, "100Mbps", 10 * k)))

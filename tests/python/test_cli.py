@@ -155,9 +155,10 @@ def test_bench_quick():
         "dumbbell-10flows-100Mbps",
         "dumbbell-1000flows-1Gbps",
         "dumbbell-10000flows-100Mbps",
+        "snoop-10000hosts",
     ]
     sim = [float(r.split()[1]) for r in rows]
-    assert sim == [10.0, 1.0, 1.0]
+    assert sim == [10.0, 1.0, 1.0, 0.1]
     peak = [float(r.split()[cols.index("peak MiB")]) for r in rows]
     assert all(0 < m < 4096 for m in peak)
     # The whole `airtcp run` (printing its summary, and writing its tables
@@ -178,11 +179,15 @@ def test_bench_quick():
 def test_bench_scenarios_are_valid():
     from airtcp import bench
 
-    (n10, s10), (n1000, s1000), (n10k, s10k) = bench.scenarios()
+    (n10, s10), (n1000, s1000), (n10k, s10k), (nsnoop, ssnoop) = bench.scenarios()
     c = airtcp.Scenario(s10k, "<bench>")
     assert (c.nodes, c.links, c.flows, c.duration_s) == (20002, 20001, 10000, 10.0)
     assert len(s10k.splitlines()) < 40
-    assert len(bench.scenarios(large=True)) == 4
+    assert len(bench.scenarios(large=True)) == 5
+    # One Snoop base station holding all 10,000 flows.
+    sn = airtcp.Scenario(ssnoop, "<bench>")
+    assert (sn.nodes, sn.links, sn.flows, sn.duration_s) == (20001, 20000, 10000, 1.0)
+    assert len(ssnoop.splitlines()) < 40
     a = airtcp.load(s10)
     assert (a.nodes, a.links, a.flows, a.duration_s) == (22, 21, 10, 100.0)
     b = airtcp.load(s1000)
@@ -239,6 +244,23 @@ def test_ctrl_c_single_run(tmp_path):
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130
     assert err.strip() == "airtcp: interrupted; no run finished"
+
+
+def test_bench_agent_scenarios_put_the_agents_where_they_say():
+    # snoop_base_station: one agent on bs seeing every flow; gsnoop_pairs:
+    # a gateway pair per flow, A before the wireless hop, B after it.
+    from airtcp import bench
+
+    r = airtcp.run(airtcp.Scenario(bench.snoop_base_station(3, 2), "<snoop>"))
+    assert sorted(set(zip(r.agents.node, r.agents.agent))) == [("bs", "snoop")]
+    assert list(r.flows.name) == ["f0", "f1", "f2"]
+    assert (r.flows.delivered_bytes > 0).all()
+    g = airtcp.Scenario(bench.gsnoop_pairs(3, 2), "<gsnoop>")
+    assert (g.nodes, g.links, g.flows) == (12, 9, 3)
+    r = airtcp.run(g)
+    pairs = sorted(set(zip(r.agents.node, r.agents.agent)))
+    assert pairs == [(f"g{s}{i}", f"gsnoop_{s.lower()}") for s in "AB" for i in range(3)]
+    assert (r.flows.delivered_bytes > 0).all()
 
 
 def test_compact_bench_dumbbell_is_the_dict_dumbbell():
