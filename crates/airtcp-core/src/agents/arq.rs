@@ -55,9 +55,9 @@
 //! and its held runs are also kept ordered by release time, so that its
 //! deadline and the runs due are found without visiting every flow.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
-use super::{AgentOutput, AgentVerdict, Ingress, LinkTx, NodeAgent};
+use super::{AgentOutput, AgentVerdict, FlowTimers, Ingress, LinkTx, NodeAgent};
 use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::TimeNs;
@@ -311,14 +311,8 @@ pub struct Dda {
     /// seen, not in the scenario's number of flows (one table per agent),
     /// released in index order as a vector would be.
     runs: BTreeMap<u32, DupRun>,
-    /// `(release_ns, flow)` for every run holding duplicates, kept equal
-    /// to the runs' `release_ns`: the first is the agent's deadline, and
-    /// the due ones are taken from the front, so neither visits every flow
-    /// the agent holds.
-    releases: BTreeSet<(TimeNs, u32)>,
-    /// Scratch for [`NodeAgent::on_timer`]: the flows due, put in flow
-    /// order (kept to spare an allocation per timer).
-    due: Vec<u32>,
+    /// Every held run's release, in time order.
+    releases: FlowTimers,
     pub link_acks_sent: u64,
     pub dupacks_delayed: u64,
     pub dupacks_discarded: u64,
@@ -333,8 +327,7 @@ impl Dda {
             peer,
             in_link,
             runs: BTreeMap::new(),
-            releases: BTreeSet::new(),
-            due: Vec::new(),
+            releases: FlowTimers::default(),
             link_acks_sent: 0,
             dupacks_delayed: 0,
             dupacks_discarded: 0,
@@ -345,21 +338,6 @@ impl Dda {
     /// When `flow`'s held duplicates are released, if it holds some.
     fn release_of(&self, flow: u32) -> Option<TimeNs> {
         self.runs.get(&flow).and_then(|r| r.release_ns)
-    }
-
-    /// An ACK of `flow` was handled, its release time was `held` before:
-    /// keep [`Dda::releases`] equal to the runs' (an ACK touches only its
-    /// own flow's run).
-    fn release_changed(&mut self, flow: u32, held: Option<TimeNs>) {
-        let now_held = self.release_of(flow);
-        if now_held != held {
-            if let Some(t) = held {
-                self.releases.remove(&(t, flow));
-            }
-            if let Some(t) = now_held {
-                self.releases.insert((t, flow));
-            }
-        }
     }
 
     fn run(&mut self, flow: u32) -> &mut DupRun {
@@ -442,7 +420,8 @@ impl NodeAgent for Dda {
             {
                 let held = self.release_of(pkt.flow);
                 let verdict = self.on_local_ack(now_ns, pkt);
-                self.release_changed(pkt.flow, held);
+                self.releases
+                    .moved(pkt.flow, held, self.release_of(pkt.flow));
                 verdict
             }
             // The SYN-ACK is the connection's first cumulative ACK: an ACK
@@ -453,7 +432,8 @@ impl NodeAgent for Dda {
             {
                 let held = self.release_of(pkt.flow);
                 self.start_run(pkt);
-                self.release_changed(pkt.flow, held);
+                self.releases
+                    .moved(pkt.flow, held, self.release_of(pkt.flow));
                 AgentVerdict::Pass
             }
             _ => AgentVerdict::Pass,
@@ -461,21 +441,11 @@ impl NodeAgent for Dda {
     }
 
     fn deadline(&self) -> Option<TimeNs> {
-        self.releases.first().map(|&(t, _)| t)
+        self.releases.earliest()
     }
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
-        // Every run due now, released in flow order (as a walk over all
-        // runs in index order would meet them).
-        let mut due = std::mem::take(&mut self.due);
-        while let Some(&(t, flow)) = self.releases.first() {
-            if t > now_ns {
-                break;
-            }
-            self.releases.pop_first();
-            due.push(flow);
-        }
-        due.sort_unstable();
+        let due = self.releases.take_due(now_ns);
         for &flow in &due {
             let r = self.runs.get_mut(&flow).expect("a held run's flow");
             r.release_ns = None;
@@ -483,8 +453,7 @@ impl NodeAgent for Dda {
             self.dupacks_released += r.held.len() as u64;
             out.inject.append(&mut r.held);
         }
-        due.clear();
-        self.due = due;
+        self.releases.recycle(due);
     }
 
     fn counters(&self) -> Vec<(Column<'static>, u64)> {

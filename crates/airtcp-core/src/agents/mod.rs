@@ -10,6 +10,8 @@ pub mod gsnoop;
 pub mod kick_node;
 pub mod snoop;
 
+use std::collections::BTreeSet;
+
 use crate::metrics::Column;
 use crate::net::packet::{DeathCause, Packet};
 use crate::sim::TimeNs;
@@ -68,6 +70,58 @@ impl AgentOutput {
     #[inline]
     pub fn next_uid(&self) -> u64 {
         self.first_uid + self.inject.len() as u64
+    }
+}
+
+/// An agent's armed per-connection timers, `(expiry, flow)` in expiry
+/// order, kept equal to the connections' own timer fields: the earliest is
+/// the agent's [`NodeAgent::deadline`], and the due ones are taken from the
+/// front, so neither visits every connection the agent holds (the world
+/// re-reads the deadline after every packet the agent sees).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FlowTimers {
+    by_expiry: BTreeSet<(TimeNs, u32)>,
+    /// Scratch for [`FlowTimers::take_due`] (spares an allocation per timer).
+    due: Vec<u32>,
+}
+
+impl FlowTimers {
+    /// `flow`'s timer went from `before` to `after` (`None`: not armed).
+    pub(crate) fn moved(&mut self, flow: u32, before: Option<TimeNs>, after: Option<TimeNs>) {
+        if before != after {
+            if let Some(t) = before {
+                self.by_expiry.remove(&(t, flow));
+            }
+            if let Some(t) = after {
+                self.by_expiry.insert((t, flow));
+            }
+        }
+    }
+
+    /// The earliest armed timer.
+    pub(crate) fn earliest(&self) -> Option<TimeNs> {
+        self.by_expiry.first().map(|&(t, _)| t)
+    }
+
+    /// Disarm every timer expiring at or before `now_ns` and return their
+    /// flows in flow order (the order a walk over the connections by flow
+    /// index meets them); hand the list back with [`FlowTimers::recycle`].
+    pub(crate) fn take_due(&mut self, now_ns: TimeNs) -> Vec<u32> {
+        let mut due = std::mem::take(&mut self.due);
+        while let Some(&(t, flow)) = self.by_expiry.first() {
+            if t > now_ns {
+                break;
+            }
+            self.by_expiry.pop_first();
+            due.push(flow);
+        }
+        due.sort_unstable();
+        due
+    }
+
+    pub(crate) fn recycle(&mut self, mut due: Vec<u32>) {
+        due.clear();
+        self.due = due;
     }
 }
 

@@ -58,9 +58,9 @@
 //! are also kept ordered by expiry, so that the agent's deadline and the
 //! flows due at a timer are found without visiting every flow it holds.
 
-use std::collections::{btree_map::Entry, BTreeMap, BTreeSet, VecDeque};
+use std::collections::{btree_map::Entry, BTreeMap, VecDeque};
 
-use super::{AgentOutput, AgentVerdict, Ingress, NodeAgent};
+use super::{AgentOutput, AgentVerdict, FlowTimers, Ingress, NodeAgent};
 use crate::metrics::{col, Column};
 use crate::net::packet::{flags, Packet, PacketKind, DEFAULT_TTL};
 use crate::sim::{TimeNs, NS_PER_MS, NS_PER_S};
@@ -128,14 +128,8 @@ pub struct Snoop {
     /// not in the scenario's number of flows (one table per agent), and
     /// visited in index order as a vector would be.
     flows: BTreeMap<u32, FlowState>,
-    /// `(timer, flow)` for every flow whose local timer is armed, kept
-    /// equal to the flows' `timer` fields: the first is the agent's
-    /// deadline, and the due ones are taken from the front, so neither
-    /// visits every flow the agent holds.
-    timers: BTreeSet<(TimeNs, u32)>,
-    /// Scratch for [`NodeAgent::on_timer`]: the flows due, put in flow
-    /// order (kept to spare an allocation per timer).
-    due: Vec<u32>,
+    /// Every flow's armed local timer, in expiry order.
+    timers: FlowTimers,
     /// Local retransmissions triggered by a duplicate ACK.
     pub local_retransmissions: u64,
     /// Local retransmissions triggered by the local timer.
@@ -188,21 +182,6 @@ impl Snoop {
     /// When `flow`'s local timer expires, if it is armed.
     fn timer_of(&self, flow: u32) -> Option<TimeNs> {
         self.flows.get(&flow).and_then(|st| st.timer)
-    }
-
-    /// A packet of `flow` was handled, its timer was `armed` before: keep
-    /// [`Snoop::timers`] equal to the flows' timers (a packet touches only
-    /// its own flow's state).
-    fn timer_changed(&mut self, flow: u32, armed: Option<TimeNs>) {
-        let now_armed = self.timer_of(flow);
-        if now_armed != armed {
-            if let Some(t) = armed {
-                self.timers.remove(&(t, flow));
-            }
-            if let Some(t) = now_armed {
-                self.timers.insert((t, flow));
-            }
-        }
     }
 
     /// Current local timeout of `flow` (tests, diagnostics).
@@ -403,27 +382,17 @@ impl NodeAgent for Snoop {
             PacketKind::TcpAck if pkt.has_flag(flags::ACK) => self.on_ack(now_ns, pkt, out),
             _ => return AgentVerdict::Pass,
         };
-        self.timer_changed(flow, armed);
+        self.timers.moved(flow, armed, self.timer_of(flow));
         verdict
     }
 
     fn deadline(&self) -> Option<TimeNs> {
-        self.timers.first().map(|&(t, _)| t)
+        self.timers.earliest()
     }
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
         let max = self.cfg.max_local_rxmits;
-        // Every flow due now, handled in flow order (as a walk over all
-        // flows in index order would meet them).
-        let mut due = std::mem::take(&mut self.due);
-        while let Some(&(t, flow)) = self.timers.first() {
-            if t > now_ns {
-                break;
-            }
-            self.timers.pop_first();
-            due.push(flow);
-        }
-        due.sort_unstable();
+        let due = self.timers.take_due(now_ns);
         for &flow in &due {
             let st = self.flows.get_mut(&flow).expect("an armed timer's flow");
             let timeout = timeout_ns(&self.cfg, st);
@@ -439,12 +408,11 @@ impl NodeAgent for Snoop {
                 head.sent_ns = now_ns;
                 out.inject.push(retransmission(&head.pkt));
                 st.timer = Some(now_ns + timeout);
-                self.timers.insert((now_ns + timeout, flow));
+                self.timers.moved(flow, None, st.timer);
                 self.timeout_retransmissions += 1;
             }
         }
-        due.clear();
-        self.due = due;
+        self.timers.recycle(due);
     }
 
     fn counters(&self) -> Vec<(Column<'static>, u64)> {
