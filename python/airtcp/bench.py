@@ -137,16 +137,16 @@ app = {{ kind = "bulk" }}
 def snoop_base_station(n: int, duration_s: float, seed: int = 1) -> str:
     """One Snoop base station ``bs`` serving ``n`` mobile hosts, as TOML
     text with ``count``: fixed host s<i> -> bs over 100 Mb/s, 20 ms, then
-    a 2 Mb/s, 5 ms wireless hop bs -> m<i> losing 1% of data packets;
-    one bulk NewReno flow s<i> -> m<i> per host, starts spread over the
-    first second (the first half of a shorter run). The one agent holds
-    every flow: its work per packet is what grows with ``n``."""
-    step_us = int(min(1.0, duration_s / 2) * 1_000_000) // max(n, 1)
-    return f"""[simulation]
-duration = "{duration_s:g}s"
-seed = {seed}
-
-[[node]]
+    the wireless hop bs -> m<i> (:data:`WIRELESS_HOP`); one bulk NewReno
+    flow s<i> -> m<i> per host, starts spread over the first second (the
+    first half of a shorter run). The one agent holds every flow: its work
+    per packet is what grows with ``n``."""
+    return _counted_flows_over(
+        n,
+        duration_s,
+        seed,
+        "m",
+        f"""[[node]]
 name = "bs"
 agents = [{{ kind = "snoop" }}]
 
@@ -161,33 +161,22 @@ delay = "20ms"
 count = {n}
 a = "bs"
 b = "m{{i}}"
-rate = "2Mbps"
-delay = "5ms"
-a_to_b = {{ error = {{ kind = "bernoulli", per = 0.01, applies_to = "data" }} }}
-
-[[flow]]
-count = {n}
-name = "f{{i}}"
-from = "s{{i}}"
-to = "m{{i}}"
-stagger = "{step_us}us"
-tcp = {{ variant = "newreno" }}
-app = {{ kind = "bulk" }}
-"""
+{WIRELESS_HOP}""",
+    )
 
 
 def gsnoop_pairs(n: int, duration_s: float, seed: int = 1) -> str:
     """``n`` G-Snoop gateway pairs, as TOML text with ``count``: s<i> ->
-    gA<i> (10 Mb/s, 10 ms), the 2 Mb/s, 5 ms wireless hop gA<i> -> gB<i>
-    losing 1% of data packets, gB<i> -> d<i> (10 Mb/s, 10 ms); one bulk
+    gA<i> (10 Mb/s, 10 ms), the wireless hop gA<i> -> gB<i>
+    (:data:`WIRELESS_HOP`), gB<i> -> d<i> (10 Mb/s, 10 ms); one bulk
     NewReno flow s<i> -> d<i> per pair, starts spread as in
     :func:`snoop_base_station`. 2n agents, each holding one flow."""
-    step_us = int(min(1.0, duration_s / 2) * 1_000_000) // max(n, 1)
-    return f"""[simulation]
-duration = "{duration_s:g}s"
-seed = {seed}
-
-[[node]]
+    return _counted_flows_over(
+        n,
+        duration_s,
+        seed,
+        "d",
+        f"""[[node]]
 count = {n}
 name = "gA{{i}}"
 agents = [{{ kind = "gsnoop_a", peer = "gB{{i}}" }}]
@@ -208,9 +197,7 @@ delay = "10ms"
 count = {n}
 a = "gA{{i}}"
 b = "gB{{i}}"
-rate = "2Mbps"
-delay = "5ms"
-a_to_b = {{ error = {{ kind = "bernoulli", per = 0.01, applies_to = "data" }} }}
+{WIRELESS_HOP}
 
 [[link]]
 count = {n}
@@ -218,12 +205,33 @@ a = "gB{{i}}"
 b = "d{{i}}"
 rate = "10Mbps"
 delay = "10ms"
+""",
+    )
+
+
+#: The wireless hop of the agent scenarios: 2 Mb/s, 5 ms, 1% of data
+#: packets lost on the way out.
+WIRELESS_HOP = """rate = "2Mbps"
+delay = "5ms"
+a_to_b = { error = { kind = "bernoulli", per = 0.01, applies_to = "data" } }"""
+
+
+def _counted_flows_over(n: int, duration_s: float, seed: int, dst: str, topology: str) -> str:
+    """A run of ``duration_s`` over ``topology`` (TOML tables) with one bulk
+    NewReno flow s<i> -> <dst><i> per member, starts spread over the first
+    second (the first half of a shorter run)."""
+    step_us = int(min(1.0, duration_s / 2) * 1_000_000) // max(n, 1)
+    return f"""[simulation]
+duration = "{duration_s:g}s"
+seed = {seed}
+
+{topology.strip()}
 
 [[flow]]
 count = {n}
 name = "f{{i}}"
 from = "s{{i}}"
-to = "d{{i}}"
+to = "{dst}{{i}}"
 stagger = "{step_us}us"
 tcp = {{ variant = "newreno" }}
 app = {{ kind = "bulk" }}
