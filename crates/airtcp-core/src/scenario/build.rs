@@ -1198,6 +1198,13 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     };
     let err =
         |field: &str, msg: &str| sc.error_at(span.clone(), format!("flow[{i}].tcp.{field}"), msg);
+    // A count read as any TOML integer: 1 to 2^32 - 1, never wrapped.
+    let positive_u32 = |field: &str, v: i64| -> Result<u32, ScenarioError> {
+        u32::try_from(v)
+            .ok()
+            .filter(|&v| v >= 1)
+            .ok_or_else(|| err(field, "must be from 1 to 4294967295 (2^32 − 1)"))
+    };
     let variant = match t.variant.unwrap_or(VariantSpec::Newreno) {
         VariantSpec::Tahoe => Variant::Tahoe,
         VariantSpec::Reno => Variant::Reno,
@@ -1229,20 +1236,14 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         clock_granularity_ns: t
             .clock_granularity
             .map_or(rto_default.clock_granularity_ns, |d| d.0),
-        // From 1 to 2^32 - 1 (checked above).
-        max_backoff: t.max_backoff.map(|b| b as u32),
+        max_backoff: t
+            .max_backoff
+            .map(|b| positive_u32("max_backoff", b))
+            .transpose()?,
         rtt_tick_ns: t.rtt_tick.map(|d| d.0),
         // Drawn per connection when `rtt_tick_phase = "random"`.
         rtt_tick_phase_ns: 0,
     };
-    if let Some(b) = t.max_backoff {
-        if !(1..=u32::MAX as i64).contains(&b) {
-            return Err(err(
-                "max_backoff",
-                "must be from 1 to 4294967295 (2^32 − 1)",
-            ));
-        }
-    }
     if t.rtt_tick.is_some_and(|d| d.0 == 0) {
         return Err(err("rtt_tick", "must be positive"));
     }
@@ -1302,17 +1303,12 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "must be at least 2 segments (2 × mss): RFC 5681 never sets ssthresh lower",
         ));
     }
-    let count = |name: &str, v: Option<i64>, default: u32| -> Result<u32, ScenarioError> {
-        match v {
-            None => Ok(default),
-            Some(v) => u32::try_from(v)
-                .ok()
-                .filter(|&v| v >= 1)
-                .ok_or_else(|| err(name, "must be from 1 to 4294967295 (2^32 − 1)")),
-        }
-    };
-    let dupthresh = count("dupthresh", t.dupthresh, 3)?;
-    let delack_segments = count("delack_segments", t.delack_segments, 2)?;
+    let dupthresh = t
+        .dupthresh
+        .map_or(Ok(3), |v| positive_u32("dupthresh", v))?;
+    let delack_segments = t
+        .delack_segments
+        .map_or(Ok(2), |v| positive_u32("delack_segments", v))?;
     let delack_timeout = t.delack_timeout.map_or(200 * NS_PER_MS, |d| d.0);
     let delayed_ack = t.delayed_ack.unwrap_or(true);
     if delayed_ack && delack_timeout > NS_PER_S / 2 {
