@@ -833,8 +833,9 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
         f"airtcp {__version__}; {created}.",
         "",
         f"Baseline: **{baseline_label()}**. Normalised goodput = mean goodput of the scheme / mean goodput of the "
-        "baseline over the same runs (run i of every scheme uses seed i: the same channel, stalls and "
-        "arrivals); its 95% interval is a paired bootstrap over the runs. A scheme *beats* the baseline when "
+        "baseline over the same runs (run i of every scheme uses seed i: the same fades, stalls and arrivals "
+        "in time and the same per-packet loss coins, which fall on different packets once schemes send "
+        "differently); its 95% interval is a paired bootstrap over the runs. A scheme *beats* the baseline when "
         "the whole interval is above 1, *loses* when it is below 1, and is *undecided* otherwise.",
         "",
         "![heatmap](matrix_heatmap.png)",
