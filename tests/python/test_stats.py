@@ -359,3 +359,65 @@ def test_a_percentile_comparison_needs_enough_runs_for_the_percentile_itself():
     # Deterministic runs (the same run under every seed) are exact at any n.
     same = stats.difference(np.full(10, 3.0), np.full(10, 2.0), percentile(95))
     assert (same.low, same.high) == (1.0, 1.0) and same.above(0.0) is True
+
+
+# --------------------------------------------------------------------------
+# "Never happens": a zero count bounds a rate, it does not show a zero one.
+# The rule (docs/sweeps.md, "Claims that something never happens"): k events
+# in n opportunities give the exact one-sided 95% upper bound on the
+# per-opportunity rate (Clopper & Pearson 1934: the p at which k or fewer
+# events have probability 5%); "never" agrees only if k = 0 and that bound is
+# below the claim's stated tolerance, disagrees if k > 0, and is undecided
+# otherwise (too few opportunities to tell "never" from "rarely").
+
+
+def test_zero_events_bound_the_rate_by_the_closed_form():
+    # 0 of n: (1 - p)^n = 0.05, so p = 1 - 0.05^(1/n); 0 of 10 runs leaves
+    # a rate up to 26% (the audit's number).
+    for n in (1, 10, 298, 299, 1000, 10**6):
+        assert stats.rate_upper_bound(0, n) == pytest.approx(1 - 0.05 ** (1 / n), rel=1e-9)
+    assert stats.rate_upper_bound(0, 10) == pytest.approx(0.2589, abs=1e-4)
+    # No opportunity: nothing is bounded.
+    assert math.isnan(stats.rate_upper_bound(0, 0))
+
+
+def test_the_upper_bound_of_k_events_is_where_k_or_fewer_have_probability_5_percent():
+    from scipy import stats as st
+
+    for k, n in [(1, 10), (3, 50), (67, 700), (9, 10)]:
+        u = stats.rate_upper_bound(k, n)
+        assert k / n < u < 1
+        assert st.binom.cdf(k, n, u) == pytest.approx(0.05, rel=1e-6)
+    assert stats.rate_upper_bound(10, 10) == 1.0
+    with pytest.raises(ValueError):
+        stats.rate_upper_bound(3, 2)
+
+
+def test_the_bound_shrinks_as_the_opportunities_grow():
+    for k in (0, 2):
+        bounds = [stats.rate_upper_bound(k, n) for n in (10, 30, 100, 300, 1000, 3000)]
+        assert all(a > b for a, b in zip(bounds, bounds[1:])), bounds
+
+
+def test_never_agrees_only_below_the_tolerance_and_any_event_disagrees():
+    # The bound at 298 opportunities is just above 1%, at 299 just below.
+    assert stats.rate_upper_bound(0, 298) > 0.01 > stats.rate_upper_bound(0, 299)
+    assert stats.never(0, 299, tolerance=0.01) is True
+    assert stats.never(0, 298, tolerance=0.01) is None
+    # Zero in every one of 10 runs, judged per run: a rate up to 26%, undecided.
+    assert stats.never(0, 10, tolerance=0.01) is None
+    # One event in a million opportunities still happened.
+    assert stats.never(1, 10**6, tolerance=0.01) is False
+    assert stats.never(0, 0, tolerance=0.01) is None
+
+
+def test_a_count_says_how_many_of_how_many_in_how_many_runs_and_the_bound():
+    zero = stats.Count(0, 299, runs=10, what="congestion losses")
+    assert zero.never(0.01) is True
+    assert zero.text() == "0 of 299 congestion losses in 10 runs; 95% upper bound on the rate: 0.00997"
+    some = stats.Count(3, 1000, runs=10, what="congestion losses", runs_with_events=2)
+    assert some.never(0.01) is False
+    assert some.text() == (
+        "3 of 1000 congestion losses in 10 runs (in 2 of the runs); rate 0.003, 95% upper bound on the rate: 0.00774"
+    )
+    assert stats.Count(0, 0, runs=10, what="congestion losses").text() == "0 congestion losses in 10 runs: no rate"

@@ -53,8 +53,17 @@ standard deviation is 0; bootstrap: every resample gives the same value),
 as the textbook formulas (and scipy) do. It is exact when the runs are
 deterministic (every seed gives the same run); over random runs it says only
 that no run told the schemes apart, so a claim that relies on it should say
-in how many runs the difference was seen (wmecn's "never" claims print
-"in k of n runs").
+in how many runs the difference was seen.
+
+A claim that something never happens is not judged by an interval of a
+mean count (a count of 0 in every run has a zero-width interval, and 0 of 10
+runs still allows a per-run rate of 26%): :func:`never` counts the events
+among their opportunities (the losses, cuts or runs at which it could have
+happened) over all runs and takes the exact one-sided 95% upper bound on the
+per-opportunity rate (Clopper-Pearson, :func:`rate_upper_bound`). Any event
+disagrees; none agrees only if the bound is below the tolerance the claim
+states (from its document), and is undecided otherwise. The bound treats
+the opportunities as independent trials; see docs/sweeps.md.
 
 Numbers a document published come without runs: an :class:`Interval` built
 from them has only a point estimate (``has_ci`` is False) and its verdicts
@@ -205,6 +214,111 @@ def at_least(verdicts: Iterable[bool | None], need: int) -> bool | None:
     if yes + maybe < need:
         return False
     return None
+
+
+# --------------------------------------------------------------------------
+# "Never happens": counts of events among their opportunities.
+
+#: One-sided confidence of the upper bound on a rate (:func:`rate_upper_bound`).
+NEVER_CONFIDENCE = 0.95
+
+
+def rate_upper_bound(events: int, opportunities: int, confidence: float = NEVER_CONFIDENCE) -> float:
+    """The exact one-sided upper confidence bound on a per-opportunity rate
+    from ``events`` in ``opportunities`` independent trials (Clopper &
+    Pearson 1934): the rate p at which ``events`` or fewer have probability
+    1 - ``confidence``. For 0 events it is 1 - (1 - confidence)^(1/n) (0 of 10
+    at 95%: 0.26); NaN without opportunities, 1 when every trial was an
+    event."""
+    k, n = int(events), int(opportunities)
+    if k < 0 or n < 0 or k > n:
+        raise ValueError(f"rate_upper_bound: {k} events of {n} opportunities")
+    if n == 0:
+        return math.nan
+    alpha = 1.0 - confidence
+    if k == 0:
+        return -math.expm1(math.log(alpha) / n)  # 1 - alpha^(1/n), exact for large n
+    if k == n:
+        return 1.0
+    from scipy import stats as st
+
+    return float(st.beta.ppf(confidence, k + 1, n - k))
+
+
+def never(events: int, opportunities: int, tolerance: float, confidence: float = NEVER_CONFIDENCE) -> bool | None:
+    """Does a "never happens" claim hold? False if it happened (``events`` >
+    0); True if it did not and the upper bound on its rate
+    (:func:`rate_upper_bound`) is below ``tolerance``, the rate the claim's
+    own document would still call happening; None (undecided) otherwise,
+    when there were too few opportunities to tell "never" from "rarely"."""
+    if events > 0:
+        return False
+    bound = rate_upper_bound(events, opportunities, confidence)
+    if math.isnan(bound):
+        return None
+    return True if bound < tolerance else None
+
+
+def _rounded_up(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits, rounded up: a printed upper
+    bound never reads below the bound (0.009967 is 0.00997, not 0.01)."""
+    if x <= 0 or not math.isfinite(x):
+        return f"{x:g}"
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    up = math.ceil(x / step - 1e-9) * step
+    return f"{up:.{digits}g}"
+
+
+@dataclass(frozen=True)
+class Count:
+    """``events`` of ``opportunities`` (the events at which the thing could
+    have happened, ``what``) summed over ``runs`` runs, for a claim that it
+    never happens (:func:`never`)."""
+
+    events: int
+    opportunities: int
+    runs: int
+    what: str
+    #: In how many runs at least one event happened (None: not known).
+    runs_with_events: int | None = None
+    #: The runs are this many cells' runs (said in the text when above 1).
+    cells: int = 1
+
+    @property
+    def upper(self) -> float:
+        return rate_upper_bound(self.events, self.opportunities)
+
+    def never(self, tolerance: float) -> bool | None:
+        return never(self.events, self.opportunities, tolerance)
+
+    def text(self) -> str:
+        """``0 of 812 congestion losses in 10 runs; 95% upper bound on the
+        rate: 0.00369``."""
+        runs = f"{self.runs} run{'s' if self.runs != 1 else ''}"
+        if self.cells > 1:
+            runs += f" ({self.cells} cells x {self.runs // self.cells})"
+        if self.opportunities == 0:
+            return f"0 {self.what} in {runs}: no rate"
+        head = f"{self.events} of {self.opportunities} {self.what} in {runs}"
+        conf = f"{100 * NEVER_CONFIDENCE:g}% upper bound on the rate: {_rounded_up(self.upper)}"
+        if self.events == 0:
+            return f"{head}; {conf}"
+        seen = f" (in {self.runs_with_events} of the runs)" if self.runs_with_events is not None else ""
+        rate = f"{self.events / self.opportunities:.3g}"
+        if rate == "1" and self.events < self.opportunities:
+            rate = f"{self.events / self.opportunities:.6f}"
+        return f"{head}{seen}; rate {rate}, {conf}"
+
+
+#: Why a point of a claim has no value (its interval is undefined).
+NO_VALUES = "no run with a value"
+
+
+def skipped_text(skipped: int, total: int, unit: str = "points", why: str = NO_VALUES) -> str:
+    """`` (2 of 15 points skipped: no run with a value)``, or ``""`` when
+    nothing was skipped: a claim over several points says so when it judged
+    fewer than it has, as an interval says which runs it dropped."""
+    return f" ({skipped} of {total} {unit} skipped: {why})" if skipped else ""
 
 
 def summary_counts(verdicts: Iterable[bool | None]) -> str:
@@ -494,6 +608,11 @@ __all__ = [
     "point",
     "at_least",
     "summary_counts",
+    "skipped_text",
+    "NEVER_CONFIDENCE",
+    "rate_upper_bound",
+    "never",
+    "Count",
     "difference",
     "contrast",
     "ratio",
