@@ -18,7 +18,8 @@ FLOW_COLUMNS = [
     "loss_congestion_as_congestion", "loss_congestion_as_wireless",
     "loss_wireless_as_congestion", "loss_wireless_as_wireless",
     "loss_other_as_congestion", "loss_other_as_wireless", "wireless_losses_halved",
-    "wireless_losses_halved_by_dupacks", "loss_cuts_blocked_once_per_rtt",
+    "wireless_losses_halved_by_dupacks", "wireless_losses_cut", "wireless_losses_cut_by_dupacks",
+    "loss_cuts_blocked_once_per_rtt",
     "wireless_halvings_blocked_once_per_rtt",
     "kicks_sent", "kickbacks_received", "stale_kickbacks",
 ]

@@ -20,6 +20,10 @@
 //! with ", stale_kickbacks: 0" cut from the printed result the digests are
 //! the previous ones exactly (checked again after rebasing onto the two
 //! columns above).
+//! Re-pinned for the flows' `wireless_losses_cut` and
+//! `wireless_losses_cut_by_dupacks` columns (session 18, WMECN's claim 7):
+//! routes, events and packet hops unchanged, and with those two fields cut
+//! from the Debug text all seven digests are main's (c153b49).
 //! The G-Snoop cell re-pinned when gateway A began caching a packet once
 //! the wireless link has sent it (Fig. 2; before, on arrival): routes
 //! unchanged; the two builds' packet traces are identical up to 6.151474 s,
@@ -83,7 +87,7 @@ fn dumbbell_example_is_pinned() {
     check(
         "../../examples/dumbbell.toml",
         12780931491519152092,
-        9249775663984686062,
+        15935969000562450546,
         78242,
         78017,
     );
@@ -94,7 +98,7 @@ fn wireless_example_is_pinned() {
     check(
         "../../examples/wireless.toml",
         6135118763418117530,
-        17325614944554875509,
+        6025931186486876127,
         23855,
         23512,
     );
@@ -105,7 +109,7 @@ fn gsnoop_reproduction_cell_is_pinned() {
     check(
         "tests/data/gsnoop_cell.toml",
         4551479192626253224,
-        7685767923332999636,
+        10566734116413144894,
         49774,
         49267,
     );
@@ -116,7 +120,7 @@ fn bench_dumbbell_is_pinned() {
     check(
         "tests/data/dumbbell40.toml",
         18326885787149398122,
-        2885148365276275387,
+        16494305030301614851,
         17661,
         17347,
     );
@@ -127,7 +131,7 @@ fn mesh_with_cycles_and_parallel_links_is_pinned() {
     check(
         "tests/data/mesh.toml",
         3320530143366703673,
-        11574609552905373006,
+        6015415511379290390,
         106968,
         106096,
     );
@@ -142,7 +146,7 @@ fn snoop_base_station_with_20_mobile_hosts_is_pinned() {
     check(
         "tests/data/snoop_base_station.toml",
         14631416406254873391,
-        5374699479091757880,
+        7078212898605272328,
         87916,
         86775,
     );
@@ -155,7 +159,7 @@ fn dda_mobile_host_with_20_flows_is_pinned() {
     check(
         "tests/data/dda_mobile_host.toml",
         15505628070260242364,
-        558327548330687354,
+        12854044759916715966,
         21733,
         19414,
     );

@@ -76,6 +76,12 @@ pub struct FlowResult {
     pub wireless_losses_halved: u64,
     /// Of those, the ones detected by duplicate ACKs (not a timeout).
     pub wireless_losses_halved_by_dupacks: u64,
+    /// Wireless losses called congestion whose window cut was made (a
+    /// timeout, or a duplicate-ACK loss whose cut the once-per-RTT rule did
+    /// not skip): the type-2 errors at which the window could be halved.
+    pub wireless_losses_cut: u64,
+    /// Of those, the ones detected by duplicate ACKs.
+    pub wireless_losses_cut_by_dupacks: u64,
     /// Congestion verdicts on duplicate-ACK losses whose window cut the
     /// once-per-RTT rule skipped (MECN / WMECN).
     pub loss_cuts_blocked_once_per_rtt: u64,
@@ -570,6 +576,25 @@ impl Row for FlowResult {
                 "Of `wireless_losses_halved`, those detected by duplicate ACKs (not a timeout).",
             ),
             U64(self.wireless_losses_halved_by_dupacks),
+        );
+        f(
+            col(
+                "wireless_losses_cut",
+                "count",
+                "Channel-error losses the loss classifier called congestion whose window cut was made \
+                 (a timeout, or a duplicate-ACK loss whose cut the once-per-RTT rule did not skip): the \
+                 type-2 errors at which the window could be halved; `wireless_losses_halved` counts \
+                 those where it was.",
+            ),
+            U64(self.wireless_losses_cut),
+        );
+        f(
+            col(
+                "wireless_losses_cut_by_dupacks",
+                "count",
+                "Of `wireless_losses_cut`, those detected by duplicate ACKs (not a timeout).",
+            ),
+            U64(self.wireless_losses_cut_by_dupacks),
         );
         f(
             col(

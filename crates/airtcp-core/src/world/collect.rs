@@ -155,6 +155,8 @@ impl World {
                     r.loss_other_as_wireless = c[2][1];
                     r.wireless_losses_halved = t.wireless_losses_halved;
                     r.wireless_losses_halved_by_dupacks = t.wireless_losses_halved_by_dupacks;
+                    r.wireless_losses_cut = t.wireless_losses_cut;
+                    r.wireless_losses_cut_by_dupacks = t.wireless_losses_cut_by_dupacks;
                     r.loss_cuts_blocked_once_per_rtt = t.loss_cuts_blocked;
                     r.wireless_halvings_blocked_once_per_rtt = t.wireless_halvings_blocked;
                     r.kicks_sent = counter("kicks_sent");

@@ -59,6 +59,10 @@ pub struct TcpFlow {
     /// Wireless (channel) losses whose response halved the window or more.
     pub(super) wireless_losses_halved: u64,
     pub(super) wireless_losses_halved_by_dupacks: u64,
+    /// Wireless (channel) losses called congestion whose window cut was
+    /// made (not skipped by the once-per-RTT rule): where it could halve.
+    pub(super) wireless_losses_cut: u64,
+    pub(super) wireless_losses_cut_by_dupacks: u64,
     /// Congestion verdicts whose cut the once-per-RTT rule skipped, and of
     /// those the wireless (channel) losses whose cut would have halved.
     pub(super) loss_cuts_blocked: u64,
@@ -320,6 +324,8 @@ impl Flow {
                 confusion: [[0; 2]; 3],
                 wireless_losses_halved: 0,
                 wireless_losses_halved_by_dupacks: 0,
+                wireless_losses_cut: 0,
+                wireless_losses_cut_by_dupacks: 0,
                 loss_cuts_blocked: 0,
                 wireless_halvings_blocked: 0,
                 rtt_samples: 0,
@@ -457,6 +463,12 @@ impl World {
                     LossCause::NonCongestion => 1,
                 };
                 t.confusion[truth][verdict] += 1;
+                if truth == 1 && verdict == 0 && !d.cut_blocked {
+                    t.wireless_losses_cut += 1;
+                    if d.how == LossDetection::DuplicateAcks {
+                        t.wireless_losses_cut_by_dupacks += 1;
+                    }
+                }
                 if truth == 1 && d.halved_window {
                     t.wireless_losses_halved += 1;
                     if d.how == LossDetection::DuplicateAcks {
