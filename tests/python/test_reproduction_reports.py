@@ -443,12 +443,12 @@ def test_gsnoop_receiver_window_is_called_no_limit_only_when_it_is_none():
 
 def test_gsnoop_satellite_caveat_states_the_default_runs_findings_only_for_them():
     default = report(gsnoop.EXPERIMENT)
-    assert "G-Snoop never acts, and every run's goodput equals Reno's in the same seed exactly" in default
+    assert "G-Snoop did not act in them, and every run's goodput equals Reno's in the same seed exactly" in default
     faster = report(gsnoop.EXPERIMENT.with_params(wireless_rate_mbps=20))
     assert "Up to 2686 packets can cross the 20 Mb/s link in 550 ms, against a 25-75 packet cache" in faster
-    assert "G-Snoop never acts" not in faster and "see the satellite diagnostics table" in faster
+    assert "G-Snoop did not act" not in faster and "see the satellite diagnostics table" in faster
     more = report(dataclasses.replace(gsnoop.EXPERIMENT, runs=20))  # `--runs 20`: runs 11-20 were not seen
-    assert "G-Snoop never acts" not in more
+    assert "G-Snoop did not act" not in more
 
 
 def test_gsnoop_rtt_ticks_follow_the_buffer_and_the_tick():

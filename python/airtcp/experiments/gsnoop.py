@@ -257,7 +257,7 @@ def _contrast(n: Numbers, group: str, loss: float, terms: list[tuple[str, float]
 
 def _ratio_text(n: Numbers, group: str, loss: float, a: str, b: str = "reno") -> str:
     r = _gp(n, group, loss, b)
-    return f"{_gp(n, group, loss, a) / r:.3f}" if r else "-"
+    return f"{_gp(n, group, loss, a) / r:.3f}" if r else "undefined (denominator 0)"
 
 
 def _every(verdicts: list[bool | None]) -> bool | None:
@@ -271,7 +271,8 @@ def _word(v: bool | None) -> str:
 
 def _at_least_times_reno(n: Numbers, group: str, losses, scheme: str, factor: float) -> tuple[list, list[str]]:
     """Per loss rate: is mean goodput of ``scheme`` above ``factor`` x
-    Reno's (paired contrast, 95% CI)?"""
+    Reno's (paired contrast, 95% CI)? A loss rate without values is said
+    (the last part) and left out of the verdicts."""
     verdicts, parts = [], []
     for x in losses:
         iv = _contrast(n, group, x, [(scheme, 1.0), ("reno", -factor)])
@@ -280,6 +281,9 @@ def _at_least_times_reno(n: Numbers, group: str, losses, scheme: str, factor: fl
         v = iv.above(0)
         verdicts.append(v)
         parts.append(f"{x:g}: {_ratio_text(n, group, x, scheme)} ({_word(v)}; G - {factor:g} R {iv.text(3)} Mb/s)")
+    skipped = stats.skipped_text(len(losses) - len(verdicts), len(losses), "loss rates")
+    if skipped:
+        parts.append(skipped.strip(" ()"))
     return verdicts, parts
 
 
@@ -299,7 +303,8 @@ def _claim_gain(n: Numbers, p) -> ClaimResult:
 
 def _claim_low_loss_penalty(n: Numbers, p) -> ClaimResult:
     verdicts, parts = [], []
-    for x in (1e-4, 1e-5):
+    losses = (1e-4, 1e-5)
+    for x in losses:
         above = _contrast(n, "fig4", x, [("gsnoop25", 1.0), ("reno", -0.90)])
         below = n.diff(_cell("fig4", x), "gsnoop25", "reno", "goodput_mbps", "avg")
         icn = n.interval(_cell("fig4", x), "gsnoop25", "icns", "avg")
@@ -313,7 +318,11 @@ def _claim_low_loss_penalty(n: Numbers, p) -> ClaimResult:
         )
     if not verdicts:
         return ClaimResult(None, "no numbers")
-    return ClaimResult(_every(verdicts), "G-Snoop 25 against Reno: " + "; ".join(parts))
+    judged = len(parts)
+    return ClaimResult(
+        _every(verdicts),
+        "G-Snoop 25 against Reno: " + "; ".join(parts) + stats.skipped_text(len(losses) - judged, len(losses), "loss rates"),
+    )
 
 
 def _claim_doubled_downstream(n: Numbers, p) -> ClaimResult:
@@ -346,15 +355,20 @@ def _claim_cache(n: Numbers, p) -> ClaimResult:
         )
     if not verdicts:
         return ClaimResult(None, "no numbers")
-    return ClaimResult(_every(verdicts), f"holds at {stats.summary_counts(verdicts)} of {len(verdicts)} loss rates: " + "; ".join(parts))
+    return ClaimResult(
+        _every(verdicts),
+        f"holds at {stats.summary_counts(verdicts)} of {len(verdicts)} loss rates"
+        f"{stats.skipped_text(len(HIGH) - len(verdicts), len(HIGH), 'loss rates')}: " + "; ".join(parts),
+    )
 
 
 def _claim_fairness(n: Numbers, p) -> ClaimResult:
-    verdicts, lowest = [], None
+    verdicts, lowest, skipped = [], None, 0
     for x in LOSSES:
         for s in [sc.name for sc in SCHEMES]:
             iv = n.interval(_cell("fig4", x), s, "fairness", "avg")
             if not iv.defined:
+                skipped += 1
                 continue
             verdicts.append(iv.above(0.7))
             if lowest is None or iv.estimate < lowest[0].estimate:
@@ -364,7 +378,8 @@ def _claim_fairness(n: Numbers, p) -> ClaimResult:
     iv, s, x = lowest
     return ClaimResult(
         _every(verdicts),
-        f"mean Jain index above 0.7 at {stats.summary_counts(verdicts)} of {len(verdicts)} points; lowest "
+        f"mean Jain index above 0.7 at {stats.summary_counts(verdicts)} of {len(verdicts)} points"
+        f"{stats.skipped_text(skipped, len(verdicts) + skipped)}; lowest "
         f"{iv.text(3)} ({s}, P_s = {x:g})",
     )
 
@@ -581,10 +596,11 @@ def _satellite_caveat(p: Mapping[str, Any], runs: int = RUNS) -> str:
     )
     if _is_default(p, runs):
         text += (
-            f"At P_s <= 1e-3 the NACK moreover finds the segment pushed out of the {cache} packet cache (hundreds of "
-            f"packets cross the link in {wireless_rtt_ms} ms) and the {p['bottleneck_rate_mbps']:g} Mb/s bottleneck "
-            "never overflows (no ICN, no queue drop at any P_s): G-Snoop never acts, and every run's goodput equals "
-            "Reno's in the same seed exactly. From 3e-3 up the rate is low enough for some cache hits, but the local "
+            f"In the default runs, at P_s <= 1e-3 the NACK moreover found the segment pushed out of the {cache} packet "
+            f"cache (hundreds of packets cross the link in {wireless_rtt_ms} ms) and the "
+            f"{p['bottleneck_rate_mbps']:g} Mb/s bottleneck did not overflow (no ICN, no queue drop at any P_s): "
+            "G-Snoop did not act in them, and every run's goodput equals Reno's in the same seed exactly (what these "
+            "runs show, not that it never could). From 3e-3 up the rate is low enough for some cache hits, but the local "
             "repair arrives only somewhat before the sender's own fast retransmission. "
         )
     else:
