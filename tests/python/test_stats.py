@@ -338,9 +338,12 @@ def test_a_percentile_comparison_needs_enough_runs_for_the_percentile_itself():
     # samples of 10 runs, 84% of 20 runs, 96% of 100 runs. A comparison of
     # percentiles gets an interval only where each percentile alone has a
     # distribution-free one (order statistics, Binomial(n, q)): from 72 runs
-    # for the 95th percentile, 6 for the median.
+    # for the 95th percentile. For the median, whose own interval needs 6,
+    # from 25: two medians' interval covered the truth in 89% of samples of
+    # 6 and of 10 runs, 92% of 15, 93-96% from 25 on (stats.py).
     rng = np.random.default_rng(4)
-    for n, q, has in [(20, 95, False), (71, 95, False), (72, 95, True), (5, 50, False), (6, 50, True)]:
+    for n, q, has in [(20, 95, False), (71, 95, False), (72, 95, True), (5, 50, False), (6, 50, False),
+                      (24, 50, False), (25, 50, True)]:
         a = rng.lognormal(0, 1, n)
         b = a * 3.0
         for iv in (stats.difference(a, b, percentile(q)), stats.ratio(a, b, percentile(q)),
