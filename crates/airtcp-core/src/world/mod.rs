@@ -65,6 +65,15 @@ struct LinkWatcher {
     agent: u32,
 }
 
+/// The next hop from an agent's node towards `dst` (`NO_ROUTE` if none),
+/// looked up once for the agents' `egress` and reused by routing, which
+/// checks that the packet still goes to `dst`.
+#[derive(Clone, Copy, Debug)]
+struct KnownHop {
+    dst: u32,
+    link: u32,
+}
+
 /// Slots for packets in flight, so that events carry a 4-byte index.
 struct PacketPool {
     slots: Vec<(Packet, u32)>,
@@ -572,23 +581,34 @@ impl World {
             }
         }
         let n = node as usize;
-        if self.agent_nodes[n / 64] & 1 << (n % 64) != 0
-            && !self.agents_pass(node, &mut pkt, ingress)
-        {
-            return;
+        let mut hop = None;
+        if self.agent_nodes[n / 64] & 1 << (n % 64) != 0 {
+            match self.agents_pass(node, &mut pkt, ingress) {
+                Some(h) => hop = h,
+                None => return,
+            }
         }
-        self.route(node, pkt, ingress);
+        self.route(node, pkt, ingress, hop);
     }
 
-    /// Show `pkt` to `node`'s agents in order: true if all let it pass.
-    /// Out of line: most packets meet no agent.
+    /// Show `pkt` to `node`'s agents in order. `None` if one dropped or
+    /// took it; else the next hop they were told of (`KnownHop`), which
+    /// routing then need not look up again. Out of line: most packets
+    /// meet no agent.
     #[inline(never)]
-    fn agents_pass(&mut self, node: u32, pkt: &mut Packet, ingress: Ingress) -> bool {
+    fn agents_pass(
+        &mut self,
+        node: u32,
+        pkt: &mut Packet,
+        ingress: Ingress,
+    ) -> Option<Option<KnownHop>> {
         // Where routing will send it, for agents that watch the packets
         // bound over their link (G-Snoop).
-        let egress = (pkt.dst != node)
-            .then(|| self.routes.next_hop(node, pkt.dst))
-            .filter(|&l| l != NO_ROUTE);
+        let hop = (pkt.dst != node).then(|| KnownHop {
+            dst: pkt.dst,
+            link: self.routes.next_hop(node, pkt.dst),
+        });
+        let egress = hop.map(|h| h.link).filter(|&l| l != NO_ROUTE);
         for a in 0..self.nodes[node as usize].agents.len() {
             self.agent_out.first_uid = self.next_uid;
             let verdict = self.nodes[node as usize].agents[a].on_packet(
@@ -603,16 +623,18 @@ impl World {
                 AgentVerdict::Pass => {}
                 AgentVerdict::Drop => {
                     self.kill_at_node(node, pkt, DeathCause::AgentDrop);
-                    return false;
+                    return None;
                 }
-                AgentVerdict::Take => return false,
+                AgentVerdict::Take => return None,
             }
         }
-        true
+        Some(hop)
     }
 
-    /// Deliver locally or forward on the next hop (agents already seen).
-    fn route(&mut self, node: u32, mut pkt: Packet, ingress: Ingress) {
+    /// Deliver locally or forward on the next hop (agents already seen);
+    /// `hop`, if the agents' egress was looked up for this destination,
+    /// spares the lookup.
+    fn route(&mut self, node: u32, mut pkt: Packet, ingress: Ingress, hop: Option<KnownHop>) {
         if pkt.dst == node {
             self.deliver(pkt);
             return;
@@ -625,7 +647,10 @@ impl World {
             }
             pkt.ttl -= 1;
         }
-        let l = self.routes.next_hop(node, pkt.dst);
+        let l = match hop {
+            Some(h) if h.dst == pkt.dst => h.link,
+            _ => self.routes.next_hop(node, pkt.dst),
+        };
         if l == NO_ROUTE {
             self.kill_at_node(node, &pkt, DeathCause::NoRoute);
             return;
@@ -742,7 +767,7 @@ impl World {
                 if let Some(o) = self.observers.as_deref_mut() {
                     o.sent(self.now_ns, node, &pkt);
                 }
-                self.route(node, pkt, Ingress::Local);
+                self.route(node, pkt, Ingress::Local, None);
             }
             self.agent_out.inject = inject;
         }
