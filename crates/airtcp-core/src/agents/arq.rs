@@ -50,12 +50,13 @@
 //! [`LINK_ACK`] so that other agents' control packets (G-Snoop's NACKs) are
 //! told apart. It crosses the reverse wireless direction and can be lost
 //! there too (then the segment is retransmitted needlessly; the receiver
-//! ACKs the duplicate). The cache is searched linearly: it holds only what
-//! is in flight on the wireless hop. [`Dda`]'s state is per flow in a map,
+//! ACKs the duplicate). The frames awaiting a link ACK are kept in deadline
+//! order and indexed by segment, so that a link ACK or a newer copy finds
+//! its frame without reading the others. [`Dda`]'s state is per flow in a map,
 //! and its held runs are also kept ordered by release time, so that its
 //! deadline and the runs due are found without visiting every flow.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use super::{AgentOutput, AgentVerdict, FlowTimers, Ingress, LinkTx, NodeAgent};
 use crate::metrics::{col, Column};
@@ -107,8 +108,16 @@ pub struct LinkArq {
     peer: u32,
     /// The wireless link direction node -> peer.
     out_link: u32,
-    /// Frames sent and awaiting a link ACK, in deadline order.
-    cache: VecDeque<Frame>,
+    /// Frames sent and awaiting a link ACK, in deadline order, frames
+    /// with the same deadline in the order they were held: keyed by
+    /// (deadline, `held` when it was held).
+    cache: BTreeMap<(TimeNs, u64), Frame>,
+    /// The key in `cache` of each segment's frame (at most one per
+    /// segment), so that a link ACK finds its frame without reading the
+    /// others (up to `MAX_CACHED`).
+    by_segment: BTreeMap<(u32, u32, u64), (TimeNs, u64)>,
+    /// Frames held so far.
+    held: u64,
     /// Retransmissions not yet sent by the link.
     resends: Vec<Resend>,
     pub frames_protected: u64,
@@ -125,7 +134,9 @@ impl LinkArq {
             node,
             peer,
             out_link,
-            cache: VecDeque::with_capacity(64),
+            cache: BTreeMap::new(),
+            by_segment: BTreeMap::new(),
+            held: 0,
             resends: Vec::new(),
             frames_protected: 0,
             local_retransmissions: 0,
@@ -139,22 +150,25 @@ impl LinkArq {
         a.flow == b.flow && a.epoch == b.epoch && a.seq == b.seq
     }
 
+    fn segment(p: &Packet) -> (u32, u32, u64) {
+        (p.flow, p.epoch, p.seq)
+    }
+
+    /// Stop waiting for a link ACK of `pkt`'s segment.
     fn forget(&mut self, pkt: &Packet) {
-        if let Some(i) = self
-            .cache
-            .iter()
-            .position(|f| Self::same_segment(&f.pkt, pkt))
-        {
-            self.cache.remove(i);
+        if let Some(key) = self.by_segment.remove(&Self::segment(pkt)) {
+            self.cache.remove(&key);
         }
     }
 
-    /// Keep `frame` in deadline order (after frames with the same deadline).
+    /// Keep `frame` in deadline order (after frames with the same
+    /// deadline). Its segment has no frame held (`forget` first).
     fn hold(&mut self, frame: Frame) {
-        let i = self
-            .cache
-            .partition_point(|f| f.deadline_ns <= frame.deadline_ns);
-        self.cache.insert(i, frame);
+        let key = (frame.deadline_ns, self.held);
+        self.held += 1;
+        let earlier = self.by_segment.insert(Self::segment(&frame.pkt), key);
+        debug_assert!(earlier.is_none(), "one frame per segment");
+        self.cache.insert(key, frame);
     }
 }
 
@@ -238,12 +252,13 @@ impl NodeAgent for LinkArq {
     }
 
     fn deadline(&self) -> Option<TimeNs> {
-        self.cache.front().map(|f| f.deadline_ns)
+        self.cache.first_key_value().map(|(&(d, _), _)| d)
     }
 
     fn on_timer(&mut self, now_ns: TimeNs, out: &mut AgentOutput) {
-        while self.cache.front().is_some_and(|f| f.deadline_ns <= now_ns) {
-            let f = self.cache.pop_front().expect("checked");
+        while self.deadline().is_some_and(|d| d <= now_ns) {
+            let (_, f) = self.cache.pop_first().expect("checked");
+            self.by_segment.remove(&Self::segment(&f.pkt));
             if f.attempts >= self.cfg.retries {
                 // The retry limit is reached: the loss is TCP's.
                 self.gave_up += 1;
@@ -664,6 +679,71 @@ mod tests {
         assert_eq!(out.inject.len(), 1);
         assert_eq!(out.inject[0].seq, 1000);
         assert_eq!(a.deadline(), Some(68));
+    }
+
+    /// The link ACK acknowledges one segment (module doc: it carries "the
+    /// flow, epoch and sequence number of the segment"): that segment's
+    /// frame stops waiting, every other frame (of this connection or
+    /// another, or another connection of the same flow) still times out
+    /// and is retransmitted at its own deadline.
+    #[test]
+    fn arq_link_ack_forgets_only_its_segment() {
+        let mut a = arq(1);
+        let other = |flow, epoch| Packet {
+            flow,
+            epoch,
+            ..data(1000)
+        };
+        a.on_link_tx(0, &data(0), sent(0, 8));
+        a.on_link_tx(0, &data(1000), sent(8, 16));
+        a.on_link_tx(0, &other(1, 1), sent(16, 24));
+        a.on_link_tx(0, &other(0, 2), sent(24, 32));
+        a.on_link_tx(0, &data(2000), sent(32, 40));
+        let mut out = AgentOutput::default();
+        a.on_packet(30, &mut link_ack(1000), Ingress::Link(6), None, &mut out);
+        // An ACK for a segment not held changes nothing.
+        a.on_packet(31, &mut link_ack(9000), Ingress::Link(6), None, &mut out);
+        assert_eq!(a.deadline(), Some(18));
+        a.on_timer(50, &mut out);
+        let resent: Vec<_> = out
+            .inject
+            .iter()
+            .map(|p| (p.flow, p.epoch, p.seq))
+            .collect();
+        assert_eq!(
+            resent,
+            vec![(0, 1, 0), (1, 1, 1000), (0, 2, 1000), (0, 1, 2000)]
+        );
+        assert_eq!(a.deadline(), None);
+    }
+
+    /// Frames whose link-ACK waits end at the same time are retransmitted
+    /// in the order the link sent them (the order they were held), and a
+    /// frame replaced by a newer transmission of its segment waits from
+    /// the newer one's end only.
+    #[test]
+    fn arq_frames_with_one_deadline_are_retransmitted_in_the_order_held() {
+        let mut a = arq(1);
+        // STIS-like service: 2000 and 0 end together; 1000 is sent twice,
+        // TCP's retransmission ending later.
+        a.on_link_tx(0, &data(2000), sent(0, 8));
+        a.on_link_tx(0, &data(1000), sent(0, 8));
+        a.on_link_tx(0, &data(0), sent(0, 8));
+        let again = Packet {
+            uid: 7,
+            sent_ns: 1,
+            ..data(1000)
+        };
+        a.on_link_tx(1, &again, sent(8, 16));
+        let mut out = AgentOutput::default();
+        a.on_timer(18, &mut out);
+        let resent: Vec<_> = out.inject.iter().map(|p| p.seq).collect();
+        assert_eq!(resent, vec![2000, 0]);
+        assert_eq!(a.deadline(), Some(26));
+        a.on_timer(26, &mut out);
+        // A copy of the newer transmission (its send time).
+        let last = out.inject.last().map(|p| (p.seq, p.sent_ns));
+        assert_eq!((out.inject.len(), last), (3, Some((1000, 1))));
     }
 
     #[test]
