@@ -78,7 +78,7 @@
 //!   others are resent from the cache, so a wireless loss next to an
 //!   upstream loss is still repaired locally.
 
-use std::collections::{btree_map::Entry, BTreeMap, VecDeque};
+use std::collections::{btree_map::Entry, BTreeMap, BTreeSet, VecDeque};
 
 use super::{AgentOutput, AgentVerdict, Ingress, LinkTx, NodeAgent};
 use crate::metrics::{col, Column};
@@ -194,6 +194,82 @@ where
 
 // ---------------------------------------------------------------- gateway A
 
+/// Gateway A's FIFO cache (Fig. 2: the last `capacity` data packets the
+/// wireless link sent, all connections sharing it, the oldest pushed out),
+/// indexed by segment so that a NACK looks up the packets it asks for
+/// instead of reading the whole cache (up to 2^20 packets).
+#[derive(Clone, Debug)]
+struct SegmentFifo {
+    capacity: usize,
+    /// Oldest first.
+    packets: VecDeque<Packet>,
+    /// Packets pushed out so far: the position in arrival order of
+    /// `packets[0]`.
+    first_position: u64,
+    /// `(flow, epoch, seq, position)` of every cached packet: a segment
+    /// cached twice (TCP sent it again) has two entries, the oldest first.
+    by_segment: BTreeSet<(u32, u32, u64, u64)>,
+    /// Scratch for [`SegmentFifo::oldest_copies`].
+    found: Vec<u64>,
+}
+
+impl SegmentFifo {
+    fn new(capacity: usize) -> Self {
+        Self {
+            capacity,
+            packets: VecDeque::with_capacity(capacity),
+            first_position: 0,
+            by_segment: BTreeSet::new(),
+            found: Vec::new(),
+        }
+    }
+
+    /// Cache `p`, pushing the oldest packet out if the cache is full.
+    fn push(&mut self, p: Packet) {
+        if self.packets.len() == self.capacity {
+            let old = self.packets.pop_front().expect("capacity is positive");
+            self.by_segment
+                .remove(&(old.flow, old.epoch, old.seq, self.first_position));
+            self.first_position += 1;
+        }
+        let position = self.first_position + self.packets.len() as u64;
+        self.by_segment.insert((p.flow, p.epoch, p.seq, position));
+        self.packets.push_back(p);
+    }
+
+    /// The oldest cached copy of each segment of `flow`'s connection
+    /// `epoch` whose first byte lies in one of `ranges` (`[start, end)`),
+    /// in cache order (oldest first): what reading the cache from its
+    /// oldest packet, skipping segments already met, would find.
+    fn oldest_copies(
+        &mut self,
+        flow: u32,
+        epoch: u32,
+        ranges: &[(u64, u64)],
+    ) -> impl Iterator<Item = &Packet> {
+        let found = &mut self.found;
+        found.clear();
+        for &(s, e) in ranges {
+            let mut last_seq = None;
+            for &(_, _, seq, position) in self
+                .by_segment
+                .range((flow, epoch, s, 0)..(flow, epoch, e, 0))
+            {
+                if last_seq != Some(seq) {
+                    last_seq = Some(seq);
+                    found.push(position);
+                }
+            }
+        }
+        found.sort_unstable();
+        // Overlapping ranges would name a packet twice; it is sent once.
+        found.dedup();
+        let first = self.first_position;
+        let packets = &self.packets;
+        found.iter().map(move |&p| &packets[(p - first) as usize])
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct AFlow {
     /// One past the highest sequence number that reached A.
@@ -230,7 +306,7 @@ pub struct GSnoopA {
     /// Packets the wireless link admitted, with the end of their
     /// transmission, not yet sent (they enter `cache` then).
     sending: VecDeque<(TimeNs, Packet)>,
-    cache: VecDeque<Packet>,
+    cache: SegmentFifo,
     /// uids of A's local retransmissions not yet offered to the link.
     own: Vec<u64>,
     /// Scratch: the ranges a NACK asks for that are not holes (kept to
@@ -264,7 +340,7 @@ impl GSnoopA {
             wireless_back,
             cache_size,
             sending: VecDeque::new(),
-            cache: VecDeque::with_capacity(cache_size),
+            cache: SegmentFifo::new(cache_size),
             own: Vec::new(),
             wanted: Vec::new(),
             flows: PerFlow::default(),
@@ -304,10 +380,7 @@ impl GSnoopA {
     fn settle(&mut self, now: TimeNs) {
         while self.sending.front().is_some_and(|&(end, _)| end <= now) {
             let (_, p) = self.sending.pop_front().expect("front exists");
-            if self.cache.len() == self.cache_size {
-                self.cache.pop_front();
-            }
-            self.cache.push_back(p);
+            self.cache.push(p);
         }
     }
 
@@ -342,25 +415,18 @@ impl GSnoopA {
             return;
         }
         let mut found = 0;
-        for (i, p) in self.cache.iter().enumerate() {
-            let resend = p.flow == nack.flow
-                && p.epoch == nack.epoch
-                && self.wanted.iter().any(|&(s, e)| p.seq >= s && p.seq < e)
-                && !self
-                    .cache
-                    .iter()
-                    .take(i)
-                    .any(|q| q.flow == p.flow && q.epoch == p.epoch && q.seq == p.seq);
-            if resend {
-                // Routed to the wireless link at once: on_link_tx sees it next.
-                self.own.push(out.next_uid());
-                out.inject.push(Packet {
-                    is_retransmission: true,
-                    ttl: DEFAULT_TTL,
-                    ..*p
-                });
-                found += 1;
-            }
+        for p in self
+            .cache
+            .oldest_copies(nack.flow, nack.epoch, &self.wanted)
+        {
+            // Routed to the wireless link at once: on_link_tx sees it next.
+            self.own.push(out.next_uid());
+            out.inject.push(Packet {
+                is_retransmission: true,
+                ttl: DEFAULT_TTL,
+                ..*p
+            });
+            found += 1;
         }
         if found > 0 {
             self.cache_hits += 1;
@@ -1169,6 +1235,111 @@ mod tests {
         // Cache 2, 3 (a re-cached 1 would have pushed 2 out).
         at_a(&mut g, 20 * MS, nack(2, 3), &mut out);
         assert_eq!(resent(&out), vec![(1, 0, 3, true), (2, 0, 3, true)]);
+    }
+
+    // ------------------------------------------------- A's FIFO cache
+
+    /// Packet `i` of `flow`'s connection `epoch`, told apart by `uid`.
+    fn segment(flow: u32, epoch: u32, i: u64, uid: u64) -> Packet {
+        Packet {
+            flow,
+            epoch,
+            uid,
+            ..data(i)
+        }
+    }
+
+    /// The uids of the packets a request for `ranges` (in packets) resends.
+    fn resends(c: &mut SegmentFifo, flow: u32, epoch: u32, ranges: &[(u64, u64)]) -> Vec<u64> {
+        let bytes: Vec<_> = ranges.iter().map(|&(s, e)| (s * MSS, e * MSS)).collect();
+        c.oldest_copies(flow, epoch, &bytes)
+            .map(|p| p.uid)
+            .collect()
+    }
+
+    /// Fig. 2: "When it has been sent, a copy of it will be stored in the
+    /// FIFO cache", one cache at A for every connection (§3.A: "the
+    /// cache"), so a full cache pushes out its oldest packet whatever its
+    /// connection; a request names a connection and finds only its packets.
+    #[test]
+    fn a_cache_holds_the_last_packets_sent_and_pushes_the_oldest_out() {
+        let mut c = SegmentFifo::new(3);
+        for (uid, (flow, i)) in [(0, 1), (1, 1), (0, 2), (0, 3)].into_iter().enumerate() {
+            c.push(segment(flow, 1, i, uid as u64));
+        }
+        // Packet 1 of connection 0 (uid 0) was pushed out by packet 3.
+        assert_eq!(resends(&mut c, 0, 1, &[(0, 10)]), vec![2, 3]);
+        assert_eq!(resends(&mut c, 1, 1, &[(0, 10)]), vec![1]);
+        // Another connection of flow 0 (a later epoch) has none cached.
+        assert_eq!(resends(&mut c, 0, 2, &[(0, 10)]), Vec::<u64>::new());
+        // A request covers [start, end): packet 3 starts at the end of [1, 3).
+        assert_eq!(resends(&mut c, 0, 1, &[(1, 3)]), vec![2]);
+        c.push(segment(1, 1, 2, 4));
+        assert_eq!(resends(&mut c, 1, 1, &[(0, 10)]), vec![4]);
+    }
+
+    /// §3.A: on a NACK, "gateway A checks its cache for a cached copy of
+    /// the requested packet" and retransmits it: each requested packet
+    /// once, though the cache may hold two copies of it (the sender sent
+    /// it again while the first was cached), from the oldest copy, and the
+    /// packets of a multi-packet request in the order they were cached
+    /// (the order of a reading of the cache from its oldest packet).
+    #[test]
+    fn a_cache_resends_each_requested_packet_once_from_its_oldest_copy_in_cache_order() {
+        let mut c = SegmentFifo::new(5);
+        // Sent: 5, 3, 5 again (TCP's retransmission), 4, 7.
+        for (uid, i) in [(10, 5), (11, 3), (12, 5), (13, 4), (14, 7)] {
+            c.push(segment(0, 1, i, uid));
+        }
+        assert_eq!(resends(&mut c, 0, 1, &[(3, 6)]), vec![10, 11, 13]);
+        // A request split by a hole (§3.A per packet: [4, 5) is a hole).
+        assert_eq!(resends(&mut c, 0, 1, &[(3, 4), (5, 8)]), vec![10, 11, 14]);
+        // Two ranges naming one packet still resend it once.
+        assert_eq!(resends(&mut c, 0, 1, &[(5, 6), (5, 6)]), vec![10]);
+        // Once the first copy of 5 is pushed out, the second one answers.
+        c.push(segment(0, 1, 9, 15));
+        assert_eq!(resends(&mut c, 0, 1, &[(5, 6)]), vec![12]);
+        assert_eq!(resends(&mut c, 0, 1, &[(0, 10)]), vec![11, 12, 13, 14, 15]);
+    }
+
+    proptest::proptest! {
+        /// The index finds what reading the whole cache from its oldest
+        /// packet finds (the lookup A did before the cache was indexed):
+        /// the packets of the connection in a requested range, each
+        /// segment's first copy met, in cache order.
+        #[test]
+        fn a_cache_lookup_finds_what_reading_the_cache_finds(
+            capacity in 1usize..8,
+            pushes in proptest::collection::vec((0u32..2, 1u32..3, 0u64..10), 0..40),
+            ranges in proptest::collection::vec((0u64..11, 1u64..4), 1..4),
+            flow in 0u32..2,
+            epoch in 1u32..3,
+        ) {
+            let mut c = SegmentFifo::new(capacity);
+            let mut all = Vec::new();
+            for (uid, &(f, e, i)) in pushes.iter().enumerate() {
+                let p = segment(f, e, i, uid as u64);
+                c.push(p);
+                all.push(p);
+            }
+            let cached = &all[all.len().saturating_sub(capacity)..];
+            let ranges: Vec<_> = ranges.iter().map(|&(s, len)| (s, s + len)).collect();
+            let wanted = |p: &Packet| ranges.iter().any(|&(s, e)| p.seq >= s * MSS && p.seq < e * MSS);
+            let expected: Vec<u64> = cached
+                .iter()
+                .enumerate()
+                .filter(|&(i, p)| {
+                    p.flow == flow
+                        && p.epoch == epoch
+                        && wanted(p)
+                        && !cached[..i]
+                            .iter()
+                            .any(|q| q.flow == p.flow && q.epoch == p.epoch && q.seq == p.seq)
+                })
+                .map(|(_, p)| p.uid)
+                .collect();
+            proptest::prop_assert_eq!(resends(&mut c, flow, epoch, &ranges), expected);
+        }
     }
 
     // ------------------------------------------------------- gateway B
