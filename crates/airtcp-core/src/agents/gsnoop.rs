@@ -194,10 +194,17 @@ where
 
 // ---------------------------------------------------------------- gateway A
 
+/// Caches of at most this many packets are read whole on a NACK; larger
+/// ones (up to 2^20 packets) keep an index by segment. Keeping the index
+/// costs a tree insertion and removal per packet sent, reading the cache
+/// a few instructions per cached packet per NACK, and NACKs are rarer than
+/// packets by about the wireless loss rate.
+const INDEXED_ABOVE_PKTS: usize = 1024;
+
 /// Gateway A's FIFO cache (Fig. 2: the last `capacity` data packets the
-/// wireless link sent, all connections sharing it, the oldest pushed out),
-/// indexed by segment so that a NACK looks up the packets it asks for
-/// instead of reading the whole cache (up to 2^20 packets).
+/// wireless link sent, all connections sharing it, the oldest pushed out).
+/// A large one is indexed by segment, so that a NACK looks up the packets
+/// it asks for instead of reading the whole cache.
 #[derive(Clone, Debug)]
 struct SegmentFifo {
     capacity: usize,
@@ -208,18 +215,24 @@ struct SegmentFifo {
     first_position: u64,
     /// `(flow, epoch, seq, position)` of every cached packet: a segment
     /// cached twice (TCP sent it again) has two entries, the oldest first.
-    by_segment: BTreeSet<(u32, u32, u64, u64)>,
+    /// Kept for caches of more than `INDEXED_ABOVE_PKTS` packets only.
+    by_segment: Option<BTreeSet<(u32, u32, u64, u64)>>,
     /// Scratch for [`SegmentFifo::oldest_copies`].
     found: Vec<u64>,
 }
 
 impl SegmentFifo {
     fn new(capacity: usize) -> Self {
+        Self::with_index(capacity, capacity > INDEXED_ABOVE_PKTS)
+    }
+
+    /// A cache that keeps the index by segment, or reads itself whole.
+    fn with_index(capacity: usize, indexed: bool) -> Self {
         Self {
             capacity,
             packets: VecDeque::with_capacity(capacity),
             first_position: 0,
-            by_segment: BTreeSet::new(),
+            by_segment: indexed.then(BTreeSet::new),
             found: Vec::new(),
         }
     }
@@ -228,12 +241,15 @@ impl SegmentFifo {
     fn push(&mut self, p: Packet) {
         if self.packets.len() == self.capacity {
             let old = self.packets.pop_front().expect("capacity is positive");
-            self.by_segment
-                .remove(&(old.flow, old.epoch, old.seq, self.first_position));
+            if let Some(index) = &mut self.by_segment {
+                index.remove(&(old.flow, old.epoch, old.seq, self.first_position));
+            }
             self.first_position += 1;
         }
-        let position = self.first_position + self.packets.len() as u64;
-        self.by_segment.insert((p.flow, p.epoch, p.seq, position));
+        if let Some(index) = &mut self.by_segment {
+            let position = self.first_position + self.packets.len() as u64;
+            index.insert((p.flow, p.epoch, p.seq, position));
+        }
         self.packets.push_back(p);
     }
 
@@ -249,22 +265,40 @@ impl SegmentFifo {
     ) -> impl Iterator<Item = &Packet> {
         let found = &mut self.found;
         found.clear();
-        for &(s, e) in ranges {
-            let mut last_seq = None;
-            for &(_, _, seq, position) in self
-                .by_segment
-                .range((flow, epoch, s, 0)..(flow, epoch, e, 0))
-            {
-                if last_seq != Some(seq) {
-                    last_seq = Some(seq);
-                    found.push(position);
+        let first = self.first_position;
+        match &self.by_segment {
+            None => {
+                // Read whole, oldest first: a packet of a segment already
+                // found is a later copy (the first copy met was found).
+                for (i, p) in self.packets.iter().enumerate() {
+                    if p.flow == flow
+                        && p.epoch == epoch
+                        && ranges.iter().any(|&(s, e)| p.seq >= s && p.seq < e)
+                        && !found
+                            .iter()
+                            .any(|&q| self.packets[(q - first) as usize].seq == p.seq)
+                    {
+                        found.push(first + i as u64);
+                    }
+                }
+            }
+            Some(index) => {
+                for &(s, e) in ranges {
+                    let mut last_seq = None;
+                    for &(_, _, seq, position) in
+                        index.range((flow, epoch, s, 0)..(flow, epoch, e, 0))
+                    {
+                        if last_seq != Some(seq) {
+                            last_seq = Some(seq);
+                            found.push(position);
+                        }
+                    }
                 }
             }
         }
         found.sort_unstable();
         // Overlapping ranges would name a packet twice; it is sent once.
         found.dedup();
-        let first = self.first_position;
         let packets = &self.packets;
         found.iter().map(move |&p| &packets[(p - first) as usize])
     }
@@ -1263,7 +1297,12 @@ mod tests {
     /// connection; a request names a connection and finds only its packets.
     #[test]
     fn a_cache_holds_the_last_packets_sent_and_pushes_the_oldest_out() {
-        let mut c = SegmentFifo::new(3);
+        for indexed in [false, true] {
+            cache_holds_the_last_packets_sent(SegmentFifo::with_index(3, indexed));
+        }
+    }
+
+    fn cache_holds_the_last_packets_sent(mut c: SegmentFifo) {
         for (uid, (flow, i)) in [(0, 1), (1, 1), (0, 2), (0, 3)].into_iter().enumerate() {
             c.push(segment(flow, 1, i, uid as u64));
         }
@@ -1286,7 +1325,12 @@ mod tests {
     /// (the order of a reading of the cache from its oldest packet).
     #[test]
     fn a_cache_resends_each_requested_packet_once_from_its_oldest_copy_in_cache_order() {
-        let mut c = SegmentFifo::new(5);
+        for indexed in [false, true] {
+            cache_resends_oldest_copies(SegmentFifo::with_index(5, indexed));
+        }
+    }
+
+    fn cache_resends_oldest_copies(mut c: SegmentFifo) {
         // Sent: 5, 3, 5 again (TCP's retransmission), 4, 7.
         for (uid, i) in [(10, 5), (11, 3), (12, 5), (13, 4), (14, 7)] {
             c.push(segment(0, 1, i, uid));
@@ -1302,9 +1346,18 @@ mod tests {
         assert_eq!(resends(&mut c, 0, 1, &[(0, 10)]), vec![11, 12, 13, 14, 15]);
     }
 
+    /// Small caches are read whole, large ones indexed.
+    #[test]
+    fn a_cache_is_indexed_when_large() {
+        assert!(SegmentFifo::new(INDEXED_ABOVE_PKTS).by_segment.is_none());
+        assert!(SegmentFifo::new(INDEXED_ABOVE_PKTS + 1)
+            .by_segment
+            .is_some());
+    }
+
     proptest::proptest! {
-        /// The index finds what reading the whole cache from its oldest
-        /// packet finds (the lookup A did before the cache was indexed):
+        /// The index, and the reading of a small cache, find what the old
+        /// reading of the whole cache from its oldest packet found:
         /// the packets of the connection in a requested range, each
         /// segment's first copy met, in cache order.
         #[test]
@@ -1314,8 +1367,9 @@ mod tests {
             ranges in proptest::collection::vec((0u64..11, 1u64..4), 1..4),
             flow in 0u32..2,
             epoch in 1u32..3,
+            indexed: bool,
         ) {
-            let mut c = SegmentFifo::new(capacity);
+            let mut c = SegmentFifo::with_index(capacity, indexed);
             let mut all = Vec::new();
             for (uid, &(f, e, i)) in pushes.iter().enumerate() {
                 let p = segment(f, e, i, uid as u64);
