@@ -325,3 +325,47 @@ fn a_red_min_th_beyond_a_packet_limit_is_refused() {
         scenario(&one_link("", &format!("queue = {{ {fine} }}"), "", ""));
     }
 }
+
+/// docs/scenario.md, TCP table: `max_backoff` is the "largest RTO backoff
+/// multiplier", and `max_rto` "caps the backed-off timer in any case". The
+/// RTO doubles from its base (RFC 6298 (5.5)), which is never below
+/// `min_rto` (2.4) nor, before the first sample, `initial_rto` (2.1); so a
+/// cap whose largest power of two times that smallest base reaches
+/// `max_rto` never stops a doubling that `max_rto` would not: it was
+/// accepted without effect (`max_backoff = 1000` with the defaults ran as
+/// no cap).
+#[test]
+fn a_max_backoff_that_can_never_bind_is_refused() {
+    // Defaults: the RTO doubles from 1s and reaches 60s at multiplier 64.
+    for cap in ["64", "1000", "4294967295"] {
+        let e = err(&one_link("", "", &format!("max_backoff = {cap}"), ""));
+        check(&e, 13, "flow[0].tcp.max_backoff", "can never act");
+        assert!(e.message.contains("at most 63"), "{e}");
+    }
+    // From 10ms (initial_rto below min_rto) to 640ms: multiplier 64 reaches it.
+    let small = r#"initial_rto = "10ms", min_rto = "20ms", max_rto = "640ms", "#;
+    let e = err(&one_link("", "", &format!("{small}max_backoff = 64"), ""));
+    check(&e, 13, "flow[0].tcp.max_backoff", "at most 63");
+    // min_rto = max_rto = initial_rto: the RTO never doubles below max_rto.
+    let e = err(&one_link(
+        "",
+        "",
+        r#"min_rto = "60s", initial_rto = "60s", max_backoff = 1"#,
+        "",
+    ));
+    check(&e, 13, "flow[0].tcp.max_backoff", "can never act");
+    // The largest value left acts: stopping at 32 (320ms) instead of
+    // doubling to 640ms gives more timeouts on a link that loses every
+    // data packet.
+    let lossy = r#"error = { kind = "bernoulli", per = 1.0, applies_to = "data" }"#;
+    let timeouts = |tcp: &str| {
+        scenario(&one_link("", lossy, tcp, ""))
+            .run(None)
+            .unwrap()
+            .flows[0]
+            .timeouts
+    };
+    let capped = timeouts(&format!("{small}max_backoff = 63"));
+    let free = timeouts(small.trim_end_matches(", "));
+    assert!(capped > free, "capped {capped}, no cap {free}");
+}

@@ -1271,6 +1271,9 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "must not exceed max_rto (RFC 6298 (2.5))",
         ));
     }
+    if let Some(cap) = rto.max_backoff {
+        check_max_backoff_binds(&rto, cap).map_err(|msg| err("max_backoff", &msg))?;
+    }
     let initial_cwnd = t
         .initial_cwnd
         .unwrap_or_else(|| SenderConfig::rfc5681_initial_window(mss as u32).into());
@@ -1502,6 +1505,45 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             }
         },
     })
+}
+
+/// A backoff cap that can act. The RTO doubles from its base
+/// (`RttEstimator::rto_ns`, RFC 6298 (5.5)) until the multiplier would pass
+/// the cap, i.e. up to the largest power of two P <= `cap`, and `max_rto`
+/// bounds it anyway. The base is never below min(`initial_rto`,
+/// `min_rto`) (RFC 6298 (2.1), (2.4)), so if that times P reaches
+/// `max_rto` the cap never stops a doubling `max_rto` would not: every run
+/// is the run without it.
+fn check_max_backoff_binds(rto: &RtoConfig, cap: u32) -> Result<(), String> {
+    let base = rto.initial_rto_ns.min(rto.min_rto_ns);
+    let stops_at = 1u64 << (31 - cap.leading_zeros());
+    if (base as u128) * (stops_at as u128) < rto.max_rto_ns as u128 {
+        return Ok(());
+    }
+    let from = if rto.initial_rto_ns < rto.min_rto_ns {
+        "initial_rto"
+    } else {
+        "min_rto"
+    };
+    if base >= rto.max_rto_ns {
+        return Err(format!(
+            "{cap} can never act: {from} ({}) is already max_rto, so the RTO never doubles; remove it",
+            show_ns(base)
+        ));
+    }
+    // The multiplier at which the RTO doubled from `base` reaches max_rto;
+    // every cap below it stops the doubling short of max_rto.
+    let mut reaches = 1u64;
+    while (base as u128) * (reaches as u128) < rto.max_rto_ns as u128 {
+        reaches *= 2;
+    }
+    Err(format!(
+        "{cap} can never act: doubled from {from} ({}), the RTO reaches max_rto ({}) at multiplier {reaches}, \
+         so a cap that stops doubling at {stops_at} never holds it back; at most {} has an effect (or remove it)",
+        show_ns(base),
+        show_ns(rto.max_rto_ns),
+        reaches - 1
+    ))
 }
 
 /// The TCP table's `classifier`, checked per kind.
