@@ -369,3 +369,62 @@ fn a_max_backoff_that_can_never_bind_is_refused() {
     let free = timeouts(small.trim_end_matches(", "));
     assert!(capped > free, "capped {capped}, no cap {free}");
 }
+
+/// docs/scenario.md, Queue tables: thresholds are "in packets of the average
+/// queue", 0 ≤ `min_th` < (`mid_th` <) `max_th`. The average is a finite
+/// number of packets: an infinite `max_th` (or `mid_th`) is never reached
+/// and was accepted, marking never or only at one level; a NaN `min_th` was
+/// refused as "must not be negative".
+#[test]
+fn queue_thresholds_are_finite_increasing_numbers() {
+    for (q, field, words) in [
+        (
+            r#"kind = "red", limit = "50pkt", min_th = 5, max_th = inf"#,
+            "max_th",
+            "must be a finite number of packets, got inf",
+        ),
+        (
+            r#"kind = "red", limit = "50pkt", min_th = nan, max_th = 10"#,
+            "min_th",
+            "must be a finite number of packets, got NaN",
+        ),
+        (
+            r#"kind = "red", limit = "50pkt", min_th = -1, max_th = 10"#,
+            "min_th",
+            "must not be negative",
+        ),
+        (
+            r#"kind = "red", limit = "50pkt", min_th = 5, max_th = 5"#,
+            "max_th",
+            "must be greater than min_th",
+        ),
+        (
+            r#"kind = "mecn", limit = "50pkt", min_th = 5, mid_th = 10, max_th = inf"#,
+            "max_th",
+            "got inf",
+        ),
+        (
+            r#"kind = "mecn", limit = "50pkt", min_th = 5, mid_th = inf, max_th = inf"#,
+            "mid_th",
+            "got inf",
+        ),
+        (
+            r#"kind = "wmecn", limit = "50pkt", min_th = 5, mid_th = 10, max_th = inf"#,
+            "max_th",
+            "got inf",
+        ),
+        (
+            r#"kind = "wmecn", limit = "50pkt", min_th = 5, mid_th = nan, max_th = 20"#,
+            "mid_th",
+            "got NaN",
+        ),
+        (
+            r#"kind = "wmecn", limit = "50pkt", min_th = 5, mid_th = 10, max_th = 10"#,
+            "max_th",
+            "must be greater than mid_th",
+        ),
+    ] {
+        let text = one_link("", &format!("queue = {{ {q} }}"), "", "");
+        check(&err(&text), 9, &format!("link[0].queue.{field}"), words);
+    }
+}

@@ -912,25 +912,15 @@ fn build_queue(
         // Per-flow service replaces the FIFO; see `per_flow_service`.
         QueueKind::Droptail | QueueKind::PerFlow => QueueDiscipline::DropTail(DropTail::new(limit)),
         QueueKind::Red => {
-            let (min_th, max_th) = (
-                q.min_th.as_ref().expect("checked"),
-                q.max_th.as_ref().expect("checked"),
-            );
-            let (lo, hi) = (*min_th.get_ref(), *max_th.get_ref());
-            if lo.is_nan() || lo < 0.0 {
-                return Err(sc.error_at(
-                    Some(min_th.span()),
-                    format!("{field}.min_th"),
-                    "must not be negative",
-                ));
-            }
-            if hi.is_nan() || hi <= lo {
-                return Err(sc.error_at(
-                    Some(max_th.span()),
-                    format!("{field}.max_th"),
-                    "must be greater than min_th",
-                ));
-            }
+            let min_th = q.min_th.as_ref().expect("checked by check_kind_fields");
+            let [lo, hi] = increasing_thresholds(
+                sc,
+                field,
+                [
+                    ("min_th", min_th),
+                    ("max_th", q.max_th.as_ref().expect("checked")),
+                ],
+            )?;
             // Floyd & Jacobson 1993 recommend w_q = 0.002.
             let weight = q.weight.as_ref().map_or(0.002, |w| *w.get_ref());
             if weight.is_nan() || weight <= 0.0 || weight > 1.0 {
@@ -1030,6 +1020,34 @@ fn mean_packet_size(
     }
 }
 
+/// The thresholds of a RED-family queue, named and in order: each a finite
+/// number of packets of the average queue (an infinite one is never
+/// reached), the first not negative, each greater than the one before.
+fn increasing_thresholds<const N: usize>(
+    sc: &Scenario,
+    field: &str,
+    named: [(&str, &Spanned<f64>); N],
+) -> Result<[f64; N], ScenarioError> {
+    let mut out = [0.0; N];
+    for (k, (name, t)) in named.iter().enumerate() {
+        let v = *t.get_ref();
+        let problem = if !v.is_finite() {
+            Some(format!("must be a finite number of packets, got {v}"))
+        } else if k == 0 && v < 0.0 {
+            Some("must not be negative".to_string())
+        } else if k > 0 && v <= out[k - 1] {
+            Some(format!("must be greater than {}", named[k - 1].0))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(sc.error_at(Some(t.span()), format!("{field}.{name}"), problem));
+        }
+        out[k] = v;
+    }
+    Ok(out)
+}
+
 /// Thresholds and averaging of an `mecn` or `wmecn` queue:
 /// 0 <= min_th < mid_th < max_th.
 fn multi_level_config(
@@ -1039,34 +1057,18 @@ fn multi_level_config(
     field: &str,
 ) -> Result<MultiLevelConfig, ScenarioError> {
     let q = spanned.get_ref();
-    let th = |x: &Option<Spanned<f64>>| {
-        let t = x.as_ref().expect("checked by check_kind_fields");
-        (*t.get_ref(), t.span())
-    };
-    let (lo, lo_span) = th(&q.min_th);
-    let (mid, mid_span) = th(&q.mid_th);
-    let (hi, hi_span) = th(&q.max_th);
-    if lo.is_nan() || lo < 0.0 {
-        return Err(sc.error_at(
-            Some(lo_span),
-            format!("{field}.min_th"),
-            "must not be negative",
-        ));
+    fn th(x: &Option<Spanned<f64>>) -> &Spanned<f64> {
+        x.as_ref().expect("checked by check_kind_fields")
     }
-    if mid.is_nan() || mid <= lo {
-        return Err(sc.error_at(
-            Some(mid_span),
-            format!("{field}.mid_th"),
-            "must be greater than min_th",
-        ));
-    }
-    if hi.is_nan() || hi <= mid {
-        return Err(sc.error_at(
-            Some(hi_span),
-            format!("{field}.max_th"),
-            "must be greater than mid_th",
-        ));
-    }
+    let [lo, mid, hi] = increasing_thresholds(
+        sc,
+        field,
+        [
+            ("min_th", th(&q.min_th)),
+            ("mid_th", th(&q.mid_th)),
+            ("max_th", th(&q.max_th)),
+        ],
+    )?;
     let weight = q.weight.as_ref().map_or(0.002, |w| *w.get_ref());
     if weight.is_nan() || weight <= 0.0 || weight > 1.0 {
         let span = q.weight.as_ref().map(|w| w.span());
