@@ -428,3 +428,44 @@ fn queue_thresholds_are_finite_increasing_numbers() {
         check(&err(&text), 9, &format!("link[0].queue.{field}"), words);
     }
 }
+
+/// docs/scenario.md, Units: a probability or a threshold is a number, a
+/// count a whole number. Written as a string it was refused in serde's
+/// words ("invalid type: string \"1e-5\", expected f64"); and a queue limit
+/// of a fraction of a packet said "from 0 to 4294967295", a range whose 0
+/// is refused too.
+#[test]
+fn a_string_for_a_number_says_what_to_write() {
+    for (link, field, words) in [
+        (
+            r#"error = { kind = "ber", ber = "1e-5" }"#,
+            "link[0].error.ber",
+            "a number, not a string: write ber = 1e-5 without quotes",
+        ),
+        (
+            r#"queue = { kind = "red", limit = "50pkt", min_th = "5", max_th = 10 }"#,
+            "link[0].queue.min_th",
+            "write min_th = 5 without quotes",
+        ),
+        (
+            r#"error = { kind = "bernoulli", per = "high" }"#,
+            "link[0].error.per",
+            "a number, not a string: write it like per = 0.5",
+        ),
+        (
+            r#"queue = { kind = "droptail", limit = "1.5pkt" }"#,
+            "link[0].queue.limit",
+            "\"1.5pkt\" is not a whole number of packets: write a limit like \"50pkt\" or \"64KB\"",
+        ),
+    ] {
+        let e = err(&one_link("", link, "", ""));
+        check(&e, 9, field, words);
+        assert!(!e.message.contains("expected f64"), "{e}");
+    }
+    check(
+        &err(&one_link("", "", "dupthresh = \"3\"", "")),
+        13,
+        "flow[0].tcp.dupthresh",
+        "a whole number, not a string: write dupthresh = 3 without quotes",
+    );
+}

@@ -189,6 +189,37 @@ fn key_on_line(text: &str, line: usize) -> String {
     }
 }
 
+/// serde's "invalid type: string \"1e-5\", expected f64" (a number written
+/// in quotes) in the project's words: what the field takes, and how to
+/// write it (the user's own value without its quotes, if it is a number).
+fn number_written_as_string(field: &str, message: &str) -> Option<String> {
+    let (value, expected) = message
+        .strip_prefix("invalid type: string \"")?
+        .rsplit_once("\", expected ")?;
+    let whole = match expected {
+        "f32" | "f64" => false,
+        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" => true,
+        _ => return None,
+    };
+    let key = field.rsplit('.').next().unwrap_or(field);
+    let key = key.split('[').next().unwrap_or(key);
+    let (what, example) = if whole {
+        ("a whole number", "3")
+    } else {
+        ("a number", "0.5")
+    };
+    let is_number = if whole {
+        value.parse::<i64>().is_ok()
+    } else {
+        value.parse::<f64>().is_ok_and(f64::is_finite)
+    };
+    Some(if is_number {
+        format!("expected {what}, not a string: write {key} = {value} without quotes")
+    } else {
+        format!("expected {what}, not a string: write it like {key} = {example}, without quotes")
+    })
+}
+
 /// One line of a toml error message (they can span several lines).
 fn first_line(msg: &str) -> String {
     msg.lines()
@@ -247,6 +278,9 @@ impl Scenario {
             } else {
                 inner.message().to_string()
             };
+            if let Some(better) = number_written_as_string(&field, &message) {
+                message = better;
+            }
             if field.is_empty() {
                 // A syntax error (e.g. an integer beyond TOML's i64) comes
                 // without a path: name the key written on that line.

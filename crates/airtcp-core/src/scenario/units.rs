@@ -299,11 +299,13 @@ pub enum QueueCapacity {
 pub fn parse_queue_capacity(s: &str) -> Result<QueueCapacity, String> {
     if let Some((v, unit)) = split_number(s)? {
         if matches!(unit, "pkt" | "pkts") {
-            if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+            if v < 0.0 || v.fract() != 0.0 {
                 return Err(format!(
-                    "\"{s}\" is not a whole number of packets from 0 to {}",
-                    u32::MAX
+                    "\"{s}\" is not a whole number of packets: write a limit like \"50pkt\" or \"64KB\""
                 ));
+            }
+            if v > u32::MAX as f64 {
+                return Err(format!("\"{s}\" is more than {} packets", u32::MAX));
             }
             return Ok(QueueCapacity::Packets(v as u32));
         }
