@@ -469,3 +469,33 @@ fn a_string_for_a_number_says_what_to_write() {
         "a whole number, not a string: write dupthresh = 3 without quotes",
     );
 }
+
+/// RFC 3042 §2: Limited Transmit sends new data on "each of the first two
+/// duplicate acknowledgments", those that arrive before the threshold that
+/// starts fast retransmit. With `dupthresh = 1` the first duplicate ACK
+/// already starts it, so `limited_transmit` (either value) was accepted
+/// without effect.
+#[test]
+fn limited_transmit_with_a_dupthresh_of_one_is_refused() {
+    for on in ["true", "false"] {
+        let e = err(&one_link(
+            "",
+            "",
+            &format!("dupthresh = 1, limited_transmit = {on}"),
+            "",
+        ));
+        check(
+            &e,
+            13,
+            "flow[0].tcp.limited_transmit",
+            "has no effect with dupthresh = 1",
+        );
+    }
+    scenario(&one_link(
+        "",
+        "",
+        "dupthresh = 2, limited_transmit = false",
+        "",
+    ));
+    scenario(&one_link("", "", "dupthresh = 1", ""));
+}

@@ -1311,6 +1311,14 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     let dupthresh = t
         .dupthresh
         .map_or(Ok(3), |v| positive_u32("dupthresh", v))?;
+    // RFC 3042 §2: Limited Transmit sends on the duplicate ACKs before the
+    // threshold; with a threshold of 1 there are none.
+    if dupthresh == 1 && t.limited_transmit.is_some() {
+        return Err(err(
+            "limited_transmit",
+            "has no effect with dupthresh = 1: Limited Transmit sends on the duplicate ACKs before the threshold (RFC 3042 §2), and the first one already starts fast retransmit; remove it",
+        ));
+    }
     let delack_segments = t
         .delack_segments
         .map_or(Ok(2), |v| positive_u32("delack_segments", v))?;
