@@ -499,3 +499,34 @@ fn limited_transmit_with_a_dupthresh_of_one_is_refused() {
     ));
     scenario(&one_link("", "", "dupthresh = 1", ""));
 }
+
+/// docs/scenario.md, Error tables: `gilbert_elliott` loses a packet with
+/// `loss_good` in the good state and `loss_bad` in the bad one. With the
+/// two equal the state never changes a packet's fate (each packet is one
+/// draw at that probability, `GilbertElliott::is_lost`), so `mean_good`,
+/// `mean_bad`, `loss_rule` and `initial_state` were accepted without
+/// effect: the channel is a Bernoulli one.
+#[test]
+fn a_gilbert_elliott_channel_with_equal_losses_is_refused() {
+    let ge = |losses: &str| {
+        format!(
+            r#"error = {{ kind = "gilbert_elliott", mean_good = "80ms", mean_bad = "20ms", loss_rule = "during", initial_state = "bad"{losses} }}"#
+        )
+    };
+    for (losses, per) in [
+        (", loss_good = 0.1, loss_bad = 0.1", "per = 0.1"),
+        (", loss_good = 1", "per = 1"),
+        (", loss_bad = 0", "per = 0"),
+    ] {
+        let e = err(&one_link("", &ge(losses), "", ""));
+        check(&e, 9, "link[0].error.loss_bad", "the state never changes");
+        assert!(e.message.contains(per), "{e}");
+    }
+    scenario(&one_link(
+        "",
+        &ge(", loss_good = 0.1, loss_bad = 0.2"),
+        "",
+        "",
+    ));
+    scenario(&one_link("", &ge(""), "", ""));
+}

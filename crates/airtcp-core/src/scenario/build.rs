@@ -1153,12 +1153,33 @@ fn build_channel(
                     }
                 }
             };
-            let mut fading = RandomStream::new(seed, &format!("fading:{name}"));
-            ChannelModel::GilbertElliott(GilbertElliott::with_options(
+            let (mean_good, mean_bad) = (
                 mean(&e.mean_good, "mean_good")?,
                 mean(&e.mean_bad, "mean_bad")?,
+            );
+            let (loss_good, loss_bad) = (
                 e.loss_good.map_or(0.0, |p| p.0),
                 e.loss_bad.map_or(1.0, |p| p.0),
+            );
+            // Each packet is one draw at the loss probability of its state
+            // (GilbertElliott::is_lost): with both equal the state decides
+            // nothing, and neither do the fields that drive it.
+            if loss_good == loss_bad {
+                return Err(sc.error_at(
+                    Some(spanned.span()),
+                    format!("{field}.loss_bad"),
+                    format!(
+                        "equals loss_good ({loss_good}): the state never changes a packet's fate, so mean_good, \
+                         mean_bad, loss_rule and initial_state have no effect; this is kind = \"bernoulli\", per = {loss_good}"
+                    ),
+                ));
+            }
+            let mut fading = RandomStream::new(seed, &format!("fading:{name}"));
+            ChannelModel::GilbertElliott(GilbertElliott::with_options(
+                mean_good,
+                mean_bad,
+                loss_good,
+                loss_bad,
                 match e.loss_rule.unwrap_or(GeLossRuleSpec::Start) {
                     GeLossRuleSpec::Start => GeLossRule::AtStart,
                     GeLossRuleSpec::During => GeLossRule::AnyBadDuringTransmission,
