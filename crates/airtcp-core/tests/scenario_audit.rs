@@ -530,3 +530,34 @@ fn a_gilbert_elliott_channel_with_equal_losses_is_refused() {
     ));
     scenario(&one_link("", &ge(""), "", ""));
 }
+
+/// RFC 3168 §6.1: an ECN-capable sender changes what it does only on an
+/// ACK echoing a Congestion Experienced mark, which only a router's active
+/// queue sets (§5), and a TCP receiver marks no ACK ECN-capable (§6.1.4).
+/// `ecn = true` on a flow whose route there passes no marking queue (RED
+/// with `ecn = true`, `mecn`, `wmecn`) was accepted without effect.
+#[test]
+fn ecn_without_a_marking_queue_on_the_route_is_refused() {
+    let red = r#"kind = "red", limit = "50pkt", min_th = 5, max_th = 15"#;
+    for link in [
+        String::new(),
+        format!("queue = {{ {red} }}"),
+        // Marking on the way back only: the ACKs are not ECN-capable.
+        format!("b_to_a = {{ queue = {{ {red}, ecn = true }} }}"),
+    ] {
+        let e = err(&one_link("", &link, "ecn = true", ""));
+        check(
+            &e,
+            13,
+            "flow[0].tcp.ecn",
+            "no queue on the route from \"A\" to \"B\" marks",
+        );
+    }
+    for link in [
+        format!("queue = {{ {red}, ecn = true }}"),
+        r#"a_to_b = { queue = { kind = "mecn", limit = "50pkt", min_th = 5, mid_th = 10, max_th = 15 } }"#.to_string(),
+        r#"a_to_b = { queue = { kind = "wmecn", limit = "50pkt", min_th = 5, mid_th = 10, max_th = 15 } }"#.to_string(),
+    ] {
+        scenario(&one_link("", &link, "ecn = true", ""));
+    }
+}

@@ -423,6 +423,15 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 AppKind::Onoff => unreachable!("handled above"),
             };
             let spec = tcp_spec(sc, fl, i)?;
+            if spec.ecn {
+                check_route_marks_ecn(
+                    sc,
+                    fl,
+                    i,
+                    &links,
+                    &route_path(&mut routes, &dir_pairs, src, dst),
+                )?;
+            }
             let options = if spec.timestamps { TS_OPTION_BYTES } else { 0 };
             let headers = IP_HEADER_BYTES + TCP_HEADER_BYTES + options;
             let what = format!(
@@ -761,6 +770,38 @@ fn route_path(routes: &mut Routes, dirs: &[(u32, u32)], src: u32, dst: u32) -> V
         at = dirs[l as usize].1;
     }
     path
+}
+
+/// RFC 3168 §6.1: an ECN sender acts on an ACK echoing a Congestion
+/// Experienced mark, which only a router's active queue sets (§5; a RED
+/// queue with `ecn = true`, `mecn`, `wmecn`), and TCP's ACKs are not
+/// ECN-capable (§6.1.4): with no marking queue on the data's route (`path`)
+/// `ecn = true` changes nothing.
+fn check_route_marks_ecn(
+    sc: &Scenario,
+    fl: &FlowSpec,
+    i: usize,
+    links: &[LinkDir],
+    path: &[u32],
+) -> Result<(), ScenarioError> {
+    let marks = |q: &QueueDiscipline| match q {
+        QueueDiscipline::DropTail(_) => false,
+        QueueDiscipline::Red(r) => r.cfg.ecn,
+        QueueDiscipline::Mecn(_) | QueueDiscipline::Wmecn(_) => true,
+    };
+    if path.iter().any(|&l| marks(&links[l as usize].queue)) {
+        return Ok(());
+    }
+    Err(sc.error_at(
+        fl.tcp.as_ref().map(|t| t.span()),
+        format!("flow[{i}].tcp.ecn"),
+        format!(
+            "has no effect: no queue on the route from \"{}\" to \"{}\" marks ECN (a red queue with ecn = true, \
+             or mecn or wmecn), so no ACK of this flow could echo a mark (RFC 3168 §6.1); add one or remove ecn",
+            fl.from.get_ref(),
+            fl.to.get_ref()
+        ),
+    ))
 }
 
 /// A packet of `bytes` on the wire must fit every byte-limited queue on

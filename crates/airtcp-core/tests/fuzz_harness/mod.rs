@@ -92,8 +92,11 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
             segments as u64 * MSS
         )
     };
+    // The link's queue marks ECN: a scenario refuses `ecn = true` on a
+    // route where nothing marks (only the TCP spec is used here).
     let text = format!(
         "[simulation]\nduration = \"100s\"\n[[link]]\na = \"S\"\nb = \"D\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+         queue = {{ kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, ecn = true }}\n\
          [[flow]]\nfrom = \"S\"\nto = \"D\"\napp = {app}\n\
          tcp = {{ variant = \"{variant}\", sack = {sack}, timestamps = {timestamps}, \
          timeout_response = \"{response}\", delayed_ack = {delayed_ack}, handshake = {handshake}, \
