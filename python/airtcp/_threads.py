@@ -5,6 +5,7 @@ builds and simulates, so threads run in parallel without processes (no
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Sequence
@@ -12,6 +13,17 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+def default_workers() -> int:
+    """The cores this process may run on: its CPU affinity, which taskset,
+    containers and batch schedulers (a Slurm job's cgroup) narrow, so that
+    a job given 2 of a node's 64 cores runs 2 threads, not 64 contending
+    for 2. Where there is no affinity call (macOS, Windows), every core."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 class Cancelled(Exception):

@@ -774,7 +774,9 @@ def run_many(
         return _observe(pcap, trace, out_dir, suffix=f"-seed{seed}" if len(seeds) > 1 else "")
 
     if workers is None:
-        workers = os.cpu_count() or 1
+        from ._threads import default_workers
+
+        workers = default_workers()
     if isinstance(workers, bool) or not isinstance(workers, int):
         raise TypeError(f"workers must be an int, not {type(workers).__name__}")
     if workers < 1:

@@ -279,11 +279,42 @@ def test_a_dask_address_dask_cannot_take_is_one_line(address, tmp_path):
 
 def test_local_cluster_workers_are_at_most_the_cores(tmp_path):
     pytest.importorskip("distributed")
-    n = (os.cpu_count() or 1) + 1
+    from airtcp._threads import default_workers
+
+    n = default_workers() + 1
     for cmd in (["sweep", EXAMPLES / "sweep.toml", "--runs", "1"], ["reproduce", "kick", "--runs", "1"]):
         p = run_capped(*cmd, "--quiet", "--out", tmp_path / "o", "--dask", "local", "--workers", n)
         one_line(p, f"--workers {n} with --dask local: at most {n - 1}, the cores here")
         assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs a CPU affinity of two or more cores to narrow",
+)
+def test_all_cores_means_the_cores_this_process_may_run_on(tmp_path):
+    """"Default: all cores" (threads, and the LocalCluster bound) counts the
+    cores the process may run on, as taskset or a batch scheduler's cgroup
+    sets them, not the machine's: pinned to one core, the default is one
+    thread and a LocalCluster of two is refused."""
+    one_core = {min(os.sched_getaffinity(0))}
+
+    def pinned():
+        _cap()
+        os.sched_setaffinity(0, one_core)
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, *map(str, args)], capture_output=True, text=True, preexec_fn=pinned, timeout=120
+        )
+
+    p = run("-c", "from airtcp.campaign.execute import describe; print(describe(None, None))")
+    assert (p.returncode, p.stdout) == (0, "1 thread\n"), p.stderr
+    pytest.importorskip("distributed")
+    sweep = ("-m", "airtcp", "sweep", EXAMPLES / "sweep.toml", "--runs", "1", "--quiet", "--out", tmp_path / "o")
+    p = run(*sweep, "--dask", "local", "--workers", "2")
+    one_line(p, "--workers 2 with --dask local: at most 1, the cores here")
+    assert not (tmp_path / "o").exists()
 
 
 def test_campaign_workers_are_checked(tmp_path):

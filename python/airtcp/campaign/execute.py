@@ -16,7 +16,6 @@ elsewhere, and the caller stores each run once.
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 from collections.abc import Callable, Sequence
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import __build__, _core
+from .._threads import default_workers
 
 
 class DaskMissing(RuntimeError):
@@ -56,10 +56,6 @@ def batches_of(items: Sequence[Any], parallel: int, cap: int = 25) -> list[Seque
     can lose per worker)."""
     size = max(1, min(cap, len(items) // (parallel * 8) or 1))
     return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def default_workers() -> int:
-    return os.cpu_count() or 1
 
 
 def describe(dask: Any, workers: int | None) -> str:

@@ -52,6 +52,7 @@ from typing import Any
 from .. import __build__, __version__, _core
 from ..api import MAX_RUNS, MAX_RUNS_WHY, TABLES, Scenario, _arrow_table, _bar, _check_seed, _scenario_error, _seed_list, _table, load
 from . import paths
+from .._threads import default_workers
 from .execute import Batch, batches_of, check_workers, parallelism, require_dask, run_batches
 from .store import Committer, StoreError, open_store, read_store
 
@@ -485,7 +486,7 @@ def _validate_points(sc, params, points, choices, err, workers) -> None:
         if e is not None:
             failures[i] = e
 
-    n = max(1, min(workers or os.cpu_count() or 1, len(points)))
+    n = max(1, min(workers or default_workers(), len(points)))
     if n == 1:
         for i in range(len(points)):
             note(i, check(i))
