@@ -181,6 +181,11 @@ def test_kick_loss_rule_caveat_follows_the_packet_time_and_the_loss_probabilitie
     half = report(kick.EXPERIMENT.with_params(loss_bad=0.5))
     assert "With the default `loss_rule = \"start\"` 10% of packets are lost at every fading speed" in half
     assert "20% of packets" not in half and "= 65%" not in half
+    # The loss rule's choice row states the run's loss share too (it said 0.2 whatever loss_bad was).
+    half_why = why(half, "Packet loss rule")
+    assert "with loss 0 when good and 0.5 when bad, 10% of packets are lost at every fading speed" in half_why
+    assert "0.2 at every fading speed" not in half_why
+    assert "the stationary bad probability, 0.2 at every fading speed" in why(report(kick.EXPERIMENT), "Packet loss rule")
 
 
 def test_kick_loss_rule_exclusion_is_argued_on_the_drafts_path():

@@ -583,9 +583,14 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             "Kick mean (2.525 s) at 10 KB under fast fading lie below what any sender could achieve, as means or as "
             "medians. We therefore take the reading the draft's numbers do not exclude, with no parameter fitted: "
             "each packet sees one state of the chain, the one at the start of its transmission (the Gilbert-Elliott "
-            "convention of a per-packet channel state; packet loss probability = the stationary bad probability, "
-            "0.2 at every fading speed, as [2STATE]'s 'bad state loses packets'). `--set loss_rule=during` is the "
-            "sensitivity run.",
+            "convention of a per-packet channel state; "
+            + (
+                "packet loss probability = the stationary bad probability, 0.2 at every fading speed, as [2STATE]'s "
+                "'bad state loses packets'"
+                if (p["loss_good"], p["loss_bad"]) == (0, 1)
+                else f"with loss {p['loss_good']:g} when good and {p['loss_bad']:g} when bad, {_lost_at_start(p)}"
+            )
+            + "). `--set loss_rule=during` is the sensitivity run.",
         ),
         Choice(
             "Channel state at t = 0",
@@ -809,18 +814,22 @@ def _avg_caveat(p: Mapping[str, Any]) -> str:
     )
 
 
+def _lost_at_start(p: Mapping[str, Any]) -> str:
+    """The share of packets ``loss_rule = "start"`` loses at each of the
+    draft's fading speeds: each packet sees the chain's stationary state,
+    so loss_good x P(good) + loss_bad x P(bad)."""
+    start = {f: (g * p["loss_good"] + b * p["loss_bad"]) / (g + b) for f, (g, b) in FADING.items()}
+    shares = sorted({round(100 * x) for x in start.values()})
+    if len(shares) == 1:
+        return f"{shares[0]}% of packets are lost at every fading speed"
+    return "packets are lost at " + ", ".join(f"{100 * x:.0f}% ({f})" for f, x in start.items())
+
+
 def _loss_rule_caveat(p: Mapping[str, Any]) -> str:
     """The share of packets each loss rule loses at the draft's fading
     speeds, for the loss probabilities and the packet time of ``p``."""
     packet_ms = data_packet_s(p) * 1e3
-    start = {f: (g * p["loss_good"] + b * p["loss_bad"]) / (g + b) for f, (g, b) in FADING.items()}
-    shares = sorted({round(100 * x) for x in start.values()})
-    at_start = (
-        f"{shares[0]}% of packets are lost at every fading speed"
-        if len(shares) == 1
-        else "packets are lost at " + ", ".join(f"{100 * x:.0f}% ({f})" for f, x in start.items())
-    )
-    text = f"**Packet loss rule.** With the default `loss_rule = \"start\"` {at_start} "
+    text = f"**Packet loss rule.** With the default `loss_rule = \"start\"` {_lost_at_start(p)} "
     if (p["loss_good"], p["loss_bad"]) == (0, 1):
         text += "(the stationary bad probability)"
     else:
