@@ -18,7 +18,7 @@ import dataclasses
 
 import pytest
 
-from airtcp import experiments
+from airtcp import ScenarioError, experiments
 from airtcp.experiments import Numbers, dclor, gsnoop, kick, threshold, wmecn
 from airtcp.experiments.report import all_text_tables, check_claims, markdown_report
 from airtcp.experiments.run import reproduce
@@ -545,3 +545,19 @@ def test_a_bad_set_value_names_the_cell_the_scheme_and_the_parameter(tmp_path):
     assert ":tcp:" in line and "loss_rule: unknown variant `bogus`" in line, line
     assert line.endswith("(a scenario made from the parameters; set: loss_rule='bogus')"), line
     assert "<dict>" not in line
+
+
+def test_a_bad_set_value_leaves_no_output_directory(tmp_path):
+    """A --set that makes a scenario the core refuses is refused before
+    anything is written (the bar: a clear error, no partial output): the
+    output directory and its run cache are not made, from the CLI or the
+    API. loss_bad = loss_good = 0 is refused when the world is built."""
+    out = tmp_path / "cli"
+    r = run_cli("reproduce", "kick", "--runs", "1", "--set", "loss_bad=0", "--out", out, "--quiet")
+    assert r.returncode == 2, r.stderr
+    assert "loss_bad: equals loss_good" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert not out.exists()
+    out = tmp_path / "api"
+    with pytest.raises(ScenarioError, match="equals loss_good"):
+        reproduce(kick.EXPERIMENT.with_params(loss_bad=0), runs=1, out=out, progress=False)
+    assert not out.exists()

@@ -11,7 +11,7 @@ from .base import Experiment, Numbers
 from .report import all_text_tables, check_claims, claims_text, write_outputs
 from ..campaign.execute import check_workers, describe, require_dask
 from ..campaign.store import open_store
-from .runner import STORE_TABLES, Outcome, check_runs, execute, runs_frame, store_path, summarize
+from .runner import STORE_TABLES, Outcome, execute, plan, runs_frame, store_path, summarize
 
 
 @dataclasses.dataclass
@@ -83,11 +83,13 @@ def reproduce(
     out = os.fspath(out) if out is not None else default_out(exp.name)
     require_dask(dask)
     check_workers(workers, dask)
-    check_runs(exp, runs)  # before the store's directory is made
+    # Every scenario is built (and so checked) before the store's directory
+    # is made: a --set that makes a wrong scenario leaves nothing behind.
+    planned = plan(exp, runs)
     with open_store(store_path(out), STORE_TABLES) as store:
         outcome = execute(
             exp, out, runs=runs, workers=workers, progress=progress, interrupt_after=interrupt_after,
-            dask=dask, store=store,
+            dask=dask, store=store, planned=planned,
         )
         # The report describes the runs it has (``--runs``), not the default.
         exp = dataclasses.replace(exp, runs=outcome.plan.runs)

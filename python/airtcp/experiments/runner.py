@@ -256,6 +256,7 @@ def execute(
     interrupt_after: int | None = None,
     dask: Any = None,
     store: Store | None = None,
+    planned: Plan | None = None,
 ) -> Outcome:
     """Run whatever of ``exp`` is not yet stored in ``OUT/cache``.
 
@@ -265,12 +266,13 @@ def execute(
     finished ones stay stored and ``interrupted`` is True.
     ``interrupt_after`` (tests) acts as a Ctrl-C after that many new runs.
     ``store``: the store, already open for writing (else it is opened and
-    closed here); StoreBusy if another process writes it.
+    closed here); StoreBusy if another process writes it. ``planned``:
+    :func:`plan` of ``exp`` and ``runs``, if the caller made it already.
     """
     t0 = time.perf_counter()
     require_dask(dask)
     check_workers(workers, dask)
-    p = plan(exp, runs)
+    p = planned if planned is not None else plan(exp, runs)
     own = store is None
     if own:
         store = open_store(store_path(out), STORE_TABLES)
