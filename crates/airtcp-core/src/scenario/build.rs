@@ -423,14 +423,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 AppKind::Onoff => unreachable!("handled above"),
             };
             let spec = tcp_spec(sc, fl, i)?;
+            let path = route_path(&mut routes, &dir_pairs, src, dst);
             if spec.ecn {
-                check_route_marks_ecn(
-                    sc,
-                    fl,
-                    i,
-                    &links,
-                    &route_path(&mut routes, &dir_pairs, src, dst),
-                )?;
+                check_route_marks_ecn(sc, fl, i, &links, &path)?;
             }
             let options = if spec.timestamps { TS_OPTION_BYTES } else { 0 };
             let headers = IP_HEADER_BYTES + TCP_HEADER_BYTES + options;
@@ -438,7 +433,6 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 "segment of flow[{i}] (mss {}B + {headers}B of headers)",
                 spec.mss
             );
-            let path = route_path(&mut routes, &dir_pairs, src, dst);
             check_fits_queues(sc, &links, &queue_sites, &path, spec.mss + headers, &what)?;
             let what = format!("ACK of flow[{i}] ({headers}B)");
             let path = route_path(&mut routes, &dir_pairs, dst, src);
