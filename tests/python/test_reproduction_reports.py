@@ -279,6 +279,48 @@ def test_dclor_backoff_row_checks_the_stalls_against_tcp_retries2():
         "tcp_retries2 = 15 expiries, which the 5-2000 s stalls here can reach).")
 
 
+def test_dclor_rule_finding_is_the_sensitivity_runs_and_says_so_elsewhere():
+    """With the rule on, DCLOR's 5 KB redundant bytes stayed at STD_TCP's
+    level in the documented sensitivity run (the defaults with the rule on,
+    10 runs); no run of other parameters showed it, so their report
+    attributes it to that run and says it was not checked for them."""
+    finding = "DCLOR answers almost none of the short downloads' timeouts: with the rule on, DCLOR's redundant"
+    assert finding in why(report(dclor.EXPERIMENT), "DCLOR §6 rule")
+    assert finding in why(report(dclor.EXPERIMENT.with_params(dclor_requires_sack_block=True)), "DCLOR §6 rule")
+    for changes in ({"rate_bps": 100_000}, {"p1": 0.0, "p2": 0.0}, {"reorder_delay_ms": 300}):
+        text = why(report(dclor.EXPERIMENT.with_params(**changes)), "DCLOR §6 rule")
+        assert finding not in text
+        assert ("In the sensitivity run in docs/reproductions/dclor.md (the default parameters with the rule on, "
+                "10 runs) DCLOR answered almost none of the short downloads' timeouts") in text
+        assert "These parameters differ from that run's, so this was not checked for them." in text
+    on = why(report(dclor.EXPERIMENT.with_params(rate_bps=100_000, dclor_requires_sack_block=True)), "DCLOR §6 rule")
+    assert "so this was not checked for them; claim 4 compares the two in these runs." in on
+
+
+def test_dclor_think_time_and_rto_floor_follow_the_parameters():
+    assert "1 s keeps the clients busy" in why(report(dclor.EXPERIMENT), "Random wait between downloads")
+    slow = why(report(dclor.EXPERIMENT.with_params(think_s=10.0)), "Random wait between downloads")
+    assert "1 s keeps" not in slow and "The default, 1 s, keeps the clients busy" in slow
+    assert "these runs wait 10 s on average" in slow
+    default = report(dclor.EXPERIMENT)
+    assert why(default, "RTO").endswith("airtcp's RFC 6298 estimator with G = 200 ms gives the same floor.")
+    assert "RFC 6298 RTO with the same 200 ms variance floor" in default
+    coarse = report(dclor.EXPERIMENT.with_params(clock_granularity_s=0.5))
+    assert why(coarse, "RTO").endswith("airtcp's RFC 6298 estimator with G = 500 ms gives a floor of SRTT + 500 ms "
+                                       "instead.")
+    assert "RFC 6298 RTO with a 500 ms variance floor (Linux's is 200 ms)" in coarse
+    assert "same floor" not in coarse and "same 200 ms" not in coarse
+
+
+def test_dclor_run_to_run_spread_is_the_default_runs():
+    default = report(dclor.EXPERIMENT)
+    assert "about the size of the run-to-run spread we see." in default
+    for exp in (dclor.EXPERIMENT.with_params(rate_bps=100_000), dataclasses.replace(dclor.EXPERIMENT, runs=1)):
+        text = report(exp)
+        assert "spread we see" not in text
+        assert "about the size of the run-to-run spread in the default runs (docs/reproductions/dclor.md)." in text
+
+
 # --------------------------------------------------------------------------
 # RTT threshold
 
