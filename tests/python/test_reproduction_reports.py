@@ -407,8 +407,12 @@ def test_threshold_window_limit_binds_or_not_as_the_parameters_say():
     """'Never binds' is the default runs' finding (their largest cwnd is
     below the limit); elsewhere the row says what pipe + buffer tells."""
     row_name = "Window limit (window_) and initial ssthresh"
-    assert "So the limit is set high enough never to bind (above pipe + buffer)" in why(
-        report(threshold.EXPERIMENT), row_name)
+    default = why(report(threshold.EXPERIMENT), row_name)
+    # Pipe + buffer does not make it so (cwnd passes 173 packets): the check of the default runs does.
+    assert ("So the limit is set high enough never to bind in the default runs: their largest cwnd was 492 packets "
+            "(checked with cwnd traces of every run), above pipe + buffer (173 packets) but below the limit; cwnd "
+            "alone governs.") in default
+    assert "(above pipe + buffer); cwnd alone governs" not in default
     tight = why(report(threshold.EXPERIMENT.with_params(window_pkts=100)), row_name)
     assert "Here the limit, 100 packets, is not above pipe + buffer (173 packets): it can bind" in tight
     assert "never to bind" not in tight
@@ -442,6 +446,19 @@ def test_threshold_backoff_caveat_rtos_follow_the_satellite_delay():
     assert "with RTOs of 0.5-0.6 s a cap of 64 binds" in report(threshold.EXPERIMENT)
     longer = report(threshold.EXPERIMENT.with_params(sat_delay_ms=300.0))
     assert "with RTOs of 0.6-0.7 s a cap of 64 binds" in longer and "0.5-0.6 s" not in longer
+
+
+def test_threshold_rto_caveat_follows_the_floor_and_the_rtt_clock():
+    default = report(threshold.EXPERIMENT)
+    assert "airtcp applies RFC 6298 arithmetic (G = one tick, floor of two ticks) to the same tick-valued samples." \
+        in default
+    floor = report(threshold.EXPERIMENT.with_params(min_rto_s=0.2))
+    assert "(G = one tick, floor 200 ms) to the same tick-valued samples." in floor and "floor of two" not in floor
+    exact = report(threshold.EXPERIMENT.with_params(rtt_tick_s=None))
+    assert "(G = one tick, floor of two ticks) to exact RTT samples (`rtt_tick_s = null`)." in exact
+    assert "tick-valued samples" not in exact
+    coarse = report(threshold.EXPERIMENT.with_params(rtt_tick_s=0.02))
+    assert "to RTT samples in ticks of 20 ms." in coarse
 
 
 def test_threshold_constant_rtt_reads_the_rtt_clocks_ticks():

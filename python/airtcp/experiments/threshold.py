@@ -696,7 +696,11 @@ def _window_binds_sentence(p: Mapping[str, Any], bdp: float, runs: int) -> str:
     # The cwnd traces' parameters (trace_*) change no run of the report.
     runs_params = {k: v for k, v in p.items() if not k.startswith("trace_")}
     if runs <= RUNS and runs_params == {k: v for k, v in PARAMS.items() if not k.startswith("trace_")}:
-        return "So the limit is set high enough never to bind (above pipe + buffer); cwnd alone governs."
+        return (
+            "So the limit is set high enough never to bind in the default runs: their largest cwnd was "
+            f"{DEFAULT_RUNS_MAX_CWND_PKTS} packets (checked with cwnd traces of every run), above pipe + buffer "
+            f"({fill:.0f} packets) but below the limit; cwnd alone governs."
+        )
     if p["window_pkts"] <= fill:
         return (
             f"Here the limit, {p['window_pkts']} packets, is not above pipe + buffer ({fill:.0f} packets): it can "
@@ -931,10 +935,26 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
     ]
 
 
+def _rto_arithmetic(p: Mapping[str, Any]) -> str:
+    """The RTO caveat: G is the tick; the floor (min_rto_s) and the RTT
+    samples' clock (rtt_tick_s) are parameters."""
+    floor_ticks = p["min_rto_s"] / p["tick_s"]
+    floor = "floor of two ticks" if abs(floor_ticks - 2) < 1e-9 else f"floor {p['min_rto_s'] * 1e3:g} ms"
+    if p["rtt_tick_s"] is None:
+        samples = "exact RTT samples (`rtt_tick_s = null`)"
+    elif p["rtt_tick_s"] == p["tick_s"]:
+        samples = "the same tick-valued samples"
+    else:
+        samples = f"RTT samples in ticks of {p['rtt_tick_s'] * 1e3:g} ms"
+    return (
+        "**RTO arithmetic.** ns-2 keeps srtt and rttvar in ticks with integer shifts and discards srtt once the "
+        f"backoff multiplier exceeds 8 (TcpAgent::rtt_backoff); airtcp applies RFC 6298 arithmetic (G = one tick, "
+        f"{floor}) to {samples}. The RTOs are close but not identical."
+    )
+
+
 CAVEATS = [
-    "**RTO arithmetic.** ns-2 keeps srtt and rttvar in ticks with integer shifts and discards srtt once the backoff "
-    "multiplier exceeds 8 (TcpAgent::rtt_backoff); airtcp applies RFC 6298 arithmetic (G = one tick, floor of two "
-    "ticks) to the same tick-valued samples. The RTOs are close but not identical.",
+    _rto_arithmetic,
     lambda p: "**Backoff cap.** ns-2's TcpAgent::rtt_backoff doubles the multiplier only while it is below 64; "
     "ns-2.35's version also doubles past 64 while the RTO is below maxrto_ when rfc2988_ is set (default since "
     f"2002/03/07), and which form the document's ns-2 had is not known. No cap here (max RTO {p['max_rto_s']:g} s); "
