@@ -551,6 +551,48 @@ def test_wmecn_packet_sizes_follow_the_mss():
     assert "(540 B, a TCP data packet's size)" in row(text, "UDP background and per-flow goodput")
 
 
+def test_initial_window_of_airtcps_default_follows_the_mss():
+    """RFC 5681 §3.1: IW = 4 segments up to an SMSS of 1095 bytes, 3 up to
+    2190, 2 above (the default airtcp's scenarios get without a setting)."""
+    assert "airtcp's default (RFC 5681: 4 segments at this MSS)" in why(report(wmecn.EXPERIMENT), "Connection start")
+    big = why(report(wmecn.EXPERIMENT.with_params(mss=1460)), "Connection start")
+    assert "airtcp's default (RFC 5681: 3 segments at this MSS)" in big and "4 segments" not in big
+    assert why(report(gsnoop.EXPERIMENT), "Initial window").endswith("RFC 5681's 4 segments at this MSS.")
+    jumbo = why(report(gsnoop.EXPERIMENT.with_params(packet_bytes=3000)), "Initial window")
+    assert jumbo.endswith("RFC 5681's 2 segments at this MSS.")
+
+
+@pytest.mark.parametrize("mss", [536, 1095, 1096, 2190, 2191])
+def test_the_initial_window_the_reports_name_is_airtcps_default(mss):
+    """The window ns2.rfc5681_initial_window names is what a scenario
+    without `initial_cwnd` runs: setting it explicitly changes nothing, one
+    segment more or less does change the run."""
+    import airtcp
+    from airtcp.experiments import ns2
+
+    p = {**kick.PARAMS, "mss": mss}
+    cell = {"fading": "fast", "size_kb": 50}
+
+    def flows(initial_cwnd: int | None):
+        sc = kick.scenario(cell, "tcp", p)
+        tcp = sc["flow"][0]["tcp"]
+        del tcp["initial_cwnd"]
+        if initial_cwnd is not None:
+            tcp["initial_cwnd"] = initial_cwnd
+        return airtcp.run(sc, seed=3).tables["flows"].to_pydict()
+
+    default, named = flows(None), ns2.rfc5681_initial_window(mss)
+    assert flows(named) == default
+    assert flows(named + 1) != default and flows(named - 1) != default
+
+
+def test_gsnoop_satellite_caveat_title_is_a_finding_of_the_default_runs_only():
+    assert "**The satellite link (275 ms): G-Snoop equals Reno.**" in report(gsnoop.EXPERIMENT)
+    faster = report(gsnoop.EXPERIMENT.with_params(wireless_rate_mbps=20))
+    assert "G-Snoop equals Reno" not in faster
+    assert "**The satellite link (275 ms): G-Snoop does not stop the sender's halving.**" in faster
+
+
 def test_wmecn_refuses_udp_settings_without_udp_sources():
     wmecn.EXPERIMENT.with_params(udp_sources=0)
     with pytest.raises(ValueError, match="udp_rate_kbps has no effect"):
@@ -577,6 +619,19 @@ def test_matrix_tcp_settings_row_says_when_sack_recovery_restarts_the_timer():
     assert row(default, "Environment TCP settings") == "as the environment's reproduction has them"
     on = report(experiments.get("matrix").with_params(sack_restart_rto_in_recovery=True))
     assert "restarts its timer at each retransmission in recovery" in row(on, "Environment TCP settings")
+
+
+def test_matrix_point_row_names_the_default_points_only_for_them():
+    """'Kick's Table 1 at the largest file, ... G-Snoop's Fig. 4 at 1% loss'
+    describes the default points; under --set kick_size_kb=10 it is not
+    the largest file."""
+    text = "Kick's Table 1 at the largest file, WMECN's middle source count and error rate"
+    default = why(report(experiments.get("matrix")), "One point per environment")
+    assert f"one representative point of its grid (`--set` moves it): {text}" in default
+    moved = why(report(experiments.get("matrix").with_params(kick_size_kb=10, gsnoop_loss=0.05)),
+                "One point per environment")
+    assert f"one representative point of its grid. The default points are {text}" in moved
+    assert moved.endswith("these runs move kick_size_kb and gsnoop_loss (see this row's value).")
 
 
 @pytest.mark.parametrize("setting", ["kick_fading=bogus", "gsnoop_group=fig5"])

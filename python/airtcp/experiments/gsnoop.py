@@ -546,7 +546,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "Initial window",
             f"{p['initial_window_pkts']} packet(s)",
             "The document's ns-2 2.1b7a: Agent/TCP windowInit_ 1 (changed to 2 only on 2001/5/26). Set explicitly "
-            "since issue 11 (W4); versions 1-3 used airtcp's default, RFC 5681's 4 segments at this MSS.",
+            "since issue 11 (W4); versions 1-3 used airtcp's default, RFC 5681's "
+            f"{ns2.rfc5681_initial_window(mss(p))} segments at this MSS.",
         ),
         Choice(
             "Loss model",
@@ -583,12 +584,13 @@ def _is_default(p: Mapping[str, Any], runs: int) -> bool:
 def _satellite_caveat(p: Mapping[str, Any], runs: int = RUNS) -> str:
     """Why G-Snoop equals Reno on the satellite link. The mechanism follows
     from the delays (the document's, GROUPS); what the default runs showed
-    (no ICN, every run equal to Reno's) is stated only for those runs."""
+    (no ICN, every run equal to Reno's, the title) is stated only for those runs."""
     wireless_ms, downstream_ms = GROUPS["sat"]
     wireless_rtt_ms, downstream_rtt_ms = 2 * wireless_ms, 2 * downstream_ms
     cache = f"{min(CACHES)}-{max(CACHES)}"
+    title = "G-Snoop equals Reno" if _is_default(p, runs) else "G-Snoop does not stop the sender's halving"
     text = (
-        f"**The satellite link ({wireless_ms} ms): G-Snoop equals Reno.** Gateway B NACKs a wireless loss after "
+        f"**The satellite link ({wireless_ms} ms): {title}.** Gateway B NACKs a wireless loss after "
         "three later packets of the flow, and the repair reaches B a wireless round trip "
         f"({wireless_rtt_ms} ms) after the NACK; the receiver's duplicate ACKs for the same loss pass B on their way "
         f"back a downstream round trip ({downstream_rtt_ms} ms) after the NACK, before any repair, and §3.B "

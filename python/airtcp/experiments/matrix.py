@@ -888,15 +888,33 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
 # Choices
 
 
+#: The parameters that move the points the "One point per environment" row
+#: describes in words (a cache size or a scale it does not name).
+_POINT_PARAMS = ("kick_fading", "kick_size_kb", "wmecn_n", "wmecn_per", "threshold_flows", "threshold_ber",
+                 "gsnoop_group", "gsnoop_loss")
+
+
+def _points_sentence(p: Mapping[str, Any]) -> str:
+    """The default points in words; under --set, said to be the defaults'."""
+    points = (
+        "Kick's Table 1 at the largest file, WMECN's middle source count and error rate, DCLOR's whole mix with its "
+        "iterations scaled, the threshold paper's one satellite connection at the middle BER, G-Snoop's Fig. 4 at "
+        "1% loss"
+    )
+    moved = [k for k in _POINT_PARAMS if p[k] != PARAMS[k]]
+    if not moved:
+        return f" (`--set` moves it): {points}."
+    names = ", ".join(moved[:-1]) + " and " + moved[-1] if len(moved) > 1 else moved[0]
+    return f". The default points are {points}; these runs move {names} (see this row's value)."
+
+
 def _choices(p: Mapping[str, Any]) -> list[Choice]:
     return [
         Choice(
             "One point per environment",
             ", ".join(f"{e.name}: {e.cell(p)}" for e in ENVIRONMENTS),
             "The matrix asks where each idea helps against today's baseline, so each document's path is taken at "
-            "one representative point of its grid (`--set` moves it): Kick's Table 1 at the largest file, "
-            "WMECN's middle source count and error rate, DCLOR's whole mix with its iterations scaled, the "
-            "threshold paper's one satellite connection at the middle BER, G-Snoop's Fig. 4 at 1% loss.",
+            "one representative point of its grid" + _points_sentence(p),
         ),
         Choice(
             "The TCP each mechanism runs on",

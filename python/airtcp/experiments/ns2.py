@@ -94,6 +94,17 @@ AIRTCP_DELACK_SEGMENTS = 2
 AIRTCP_DELACK_TIMEOUT_MS = 200
 
 
+def rfc5681_initial_window(mss_bytes: int) -> int:
+    """The initial window (segments) airtcp gives a scenario that sets
+    none: RFC 5681 §3.1, 4 segments up to an SMSS of 1095 bytes, 3 up to
+    2190, 2 above (SenderConfig::rfc5681_initial_window in the core)."""
+    if mss_bytes > 2190:
+        return 2
+    if mss_bytes > 1095:
+        return 3
+    return 4
+
+
 def delayed_ack_text() -> str:
     """What "delayed ACKs on" means in a run that sets no timer of its own."""
     return (

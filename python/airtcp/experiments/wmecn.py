@@ -747,8 +747,8 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "opened the window on its acknowledgment (TCP table `handshake`). Its initial window, windowInit_, was "
             "1 until 2001/5/26, then 2 ('default changed on 2001/5/26'), still 2 in ns-2.35: a 2002 release started "
             "at 2. `--set initial_window_pkts=1 --set handshake=false` is the older ns-2 (sensitivity run in "
-            "docs/reproductions/wmecn.md). Set explicitly: airtcp's default (RFC 5681: 4 segments at this MSS) is "
-            "not ns-2's.",
+            "docs/reproductions/wmecn.md). Set explicitly: airtcp's default (RFC 5681: "
+            f"{ns2.rfc5681_initial_window(p['mss'])} segments at this MSS) is not ns-2's.",
         ),
         Choice(
             "RTO",
