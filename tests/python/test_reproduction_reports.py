@@ -634,6 +634,26 @@ def test_matrix_point_row_names_the_default_points_only_for_them():
     assert moved.endswith("these runs move kick_size_kb and gsnoop_loss (see this row's value).")
 
 
+def test_matrix_cache_and_threshold_reasons_are_the_defaults_reasons():
+    default = report(experiments.get("matrix"))
+    assert why(default, "G-Snoop cache") == "The middle of the document's 25/50/75."
+    assert why(default, "RTT threshold") == (
+        "The threshold paper's Fig. 2 sets 550 ms on a 511 ms path (51 ticks): 4 ticks above the base.")
+    moved = report(experiments.get("matrix").with_params(gsnoop_cache=75, rtt_threshold_ticks=8))
+    assert why(moved, "G-Snoop cache") == "The default, 50, is the middle of the document's 25/50/75."
+    assert why(moved, "RTT threshold") == (
+        "The default, 4 ticks: the threshold paper's Fig. 2 sets 550 ms on a 511 ms path (51 ticks), 4 ticks above "
+        "the base.")
+
+
+def test_dclor_rtt_tick_is_called_negligible_only_when_it_is():
+    assert "so 1 ms; against RTTs above 400 ms it hardly matters." in why(report(dclor.EXPERIMENT), "RTT clock")
+    coarse = why(report(dclor.EXPERIMENT.with_params(rtt_tick_ms=100.0)), "RTT clock")
+    assert "it hardly matters" not in coarse
+    assert "so 1 ms, which against RTTs above 400 ms hardly matters; these runs' 100 ms tick is 25% of the base RTT." \
+        in coarse
+
+
 @pytest.mark.parametrize("setting", ["kick_fading=bogus", "gsnoop_group=fig5"])
 def test_matrix_refuses_an_unknown_environment_point_in_one_line(tmp_path, setting):
     r = run_cli("reproduce", "matrix", "--runs", "1", "--set", setting, "--out", tmp_path, "--quiet")

@@ -537,6 +537,19 @@ def _g_floor_sentence(p: Mapping[str, Any]) -> str:
     return f"airtcp's RFC 6298 estimator with G = {_g_ms(p):g} ms gives a floor of SRTT + {_g_ms(p):g} ms instead."
 
 
+def _tick_clause(p: Mapping[str, Any]) -> str:
+    """Is the RTT tick small against the base RTT (twice the STIS delay)?
+    A tick up to 5% of it is called negligible."""
+    rtt_ms = 2 * p["delay_ms"]
+    tick_ms = float(p["rtt_tick_ms"])
+    if 20 * tick_ms <= rtt_ms:
+        return f"so 1 ms; against RTTs above {rtt_ms:g} ms it hardly matters."
+    return (
+        f"so 1 ms, which against RTTs above {rtt_ms:g} ms hardly matters; these runs' {tick_ms:g} ms tick is "
+        f"{100 * tick_ms / rtt_ms:.0f}% of the base RTT."
+    )
+
+
 def _variance_clause(p: Mapping[str, Any]) -> str:
     """How much n - 1 and n differ at the fewest downloads of a table's size in a run."""
     n = [MIX[s][0] * iterations(s, p) for s in TABLE_SIZES]
@@ -698,8 +711,9 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
              else "exact RTT samples"),
             "Linux measures RTT in jiffies (tcp_time_stamp, with or without timestamps): the difference of two "
             "jiffy counts, and tcp_rtt_estimator turns a 0 into 1, which is airtcp's `rtt_tick` rule. HZ was "
-            "100 on i386 in 2.4 and 1000 from the 2.5 series (the draft's sender ran 2.5.40), so 1 ms; against "
-            f"RTTs above {2 * p['delay_ms']:g} ms it hardly matters. `--set rtt_tick_ms=0` for exact samples.",
+            "100 on i386 in 2.4 and 1000 from the 2.5 series (the draft's sender ran 2.5.40), "
+            + _tick_clause(p)
+            + " `--set rtt_tick_ms=0` for exact samples.",
         ),
         Choice(
             "Delayed ACKs",

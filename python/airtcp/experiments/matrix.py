@@ -940,12 +940,17 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         Choice(
             "RTT threshold",
             f"base RTT + {p['rtt_threshold_ticks']} ticks of 10 ms, a timeout always reduces the window",
-            "The threshold paper's Fig. 2 sets 550 ms on a 511 ms path (51 ticks): 4 ticks above the base.",
+            "The threshold paper's Fig. 2 sets 550 ms on a 511 ms path (51 ticks): 4 ticks above the base."
+            if p["rtt_threshold_ticks"] == PARAMS["rtt_threshold_ticks"]
+            else f"The default, {PARAMS['rtt_threshold_ticks']} ticks: the threshold paper's Fig. 2 sets 550 ms on a "
+            f"511 ms path (51 ticks), {PARAMS['rtt_threshold_ticks']} ticks above the base.",
         ),
         Choice(
             "G-Snoop cache",
             f"{p['gsnoop_cache']} packets",
-            "The middle of the document's 25/50/75.",
+            "The middle of the document's 25/50/75."
+            if p["gsnoop_cache"] == PARAMS["gsnoop_cache"]
+            else f"The default, {PARAMS['gsnoop_cache']}, is the middle of the document's 25/50/75.",
         ),
         Choice(
             "Link-layer ARQ",
