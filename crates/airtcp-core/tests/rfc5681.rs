@@ -312,7 +312,9 @@ fn s3_1_initial_window_by_smss_is_the_scenario_default() {
         (2191, 2),
         (9000, 2),
     ] {
-        let text = one_bulk_flow("10ms", &format!(r#"{{ mss = "{mss}B" }}"#));
+        // Ends before the first ACK (a 100 ms round trip) could return;
+        // longer than the 50 ms way there, which a run must be.
+        let text = one_bulk_flow("60ms", &format!(r#"{{ mss = "{mss}B" }}"#));
         let (sent, cwnd) = first_flight_and_cwnd(&text);
         assert_eq!(sent, iw, "SMSS {mss} B");
         assert_eq!(cwnd, iw as u64 * mss, "SMSS {mss} B: IW in bytes");

@@ -561,3 +561,66 @@ fn ecn_without_a_marking_queue_on_the_route_is_refused() {
         scenario(&one_link("", &link, "ecn = true", ""));
     }
 }
+
+/// docs/scenario.md, `[[link]]`: `delay` is the "one-way propagation
+/// delay", and a packet crosses its route's links one after another, so it
+/// arrives no sooner than the sum of their delays after it is sent. A flow
+/// whose route there has at least the whole run's duration of delay can
+/// deliver nothing, whenever it starts and whatever it sends (TCP or UDP,
+/// bulk or a finite file): `delay = "10s"` in a 10 s run (most likely a
+/// typo for "10ms") was accepted and delivered nothing.
+#[test]
+fn a_route_slower_than_the_whole_run_is_refused() {
+    let long = |link: &str, app: &str| {
+        one_link("", link, "", "")
+            .replace("delay = \"10ms\"", "delay = \"10s\"")
+            .replace("app = { kind = \"bulk\" }", app)
+    };
+    let bulk = "app = { kind = \"bulk\" }";
+    let file = "app = { kind = \"file\", size = \"10kB\" }";
+    for app in [bulk, file] {
+        check(
+            &err(&long("", app)),
+            12,
+            "flow[0].to",
+            "the route from \"A\" to \"B\" has 10s of propagation delay, at least the whole run (simulation.duration = 10s)",
+        );
+    }
+    // UDP: a datagram can no more arrive than a segment.
+    let udp = one_link("", "", "", "")
+        .replace("delay = \"10ms\"", "delay = \"20s\"")
+        .replace("tcp = {  }\n", "")
+        .replace(
+            "app = { kind = \"bulk\" }",
+            "app = { kind = \"onoff\", rate = \"1Mbps\", mean_on = \"1s\", mean_off = \"1s\" }",
+        );
+    check(&err(&udp), 12, "flow[0].to", "20s of propagation delay");
+    // The delays add up along the route; a direction's own delay counts.
+    let two_hops = "[simulation]\nduration = \"10s\"\n\n[[link]]\na = \"A\"\nb = \"R\"\n\
+        rate = \"10Mbps\"\ndelay = \"6s\"\n\n[[link]]\na = \"R\"\nb = \"B\"\nrate = \"10Mbps\"\n\
+        delay = \"4s\"\n\n[[flow]]\nfrom = \"A\"\nto = \"B\"\napp = { kind = \"bulk\" }\n";
+    check(
+        &err(two_hops),
+        18,
+        "flow[0].to",
+        "has 10s of propagation delay",
+    );
+    let there = one_link("", "a_to_b = { delay = \"10s\" }", "", "");
+    check(
+        &err(&there),
+        12,
+        "flow[0].to",
+        "has 10s of propagation delay",
+    );
+    // Accepted: a route just faster than the run; a flow starting so late
+    // that its own packets cannot arrive (it still loads the links it
+    // shares: airtcp bench's staggered members); a slow way back only (the
+    // data arrives, the ACKs do not).
+    scenario(&one_link("", "", "", "").replace("delay = \"10ms\"", "delay = \"9.999s\""));
+    scenario(
+        &one_link("", "", "", "")
+            .replace("delay = \"10ms\"", "delay = \"5s\"")
+            .replace("[[flow]]\n", "[[flow]]\nstart = \"9s\"\n"),
+    );
+    scenario(&one_link("", "b_to_a = { delay = \"10s\" }", "", ""));
+}

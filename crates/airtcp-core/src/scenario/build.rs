@@ -269,8 +269,11 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 ),
             ));
         }
-        for (from, to, end) in [(src, dst, &fl.to), (dst, src, &fl.from)] {
-            let hops = route_path(&mut routes, &dir_pairs, from, to).len();
+        // The link directions of the way there (data) and back (ACKs).
+        let there = route_path(&mut routes, &dir_pairs, src, dst);
+        let back = route_path(&mut routes, &dir_pairs, dst, src);
+        for (from, to, end, path) in [(src, dst, &fl.to, &there), (dst, src, &fl.from, &back)] {
+            let hops = path.len();
             if hops > ttl as usize {
                 return Err(sc.error_at(
                     Some(end.span()),
@@ -283,6 +286,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 ));
             }
         }
+        check_route_delivers_in_run(sc, fl, i, &links, &there, duration)?;
         let name = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
         // Results, series, traces and captures name flows: a name is read
         // and names one flow.
@@ -401,8 +405,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 mean_off_ns: period(&app.mean_off, "mean_off")?,
             };
             let what = format!("datagram of flow[{i}] (packet_size)");
-            let path = route_path(&mut routes, &dir_pairs, src, dst);
-            check_fits_queues(sc, &links, &queue_sites, &path, packet_bytes as u32, &what)?;
+            check_fits_queues(sc, &links, &queue_sites, &there, packet_bytes as u32, &what)?;
             flows.push(Flow::udp(name, src, dst, start, stop, cfg, seed));
         } else {
             let size = || {
@@ -423,9 +426,8 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 AppKind::Onoff => unreachable!("handled above"),
             };
             let spec = tcp_spec(sc, fl, i)?;
-            let path = route_path(&mut routes, &dir_pairs, src, dst);
             if spec.ecn {
-                check_route_marks_ecn(sc, fl, i, &links, &path)?;
+                check_route_marks_ecn(sc, fl, i, &links, &there)?;
             }
             let options = if spec.timestamps { TS_OPTION_BYTES } else { 0 };
             let headers = IP_HEADER_BYTES + TCP_HEADER_BYTES + options;
@@ -433,10 +435,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 "segment of flow[{i}] (mss {}B + {headers}B of headers)",
                 spec.mss
             );
-            check_fits_queues(sc, &links, &queue_sites, &path, spec.mss + headers, &what)?;
+            check_fits_queues(sc, &links, &queue_sites, &there, spec.mss + headers, &what)?;
             let what = format!("ACK of flow[{i}] ({headers}B)");
-            let path = route_path(&mut routes, &dir_pairs, dst, src);
-            check_fits_queues(sc, &links, &queue_sites, &path, headers, &what)?;
+            check_fits_queues(sc, &links, &queue_sites, &back, headers, &what)?;
             flows.push(Flow::tcp(name, src, dst, start, stop, spec, tcp_app, seed));
         }
     }
@@ -794,6 +795,43 @@ fn check_route_marks_ecn(
              or mecn or wmecn), so no ACK of this flow could echo a mark (RFC 3168 §6.1); add one or remove ecn",
             fl.from.get_ref(),
             fl.to.get_ref()
+        ),
+    ))
+}
+
+/// A packet crosses its route's links one after another, each taking its
+/// one-way propagation `delay`, so none arrives sooner than their sum after
+/// it is sent. A flow whose way there (`path`) has at least the whole run's
+/// duration of delay can deliver nothing, whenever it starts, over TCP or
+/// UDP, bulk or a file (`delay = "10s"` written for "10ms"). The rule is the
+/// whole run, not the flow's time left after its start: a flow starting
+/// late still loads the links it shares (`airtcp bench`'s staggered
+/// members start a few ms before the end). Only the way there: data that
+/// arrives is delivered even if no ACK comes back in time.
+fn check_route_delivers_in_run(
+    sc: &Scenario,
+    fl: &FlowSpec,
+    i: usize,
+    links: &[LinkDir],
+    path: &[u32],
+    duration: TimeNs,
+) -> Result<(), ScenarioError> {
+    let delay = path.iter().fold(0, |sum: TimeNs, &l| {
+        sum.saturating_add(links[l as usize].delay_ns)
+    });
+    if delay < duration {
+        return Ok(());
+    }
+    Err(sc.error_at(
+        Some(fl.to.span()),
+        format!("flow[{i}].to"),
+        format!(
+            "the route from \"{}\" to \"{}\" has {} of propagation delay, at least the whole run \
+             (simulation.duration = {}): no packet of this flow could arrive in the run; check the links' delay",
+            fl.from.get_ref(),
+            fl.to.get_ref(),
+            show_ns(delay),
+            show_ns(duration)
         ),
     ))
 }
