@@ -624,3 +624,36 @@ fn a_route_slower_than_the_whole_run_is_refused() {
     );
     scenario(&one_link("", "b_to_a = { delay = \"10s\" }", "", ""));
 }
+
+/// docs/scenario.md, Stalls: every `period` a connection draws r; r < `p1`
+/// stalls it for `d1`, `p1` ≤ r < `p1` + `p2` for `d2`, and "packets
+/// arriving during a stall wait until its end". A stall of 0 s ends where
+/// it starts and holds no packet (`StallProcess::release_time`: a packet
+/// waits only if start ≤ now < end), and the draws that fall in `p1` do not
+/// change which fall in `p2`'s band: `p1 > 0` with `d1 = "0s"` was accepted
+/// without effect (p1 = 0.9, d1 = 0s every 10 ms gave the run without a
+/// stall table, flows and links equal); the same for `p2` with `d2`.
+#[test]
+fn a_stall_probability_with_a_zero_duration_is_refused() {
+    let stall = |fields: &str| one_link("", &format!("stall = {{ {fields} }}"), "", "");
+    check(
+        &err(&stall(r#"p1 = 0.1, d1 = "0s", p2 = 0.01, d2 = "4s""#)),
+        9,
+        "link[0].stall.p1",
+        "has no effect: d1 = 0s",
+    );
+    check(
+        &err(&stall(r#"p1 = 0.1, d1 = "1s", p2 = 0.01, d2 = "0ms""#)),
+        9,
+        "link[0].stall.p2",
+        "has no effect: d2 = 0s",
+    );
+    for fine in [
+        r#"p1 = 0.1, d1 = "1ns", p2 = 0.01, d2 = "4s""#,
+        // A zero probability turns that kind of stall off.
+        r#"p1 = 0, d1 = "0s", p2 = 0.01, d2 = "4s""#,
+        r#"p1 = 0.1, d1 = "1s", p2 = 0, d2 = "0s""#,
+    ] {
+        scenario(&stall(fine));
+    }
+}

@@ -1864,6 +1864,21 @@ fn stall_processes(sc: &Scenario, seed: u64) -> Result<Vec<Option<StallProcess>>
                 "p1 + p2 must not exceed 1",
             ));
         }
+        // A stall of 0s ends where it starts and holds no packet, and the
+        // draws in p1's band do not move p2's: the probability would have
+        // no effect.
+        for (p, d, n) in [(st.p1.0, st.d1.0, "1"), (st.p2.0, st.d2.0, "2")] {
+            if p > 0.0 && d == 0 {
+                return Err(sc.error_at(
+                    Some(spanned.span()),
+                    format!("link[{i}].stall.p{n}"),
+                    format!(
+                        "has no effect: d{n} = 0s, and a stall of 0s holds no packet; \
+                         give d{n} a duration, or write p{n} = 0"
+                    ),
+                ));
+            }
+        }
         let period_ns = st.period.map_or(NS_PER_S, |d| d.0);
         if period_ns < MIN_PERIOD_NS {
             return Err(sc.error_at(
