@@ -657,3 +657,32 @@ fn a_stall_probability_with_a_zero_duration_is_refused() {
         scenario(&stall(fine));
     }
 }
+
+/// docs/scenario.md, `[[link]]`: "Routing is by shortest path in hops
+/// (ties: the link listed first)". Two links between the same two nodes are
+/// always a tie, which the first wins both ways (net/topology.rs: the
+/// lowest-indexed link direction one hop closer), so the second never
+/// carries traffic: it was accepted, its directions reporting zeros (the
+/// pinned mesh's `R3->R2#2` and `R2->R3#2`).
+#[test]
+fn a_parallel_link_is_refused() {
+    let second =
+        |link: &str| one_link("", "", "", "").replace("[[flow]]\n", &format!("{link}\n[[flow]]\n"));
+    check(
+        &err(&second("[[link]]\na = \"B\"\nb = \"A\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n")),
+        11,
+        "link[1]",
+        "joins \"B\" and \"A\", as link[0] does: routes take the first; this one would never carry traffic",
+    );
+    // Members of counted tables are named as such.
+    let counted =
+        "[simulation]\nduration = \"1s\"\n\n[[link]]\ncount = 3\na = \"s{i}\"\nb = \"R\"\n\
+        rate = \"10Mbps\"\ndelay = \"1ms\"\n\n[[link]]\na = \"R\"\nb = \"s1\"\nrate = \"10Mbps\"\n\
+        delay = \"1ms\"\n\n[[flow]]\nfrom = \"s0\"\nto = \"s2\"\napp = { kind = \"bulk\" }\n";
+    check(&err(counted), 12, "link[1]", "as link[0][i=1] does");
+    // A cycle is no parallel link: its routes use every link.
+    scenario(&second(
+        "[[link]]\na = \"B\"\nb = \"C\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\n\
+         [[link]]\na = \"C\"\nb = \"A\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n",
+    ));
+}

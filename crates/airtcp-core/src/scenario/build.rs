@@ -114,6 +114,10 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         return Err(sc.error_at(None, "link", "a scenario needs at least one [[link]]"));
     }
     let mut ends = Vec::new();
+    // The first link (in file order) joining each pair of nodes: the one
+    // routes take (ties go to the link listed first, net/topology.rs), and
+    // the one agents that name the far end of their link mean.
+    let mut first_link = FirstLinks::default();
     for (i, l) in f.link.iter().enumerate() {
         for (end, which) in [(&l.a, "a"), (&l.b, "b")] {
             if end.get_ref().trim().is_empty() {
@@ -133,6 +137,23 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         }
         let a = add(l.a.get_ref(), &mut names);
         let b = add(l.b.get_ref(), &mut names);
+        // A second link between the same two nodes ties with the first on
+        // every route, and the first wins both ways.
+        if let Some(&j) = first_link.get(&(a.min(b), a.max(b))) {
+            return Err(sc.error_at(
+                Some(l.a.span()),
+                format!("link[{i}]"),
+                format!(
+                    "joins \"{}\" and \"{}\", as {} does: routes take the first; this one would never \
+                     carry traffic (routing is by hops, ties to the link listed first); remove it \
+                     (for a different rate, delay, queue or error each way, give the first a_to_b or b_to_a)",
+                    l.a.get_ref(),
+                    l.b.get_ref(),
+                    sc.members.user_field(&format!("link[{j}]"))
+                ),
+            ));
+        }
+        first_link.insert((a.min(b), a.max(b)), i as u32);
         ends.push((a, b));
     }
     // Link directions 2i (a->b) and 2i+1 (b->a).
@@ -211,15 +232,6 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         ));
     }
     let mut nodes: Vec<Node> = names.iter().map(|n| Node::new(n.clone())).collect();
-    // The first link (in file order) joining each pair of nodes, for the
-    // agents that name the far end of their link: one map, not a search
-    // of every link per agent.
-    let mut first_link = FirstLinks::default();
-    if f.node.iter().any(|n| !n.agents.is_empty()) {
-        for (l, &(a, b)) in ends.iter().enumerate() {
-            first_link.entry((a.min(b), a.max(b))).or_insert(l as u32);
-        }
-    }
     for (i, n) in f.node.iter().enumerate() {
         let id = index[n.name.get_ref()];
         for (j, a) in n.agents.iter().enumerate() {
