@@ -686,3 +686,35 @@ fn a_parallel_link_is_refused() {
          [[link]]\na = \"C\"\nb = \"A\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n",
     ));
 }
+
+/// docs/scenario.md, Error tables: `route_change` "loses nothing: per
+/// connection, each packet switches route with the probability; the second
+/// route adds the delay". With `extra_delay = "0s"` both routes take the
+/// same time (`RouteChange::delay_for` adds 0 on either), so switching
+/// reorders nothing: `switch_probability` above 0 was accepted without
+/// effect, like a stall's probability with a zero duration.
+#[test]
+fn a_route_change_without_extra_delay_is_refused() {
+    let rc = |p: &str, d: &str| {
+        format!(
+            r#"error = {{ kind = "route_change", switch_probability = {p}, extra_delay = "{d}" }}"#
+        )
+    };
+    check(
+        &err(&one_link("", &rc("0.1", "0s"), "", "")),
+        9,
+        "link[0].error.switch_probability",
+        "has no effect: extra_delay = 0s",
+    );
+    let there = format!("a_to_b = {{ {} }}", rc("1", "0ms"));
+    check(
+        &err(&one_link("", &there, "", "")),
+        9,
+        "link[0].a_to_b.error.switch_probability",
+        "has no effect",
+    );
+    // A probability of 0 turns switching off (a control); a delay reorders.
+    scenario(&one_link("", &rc("0", "20ms"), "", ""));
+    scenario(&one_link("", &rc("0", "0s"), "", ""));
+    scenario(&one_link("", &rc("0.1", "1ns"), "", ""));
+}

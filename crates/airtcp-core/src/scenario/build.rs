@@ -1290,10 +1290,23 @@ fn build_channel(
                 packets.into_iter().map(|p| p as u64).collect(),
             ))
         }
-        ErrorKind::RouteChange => ChannelModel::RouteChange(RouteChange::new(
-            e.switch_probability.expect("checked").0,
-            e.extra_delay.expect("checked").0,
-        )),
+        ErrorKind::RouteChange => {
+            let (switch_probability, extra_delay_ns) = (
+                e.switch_probability.expect("checked").0,
+                e.extra_delay.expect("checked").0,
+            );
+            // Both routes take the same time (RouteChange::delay_for adds
+            // 0 on either): a switch reorders nothing.
+            if switch_probability > 0.0 && extra_delay_ns == 0 {
+                return Err(sc.error_at(
+                    Some(spanned.span()),
+                    format!("{field}.switch_probability"),
+                    "has no effect: extra_delay = 0s, so both routes take the same time and a switch \
+                     reorders nothing; give extra_delay a duration, or write switch_probability = 0",
+                ));
+            }
+            ChannelModel::RouteChange(RouteChange::new(switch_probability, extra_delay_ns))
+        }
     };
     Ok(Channel::new(model, filter(e.applies_to), rng))
 }
