@@ -718,3 +718,27 @@ fn a_route_change_without_extra_delay_is_refused() {
     scenario(&one_link("", &rc("0", "0s"), "", ""));
     scenario(&one_link("", &rc("0.1", "1ns"), "", ""));
 }
+
+/// docs/scenario.md, `[output]`: `timeseries` samples "over the interval",
+/// and the points are (duration / interval + 1) samples: the first at 0 s,
+/// each later one at the end of an interval. An interval longer than the
+/// run ends no interval in it: the series held only the sample at 0 s
+/// (each flow's initial cwnd, the first flight queued), and was accepted.
+#[test]
+fn a_timeseries_interval_longer_than_the_run_is_refused() {
+    let series = |interval: &str| {
+        one_link(
+            "",
+            "",
+            "",
+            &format!("[output]\ntimeseries = {{ interval = \"{interval}\" }}\n"),
+        )
+    };
+    check(
+        &err(&series("11s")),
+        16,
+        "output.timeseries.interval",
+        "11s is longer than the run (simulation.duration = 10s)",
+    );
+    scenario(&series("10s"));
+}

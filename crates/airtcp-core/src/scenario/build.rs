@@ -464,6 +464,20 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 MIN_PERIOD_REASON,
             ));
         }
+        // Samples are taken at 0 s and at the end of each interval: an
+        // interval longer than the run ends none in it.
+        if ts.interval.get_ref().0 > duration {
+            return Err(sc.error_at(
+                Some(ts.interval.span()),
+                "output.timeseries.interval",
+                format!(
+                    "{} is longer than the run (simulation.duration = {}): no interval would end in it, \
+                     and the only sample would be the one at 0s (the initial state)",
+                    show_ns(ts.interval.get_ref().0),
+                    show_ns(duration)
+                ),
+            ));
+        }
         if !ts.flows && !ts.links {
             return Err(sc.error_at(
                 Some(ts.interval.span()),
