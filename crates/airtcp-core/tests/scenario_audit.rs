@@ -742,3 +742,32 @@ fn a_timeseries_interval_longer_than_the_run_is_refused() {
     );
     scenario(&series("10s"));
 }
+
+/// docs/scenario.md, Kick TCP: the kick timer "is set and stopped with the
+/// retransmission timer"; kicks are sent when it "expires before the
+/// retransmission timer" (draft-bahk-pilc-tcp-wireless-00 §2; tcp/kick.rs
+/// arms it only if now + interval is before the RTO deadline). The
+/// retransmission timer is always set from now for at most `max_rto`, so a
+/// fixed `interval` of `max_rto` or more never expires first: the kick
+/// table (and every `kick` agent) was accepted without effect.
+#[test]
+fn a_kick_interval_the_rto_always_beats_is_refused() {
+    for tcp in [
+        r#"kick = { interval = "60s" }"#,
+        r#"kick = { interval = "3s" }, max_rto = "2s""#,
+    ] {
+        check(
+            &err(&one_link("", "", tcp, "")),
+            13,
+            "flow[0].tcp.kick.interval",
+            "never expires before the retransmission timer",
+        );
+    }
+    scenario(&one_link("", "", r#"kick = { interval = "59.999s" }"#, ""));
+    scenario(&one_link(
+        "",
+        "",
+        r#"kick = { interval = "rtt" }, max_rto = "2s""#,
+        "",
+    ));
+}

@@ -1618,6 +1618,21 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
                         ));
                     }
                     match parse_duration_ns(spec) {
+                        // The kick timer is armed only if it would expire
+                        // before the retransmission timer (tcp/kick.rs),
+                        // which is set from now for at most max_rto.
+                        Ok(d) if d >= rto.max_rto_ns => {
+                            return Err(sc.error_at(
+                                Some(k.interval.span()),
+                                format!("flow[{i}].tcp.kick.interval"),
+                                format!(
+                                    "{} never expires before the retransmission timer, which is at most max_rto ({}): \
+                                     no kick would be sent; give an interval below max_rto",
+                                    show_ns(d),
+                                    show_ns(rto.max_rto_ns)
+                                ),
+                            ))
+                        }
                         Ok(d) if d >= MIN_TIMER_NS => KickInterval::Fixed(d),
                         Ok(_) => {
                             return Err(sc.error_at(
