@@ -367,33 +367,47 @@ def test_a_percentile_comparison_needs_enough_runs_for_the_percentile_itself():
 # --------------------------------------------------------------------------
 # "Never happens": a zero count bounds a rate, it does not show a zero one.
 # The rule (docs/sweeps.md, "Claims that something never happens"): k events
-# in n opportunities give the exact one-sided 95% upper bound on the
+# in n opportunities give the exact one-sided 97.5% upper bound on the
 # per-opportunity rate (Clopper & Pearson 1934: the p at which k or fewer
-# events have probability 5%); "never" agrees only if k = 0 and that bound is
-# below the claim's stated tolerance, disagrees if k > 0, and is undecided
-# otherwise (too few opportunities to tell "never" from "rarely").
+# events have probability 2.5%), the level of every other verdict (a
+# two-sided 95% interval wholly on one side of a line); "never" agrees only
+# if k = 0 and that bound is below the claim's stated tolerance, disagrees
+# if k > 0, and is undecided otherwise (too few opportunities to tell
+# "never" from "rarely").
 
 
 def test_zero_events_bound_the_rate_by_the_closed_form():
-    # 0 of n: (1 - p)^n = 0.05, so p = 1 - 0.05^(1/n); 0 of 10 runs leaves
-    # a rate up to 26% (the audit's number).
-    for n in (1, 10, 298, 299, 1000, 10**6):
-        assert stats.rate_upper_bound(0, n) == pytest.approx(1 - 0.05 ** (1 / n), rel=1e-9)
-    assert stats.rate_upper_bound(0, 10) == pytest.approx(0.2589, abs=1e-4)
+    # 0 of n: (1 - p)^n = 0.025, so p = 1 - 0.025^(1/n); 0 of 10 runs leaves
+    # a rate up to 31%.
+    for n in (1, 10, 367, 368, 1000, 10**6):
+        assert stats.rate_upper_bound(0, n) == pytest.approx(1 - 0.025 ** (1 / n), rel=1e-9)
+    assert stats.rate_upper_bound(0, 10) == pytest.approx(0.3085, abs=1e-4)
     # No opportunity: nothing is bounded.
     assert math.isnan(stats.rate_upper_bound(0, 0))
 
 
-def test_the_upper_bound_of_k_events_is_where_k_or_fewer_have_probability_5_percent():
+def test_the_upper_bound_of_k_events_is_where_k_or_fewer_have_probability_2_5_percent():
     from scipy import stats as st
 
-    for k, n in [(1, 10), (3, 50), (67, 700), (9, 10)]:
+    for k, n in [(1, 10), (3, 50), (67, 700), (9, 10), (811, 1127)]:
         u = stats.rate_upper_bound(k, n)
         assert k / n < u < 1
-        assert st.binom.cdf(k, n, u) == pytest.approx(0.05, rel=1e-6)
+        assert st.binom.cdf(k, n, u) == pytest.approx(0.025, rel=1e-6)
+        assert u == pytest.approx(st.beta.ppf(0.975, k + 1, n - k), rel=1e-9)
     assert stats.rate_upper_bound(10, 10) == 1.0
     with pytest.raises(ValueError):
         stats.rate_upper_bound(3, 2)
+
+
+def test_the_never_bound_is_the_upper_end_of_the_two_sided_95_percent_interval():
+    # One level for every verdict: an interval verdict is a two-sided 95%
+    # interval on one side of a line (one-sided 97.5%); the "never" bound is
+    # the upper end of the exact two-sided 95% Clopper-Pearson interval.
+    from scipy import stats as st
+
+    for k, n in [(0, 1), (0, 10), (0, 368), (0, 2180), (1, 10), (3, 1000), (811, 1127)]:
+        exact = st.binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+        assert stats.rate_upper_bound(k, n) == pytest.approx(exact.high, rel=1e-9)
 
 
 def test_the_bound_shrinks_as_the_opportunities_grow():
@@ -403,11 +417,14 @@ def test_the_bound_shrinks_as_the_opportunities_grow():
 
 
 def test_never_agrees_only_below_the_tolerance_and_any_event_disagrees():
-    # The bound at 298 opportunities is just above 1%, at 299 just below.
-    assert stats.rate_upper_bound(0, 298) > 0.01 > stats.rate_upper_bound(0, 299)
-    assert stats.never(0, 299, tolerance=0.01) is True
-    assert stats.never(0, 298, tolerance=0.01) is None
-    # Zero in every one of 10 runs, judged per run: a rate up to 26%, undecided.
+    # The bound at 367 opportunities is just above 1%, at 368 just below
+    # (ln 0.025 / ln 0.99 = 367.04).
+    assert stats.rate_upper_bound(0, 367) > 0.01 > stats.rate_upper_bound(0, 368)
+    assert stats.never(0, 368, tolerance=0.01) is True
+    assert stats.never_min_opportunities(0.01) == 368
+    assert stats.never_min_opportunities(0.5) == 6  # 0.5^6 < 0.025 < 0.5^5
+    assert stats.never(0, 367, tolerance=0.01) is None
+    # Zero in every one of 10 runs, judged per run: a rate up to 31%, undecided.
     assert stats.never(0, 10, tolerance=0.01) is None
     # One event in a million opportunities still happened.
     assert stats.never(1, 10**6, tolerance=0.01) is False
@@ -415,12 +432,12 @@ def test_never_agrees_only_below_the_tolerance_and_any_event_disagrees():
 
 
 def test_a_count_says_how_many_of_how_many_in_how_many_runs_and_the_bound():
-    zero = stats.Count(0, 299, runs=10, what="congestion losses")
+    zero = stats.Count(0, 368, runs=10, what="congestion losses")
     assert zero.never(0.01) is True
-    assert zero.text() == "0 of 299 congestion losses in 10 runs; 95% upper bound on the rate: 0.00997"
+    assert zero.text() == "0 of 368 congestion losses in 10 runs; 97.5% upper bound on the rate: 0.00998"
     some = stats.Count(3, 1000, runs=10, what="congestion losses", runs_with_events=2)
     assert some.never(0.01) is False
     assert some.text() == (
-        "3 of 1000 congestion losses in 10 runs (in 2 of the runs); rate 0.003, 95% upper bound on the rate: 0.00774"
+        "3 of 1000 congestion losses in 10 runs (in 2 of the runs); rate 0.003, 97.5% upper bound on the rate: 0.00875"
     )
     assert stats.Count(0, 0, runs=10, what="congestion losses").text() == "0 congestion losses in 10 runs: no rate"

@@ -59,13 +59,15 @@ in how many runs the difference was seen.
 
 A claim that something never happens is not judged by an interval of a
 mean count (a count of 0 in every run has a zero-width interval, and 0 of 10
-runs still allows a per-run rate of 26%): :func:`never` counts the events
+runs still allows a per-run rate of 31%): :func:`never` counts the events
 among their opportunities (the losses, cuts or runs at which it could have
-happened) over all runs and takes the exact one-sided 95% upper bound on the
-per-opportunity rate (Clopper-Pearson, :func:`rate_upper_bound`). Any event
-disagrees; none agrees only if the bound is below the tolerance the claim
-states (from its document), and is undecided otherwise. The bound treats
-the opportunities as independent trials; see docs/sweeps.md.
+happened) over all runs and takes the exact one-sided 97.5% upper bound on
+the per-opportunity rate (Clopper-Pearson, :func:`rate_upper_bound`: the
+upper end of the two-sided 95% interval, so at the level of every other
+verdict). Any event disagrees; none agrees only if the bound is below the
+tolerance the claim states (from its document), and is undecided
+otherwise. The bound treats the opportunities as independent trials; see
+docs/sweeps.md.
 
 Numbers a document published come without runs: an :class:`Interval` built
 from them has only a point estimate (``has_ci`` is False) and its verdicts
@@ -221,8 +223,11 @@ def at_least(verdicts: Iterable[bool | None], need: int) -> bool | None:
 # --------------------------------------------------------------------------
 # "Never happens": counts of events among their opportunities.
 
-#: One-sided confidence of the upper bound on a rate (:func:`rate_upper_bound`).
-NEVER_CONFIDENCE = 0.95
+#: One-sided confidence of the upper bound on a rate (:func:`rate_upper_bound`):
+#: 97.5%, the level of every interval verdict (a two-sided ``CONFIDENCE``
+#: interval wholly on one side of a line), so the bound is the upper end of
+#: the two-sided 95% Clopper-Pearson interval.
+NEVER_CONFIDENCE = 1.0 - (1.0 - CONFIDENCE) / 2
 
 
 def rate_upper_bound(events: int, opportunities: int, confidence: float = NEVER_CONFIDENCE) -> float:
@@ -230,7 +235,7 @@ def rate_upper_bound(events: int, opportunities: int, confidence: float = NEVER_
     from ``events`` in ``opportunities`` independent trials (Clopper &
     Pearson 1934): the rate p at which ``events`` or fewer have probability
     1 - ``confidence``. For 0 events it is 1 - (1 - confidence)^(1/n) (0 of 10
-    at 95%: 0.26); NaN without opportunities, 1 when every trial was an
+    at 97.5%: 0.31); NaN without opportunities, 1 when every trial was an
     event."""
     k, n = int(events), int(opportunities)
     if k < 0 or n < 0 or k > n:
@@ -259,6 +264,17 @@ def never(events: int, opportunities: int, tolerance: float, confidence: float =
     if math.isnan(bound):
         return None
     return True if bound < tolerance else None
+
+
+def never_min_opportunities(tolerance: float, confidence: float = NEVER_CONFIDENCE) -> int:
+    """The fewest opportunities at which 0 events agree (:func:`never`): the
+    smallest N with 1 - (1 - confidence)^(1/N) below ``tolerance``."""
+    if not 0.0 < tolerance < 1.0:
+        raise ValueError(f"never_min_opportunities: tolerance {tolerance} is outside (0, 1)")
+    n = max(1, math.floor(math.log(1.0 - confidence) / math.log1p(-tolerance)))
+    while rate_upper_bound(0, n, confidence) >= tolerance:
+        n += 1
+    return n
 
 
 def _rounded_up(x: float, digits: int = 3) -> str:
@@ -294,8 +310,8 @@ class Count:
         return never(self.events, self.opportunities, tolerance)
 
     def text(self) -> str:
-        """``0 of 812 congestion losses in 10 runs; 95% upper bound on the
-        rate: 0.00369``."""
+        """``0 of 812 congestion losses in 10 runs; 97.5% upper bound on the
+        rate: 0.00454``."""
         runs = f"{self.runs} run{'s' if self.runs != 1 else ''}"
         if self.cells > 1:
             runs += f" ({self.cells} cells x {self.runs // self.cells})"
@@ -630,6 +646,7 @@ __all__ = [
     "NEVER_CONFIDENCE",
     "rate_upper_bound",
     "never",
+    "never_min_opportunities",
     "Count",
     "difference",
     "contrast",

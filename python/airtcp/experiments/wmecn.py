@@ -458,7 +458,7 @@ def _per_run_sum(n: Numbers, scheme: str, metric: str, pers=PERS):
 
 
 #: A "never happens" claim agrees only if no event was seen and the one-sided
-#: 95% upper bound on its per-opportunity rate is below 1%: §4 calls an
+#: 97.5% upper bound on its per-opportunity rate is below 1%: §4 calls an
 #: error that "occurs, with a very minimum probability ... less than 1.0%"
 #: (type 2) something other than one that "never happens" (type 1), so
 #: "never" must at least be shown rarer than the document's own "occurs"
@@ -470,7 +470,7 @@ def _never(n: Numbers, scheme: str, events: str, opportunities: tuple[str, ...],
     """'Never happens', judged on the events (``events``) among their
     opportunities (the sum of ``opportunities``), both counted in every run
     of every cell (stats.never with ``NEVER_TOLERANCE``): any event
-    disagrees; none agrees if the 95% upper bound on the rate is below the
+    disagrees; none agrees if the 97.5% upper bound on the rate is below the
     tolerance, and is undecided otherwise."""
     cells = [_cell(ns, per) for ns in SOURCES for per in PERS]
     x = [n.runs(c, scheme, events) for c in cells]
@@ -585,10 +585,13 @@ def _claim_never_halved_dupack(n: Numbers, p) -> ClaimResult:
 
 
 _NEVER_RULE = (
-    f"Any event disagrees. None agrees only if the exact one-sided 95% upper bound on the rate per opportunity "
-    f"(Clopper-Pearson; for 0 of N it is 1 - 0.05^(1/N)) is below {NEVER_TOLERANCE:g}: §4 calls an error that "
+    f"Any event disagrees. None agrees only if the exact one-sided {100 * stats.NEVER_CONFIDENCE:g}% upper bound on "
+    f"the rate per opportunity (Clopper-Pearson, the upper end of the two-sided 95% interval, the level of every "
+    f"other verdict; for 0 of N it is 1 - {1 - stats.NEVER_CONFIDENCE:.3g}^(1/N)) is below {NEVER_TOLERANCE:g}: "
+    "§4 calls an error that "
     "'occurs, with a very minimum probability' of 'less than 1.0%' (type 2) something other than one that 'never "
-    "happens' (type 1), so 'never' must at least be shown rarer than that; with too few opportunities (under 299 "
+    "happens' (type 1), so 'never' must at least be shown rarer than that; with too few opportunities (under "
+    f"{stats.never_min_opportunities(NEVER_TOLERANCE)} "
     "with none) it is undecided. The bound treats the opportunities as independent."
 )
 
@@ -812,7 +815,7 @@ CAVEATS = [
     "`wireless_halvings_blocked_once_per_rtt` counts those whose skipped cut would have halved (issue 11 W3). "
     "`wireless_losses_halved_by_dupacks` counts the halved losses detected by duplicate ACKs; the rest "
     "were timeouts. The claims count these among `wireless_losses_cut` (`_by_dupacks`), the type-2 errors whose "
-    "cut was made, and give the exact one-sided 95% upper bound on the rate (docs/sweeps.md, 'Claims that "
+    "cut was made, and give the exact one-sided 97.5% upper bound on the rate (docs/sweeps.md, 'Claims that "
     "something never happens').",
     "**The document's figures are not in its text**, so no published numbers are compared.",
 ]
