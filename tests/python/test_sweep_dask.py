@@ -16,7 +16,7 @@ import pytest
 import airtcp
 from airtcp.campaign.store import JOURNAL
 from airtcp.experiments.run import reproduce
-from conftest import REPO, run_cli
+from conftest import EXAMPLES, REPO, run_cli
 from test_sweep import BASE, SWEEP, counts, same_results, write
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -91,6 +91,39 @@ def test_a_local_cluster_leaves_port_8787_alone(tmp_path):
         holder.close()
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
+
+
+def test_a_scheduler_address_that_never_answers_is_given_up(tmp_path, monkeypatch):
+    """docs/sweeps.md: "A scheduler that does not answer is given up after
+    30 s, in one line". A peer that accepts the connection and never
+    speaks (a wrong port, a tunnel whose far end is gone) held the sweep
+    for ever: distributed's Client bounds the TCP connection by its timeout
+    but not the wait for the handshake's reply. Here the bound is 1 s; the
+    listener's backlog completes the connection, nothing ever answers."""
+    import socket
+
+    from airtcp.campaign import execute
+
+    monkeypatch.setattr(execute, "SCHEDULER_TIMEOUT_S", 1.0, raising=False)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    outcome = []
+
+    def sweep():
+        try:
+            airtcp.sweep(EXAMPLES / "sweep.toml", out=tmp_path / "o", runs=1, dask=address, progress=False)
+        except BaseException as e:  # noqa: BLE001 - the test looks at it
+            outcome.append(e)
+
+    waiting = threading.Thread(target=sweep, daemon=True)
+    waiting.start()
+    waiting.join(60)
+    listener.close()
+    assert not waiting.is_alive(), "still waiting for the scheduler after 60 s"
+    assert [type(e) for e in outcome] == [OSError], outcome
+    assert str(outcome[0]) == f"cannot reach the Dask scheduler at {address}: no answer in 1 s"
 
 
 def test_without_dask_installed_the_error_says_what_to_install(tmp_path):

@@ -229,12 +229,60 @@ def connect(dask: Any, workers: int | None):
             raise
     if isinstance(dask, str):
         try:
-            return distributed.Client(dask, timeout="30s"), None
+            _answers(dask, SCHEDULER_TIMEOUT_S)
+            return distributed.Client(dask, timeout=SCHEDULER_TIMEOUT_S), None
         except OSError as e:
             raise OSError(f"cannot reach the Dask scheduler at {dask}: {e}") from None
     if hasattr(dask, "scheduler_address"):
         return distributed.Client(dask), None
     raise TypeError(f"dask must be 'local', a scheduler address or a distributed.Client, not {type(dask).__name__}")
+
+
+#: Seconds a scheduler address has to answer (docs/sweeps.md: "given up
+#: after 30 s").
+SCHEDULER_TIMEOUT_S = 30.0
+
+
+def _answers(address: str, timeout_s: float) -> None:
+    """Raise OSError unless a Dask scheduler at ``address`` completes
+    Dask's handshake within ``timeout_s``. distributed's Client bounds the
+    TCP connection by its timeout but then waits for the handshake reply
+    without one, so a peer that accepts and never answers (a wrong port, a
+    tunnel whose far end is gone) held it for ever. The probe runs in a
+    thread of its own (the caller may have a running event loop, as in
+    Jupyter); its wait is bounded, so the thread ends."""
+    import asyncio
+
+    import distributed.client
+    from distributed.comm import connect as open_comm
+    from distributed.security import Security
+
+    # The credentials the Client will use (its own rule: a configured
+    # security loader, else Dask's configuration), so that a tls:// address
+    # is probed as the Client connects.
+    loader = getattr(distributed.client, "_maybe_call_security_loader", lambda address: None)
+    args = (loader(address) or Security()).get_connection_args("client")
+
+    async def probe() -> None:
+        try:
+            comm = await asyncio.wait_for(open_comm(address, timeout=timeout_s, **args), timeout_s)
+        except TimeoutError:
+            raise OSError(f"no answer in {timeout_s:g} s") from None
+        await comm.close()
+
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(probe())
+        except BaseException as e:  # handed to the caller
+            failed.append(e)
+
+    thread = threading.Thread(target=run, name="airtcp-dask-probe", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
 
 
 def dask_setup(worker: Any) -> None:
