@@ -82,7 +82,7 @@ def test_fast_fading_kick_finishes_every_run_within_the_run_length(tmp_path, los
     # fast-fading upload is left unfinished: on the default channel and on
     # the excluded "during" one (65% of packets lost), where before the fixes
     # Kick finished 22 of 100 uploads of 50 KB. The largest file, 20 runs
-    # (the reproduction runs 100 of each size).
+    # (the reproduction runs 200 of each size).
     exp = kick.EXPERIMENT.with_cells([{"fading": "fast", "size_kb": 50}]).with_params(loss_rule=loss_rule)
     rep = reproduce(exp, runs=20, out=tmp_path, workers=1, progress=False, write=False)
     k = rep.runs[rep.runs.scheme == "kick"]

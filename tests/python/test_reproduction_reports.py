@@ -98,8 +98,23 @@ def test_kick_report_counts_the_runs_it_has(tmp_path):
     assert "| 95th percentile | numpy's default (linear interpolation) over the 2 runs |" in text
     assert "Every comparison is a paired one over the same 2 seeds" in text
     assert "100 runs |" not in text and "same 100 seeds" not in text
-    # The defaults say the draft's 100.
-    assert row(report(kick.EXPERIMENT), "95th percentile").endswith("over the 100 runs")
+    assert "same 200 seeds" not in text
+    # The default is 200 runs, not the draft's 100.
+    assert row(report(kick.EXPERIMENT), "95th percentile").endswith("over the 200 runs")
+
+
+def test_kick_runs_per_cell_row_says_why_200_and_when_p95_comparisons_are_undecided():
+    """The draft ran 100 runs per cell; a paired interval of two 95th
+    percentiles needs 150 (stats.TAIL_COMPARISON_MIN_RUNS, docs/sweeps.md),
+    so the default is 200 and a report with fewer says its p95 comparisons
+    are undecided."""
+    default = report(kick.EXPERIMENT)
+    assert row(default, "Runs per cell") == "200 (the draft: 100)"
+    assert "only from about 150 runs" in why(default, "Runs per cell")
+    assert why(default, "Runs per cell").endswith("200 runs keep every p95 comparison judged.")
+    for runs, undecided in [(100, True), (149, True), (150, False)]:
+        text = why(report(dataclasses.replace(kick.EXPERIMENT, runs=runs)), "Runs per cell")
+        assert text.endswith(f"With {runs} runs the p95 comparisons are undecided.") is undecided, (runs, text)
 
 
 # Rationale text: each number a row or a caveat quotes is computed from the
@@ -112,7 +127,7 @@ def test_kick_percentile_estimators_differ_little_only_with_many_runs():
     assert why(five, "95th percentile") == (
         "The draft does not say which estimator; with 5 runs they can differ markedly (with the draft's 100, little)."
     )
-    assert why(report(kick.EXPERIMENT), "95th percentile").endswith("with 100 runs they differ little.")
+    assert why(report(kick.EXPERIMENT), "95th percentile").endswith("with 200 runs they differ little.")
 
 
 def test_kick_base_rtt_in_ticks_follows_the_path_and_the_tick():
