@@ -6,6 +6,7 @@
 mod common;
 use airtcp_core::net::mecn::MecnLevel;
 use airtcp_core::net::packet::{flags, Ecn, Packet};
+use airtcp_core::tcp::core::MarkWindowFloor;
 use common::script::*;
 
 fn ecn(recovery: Recovery) -> Script {
@@ -311,6 +312,80 @@ fn s6_1_2_ece_above_a_window_of_one_does_not_wait_for_the_timer() {
     let out = deliver(&mut sc, &ack_ece(1, &[]));
     assert_eq!(sent(&out), "2");
     assert_eq!(sc.window(), (2.0, 2.0));
+}
+
+/// An ECN sender with an initial window of 2 whose cwnd a mark may take to
+/// one segment (`mark_min_cwnd = 1`), segments 0 and 1 sent.
+fn ecn_halving_to_one() -> Script {
+    let mut cfg = config(2);
+    cfg.ecn = true;
+    cfg.mark_window_floor = MarkWindowFloor::OneSegment;
+    let mut sc = Script::new(cfg, Recovery::NewReno);
+    assert_eq!(sc.start(100), "0 1");
+    sc
+}
+
+/// §6.1.2: "the TCP source halves the congestion window "cwnd" and reduces
+/// the slow start threshold "ssthresh"". With `mark_min_cwnd = 1` the halving
+/// is not held at two segments (ns-2's `slowdown`, and the reading the
+/// section's own rule for "when the congestion window is one" needs):
+/// the ECN-Echo ACK of segment 0 of a window of 2 leaves cwnd at one
+/// segment and ssthresh at RFC 5681's 2 SMSS, so nothing leaves while
+/// segment 1 is outstanding (the default keeps two: segment 2 leaves at
+/// once, `s6_1_2_ece_above_a_window_of_one_does_not_wait_for_the_timer`).
+/// The next ACK, unmarked, is slow start (cwnd 1 < ssthresh 2): cwnd 2,
+/// and segments 2 and 3 leave, the first with CWR.
+#[test]
+fn s6_1_2_option_ece_halves_a_window_of_two_to_one() {
+    let mut sc = ecn_halving_to_one();
+    assert!(deliver(&mut sc, &ack_ece(1, &[])).is_empty());
+    assert_eq!(sc.window(), (1.0, 2.0));
+    assert_eq!(sc.s.core.stats.ecn_reductions, 1);
+    let out = deliver(&mut sc, &ack(2, &[]));
+    assert_eq!(sent(&out), "2 3");
+    assert!(out[0].has_flag(flags::CWR) && !out[1].has_flag(flags::CWR));
+    assert_eq!(sc.window(), (2.0, 2.0));
+}
+
+/// §6.1.2 with `mark_min_cwnd = 1`, the window after the halving above:
+/// congestion persists, and the sender keeps backing off ("MUST reset the
+/// retransmit timer on receiving the ECN-Echo packet when the congestion
+/// window is one. The sending TCP will then be able to send a new packet
+/// only when the retransmit timer expires"). An ECN-Echo for segment 2
+/// (the next window) halves 2 to 1; the one for segment 3, sent before
+/// that reduction, is the same window and changes nothing, and segment 4
+/// leaves with CWR; the one for segment 4 finds cwnd at one: nothing
+/// leaves, though nothing is outstanding, until the timer reset on that
+/// ACK expires one RTO later and segment 5 leaves (new data, no backoff).
+#[test]
+fn s6_1_2_option_a_halving_reaches_one_and_the_next_mark_waits_for_the_timer() {
+    let mut sc = ecn_halving_to_one();
+    deliver(&mut sc, &ack_ece(1, &[]));
+    assert_eq!(sent(&deliver(&mut sc, &ack(2, &[]))), "2 3");
+    assert!(deliver(&mut sc, &ack_ece(3, &[])).is_empty());
+    assert_eq!(sc.window(), (1.0, 2.0));
+    let out = deliver(&mut sc, &ack_ece(4, &[]));
+    assert_eq!(sent(&out), "4");
+    assert!(out[0].has_flag(flags::CWR));
+    assert_eq!(
+        (sc.window(), sc.s.core.stats.ecn_reductions),
+        ((1.0, 2.0), 2)
+    );
+    let held_at = sc.now + STEP_NS;
+    assert!(deliver(&mut sc, &ack_ece(5, &[])).is_empty());
+    assert_eq!(sc.s.core.stats.ecn_reductions, 3);
+    assert_eq!(sc.window(), (1.0, 2.0));
+    assert_eq!(sc.s.next_deadline(), Some(held_at + RTO_NS));
+    let out = {
+        let d = sc.s.next_deadline().unwrap();
+        sc.now = d;
+        let mut out = Vec::new();
+        sc.s.on_timer(d, &mut out);
+        out
+    };
+    assert_eq!(sent(&out), "5");
+    assert!(out[0].has_flag(flags::CWR) && !out[0].is_retransmission);
+    assert_eq!(sc.s.core.stats.timeouts, 0);
 }
 
 /// §6.1.5: "the TCP data receiver SHOULD ignore the ECN field on arriving

@@ -771,3 +771,58 @@ fn a_kick_interval_the_rto_always_beats_is_refused() {
         "",
     ));
 }
+
+/// `mark_min_cwnd` (docs/scenario.md, `[flow.tcp]`): the smallest cwnd a
+/// congestion mark's reduction leaves, 1 or 2 segments. It acts through
+/// RFC 3168's ECN-Echo (`ecn = true`) or an mecn/wmecn cc's mark response
+/// (WMECN §2.3); any other value is refused, and so is the field where no
+/// mark reduces the window: without ECN, with the wmecn classifier alone
+/// (it reads marks, Reno does not cut on them), and with CUBIC, whose
+/// ECN-Echo reduction goes to one segment whatever the field says (RFC
+/// 9438 §4.6).
+#[test]
+fn mark_min_cwnd_is_one_or_two_segments_where_a_mark_reduces() {
+    let red = r#"queue = { kind = "red", limit = "50pkt", min_th = 5, max_th = 15, ecn = true }"#;
+    let wmecn = r#"a_to_b = { queue = { kind = "wmecn", limit = "50pkt", min_th = 5, mid_th = 10, max_th = 15 } }"#;
+    for bad in [0, 3, -1] {
+        let e = err(&one_link(
+            "",
+            red,
+            &format!("ecn = true, mark_min_cwnd = {bad}"),
+            "",
+        ));
+        check(&e, 13, "flow[0].tcp.mark_min_cwnd", "must be 1 (RFC 3168");
+    }
+    for (link, tcp, why) in [
+        ("", "mark_min_cwnd = 1", "no congestion mark reduces"),
+        (
+            wmecn,
+            r#"classifier = { kind = "wmecn" }, mark_min_cwnd = 1"#,
+            "no congestion mark reduces",
+        ),
+        (
+            red,
+            r#"ecn = true, cc = "cubic", mark_min_cwnd = 1"#,
+            "CUBIC's ECN-Echo reduction already goes down to one segment",
+        ),
+    ] {
+        let e = err(&one_link("", link, tcp, ""));
+        check(&e, 13, "flow[0].tcp.mark_min_cwnd", why);
+    }
+    for floor in [1, 2] {
+        scenario(&one_link(
+            "",
+            red,
+            &format!("ecn = true, mark_min_cwnd = {floor}"),
+            "",
+        ));
+        scenario(&one_link(
+            "",
+            wmecn,
+            &format!(
+                r#"cc = {{ kind = "wmecn" }}, classifier = {{ kind = "wmecn" }}, mark_min_cwnd = {floor}"#
+            ),
+            "",
+        ));
+    }
+}

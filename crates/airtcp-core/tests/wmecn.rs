@@ -13,6 +13,7 @@ use airtcp_core::tcp::cc::{CongestionControl, MecnCc, MecnCcConfig, Window};
 use airtcp_core::tcp::classify::{
     AlwaysCongestion, LossCause, LossClassifier, LossDetection, WmecnClassifier,
 };
+use airtcp_core::tcp::core::MarkWindowFloor;
 use airtcp_core::tcp::mecn::{self, MecnLevel};
 use airtcp_core::tcp::recovery::{LossRecovery, RenoRecovery, SackRecovery};
 use airtcp_core::tcp::rto::StandardTimeout;
@@ -780,6 +781,50 @@ fn s2_3_a_mark_never_raises_cwnd() {
     );
     assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (1000, 2000));
     assert_eq!(segs(&out), "r1");
+}
+
+/// §2.3: "When the marking is 10 (incipient congestion), cwnd is decreased
+/// by beta1 %" (20%), with nothing said of a floor. A window of two
+/// segments (after a timeout, one unmarked ACK of slow start) and a `10`:
+/// by default the cut keeps RFC 5681's two segments (ssthresh's floor,
+/// which a mark leaves in place); with `mark_min_cwnd = 1` cwnd is 2 x 0.8
+/// = 1.6 segments (ns-2's `slowdown` lets cwnd fall below 2). ssthresh
+/// keeps its 2-SMSS floor either way.
+#[test]
+fn s2_3_option_a_10_mark_at_two_segments_takes_cwnd_below_two() {
+    for (floor, cwnd_after) in [
+        (MarkWindowFloor::TwoSegments, 2000),
+        (MarkWindowFloor::OneSegment, 1600),
+    ] {
+        let mut s = sans_io_sender(
+            Box::new(MecnCc::new(MecnCcConfig::mecn())),
+            Box::new(AlwaysCongestion),
+        );
+        s.core.cfg.mark_window_floor = floor;
+        let mut out = Vec::new();
+        let t = s.next_deadline().unwrap();
+        assert_eq!(s.on_timer(t, &mut out), Some(0));
+        assert_eq!(segs(&out), "r0");
+        out.clear();
+        s.on_packet(
+            t + 150 * NS_PER_MS,
+            &echo_ack(1000, MecnLevel::NoCongestion),
+            &mut out,
+        );
+        assert_eq!(s.core.w.cwnd, 2000, "{floor:?}: slow start");
+        out.clear();
+        s.on_packet(
+            t + 300 * NS_PER_MS,
+            &echo_ack(2000, MecnLevel::Incipient),
+            &mut out,
+        );
+        assert_eq!(s.stats().ecn_reductions, 1, "{floor:?}");
+        assert_eq!(
+            (s.core.w.cwnd, s.core.w.ssthresh),
+            (cwnd_after, 2000),
+            "{floor:?}"
+        );
+    }
 }
 
 /// §2.3: "When there is a packet-drop the cwnd is reduced by beta3 = 50%"

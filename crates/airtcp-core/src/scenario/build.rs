@@ -32,7 +32,7 @@ use crate::tcp::cc::{CubicConfig, MecnCcConfig, WestwoodConfig, WestwoodFilter};
 use crate::tcp::classify::{
     BeforeSamplePolicy, RttThresholdConfig, Threshold, TimeoutPolicy, WmecnClassifierConfig,
 };
-use crate::tcp::core::TimeoutInRecoverySsthresh;
+use crate::tcp::core::{MarkWindowFloor, TimeoutInRecoverySsthresh};
 use crate::tcp::kick::{KickConfig, KickInterval};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::SenderConfig;
@@ -1557,6 +1557,34 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             "has no effect without ECN: set `ecn = true` or use multi-level ECN (an mecn/wmecn cc or the wmecn classifier)",
         ));
     }
+    let mark_window_floor = match t.mark_min_cwnd {
+        None | Some(2) => MarkWindowFloor::TwoSegments,
+        Some(1) => MarkWindowFloor::OneSegment,
+        Some(_) => {
+            return Err(err(
+                "mark_min_cwnd",
+                "must be 1 (RFC 3168 §6.1.2 halves cwnd, down to one segment, as ns-2) or 2 (RFC 5681's floor, as Linux) segments",
+            ))
+        }
+    };
+    // A mark reduces cwnd through RFC 3168's ECN-Echo (except CUBIC's,
+    // which goes to one segment whatever this says: RFC 9438 §4.6) or an
+    // mecn/wmecn cc's mark response; the wmecn classifier alone reads marks
+    // without reducing on them.
+    if t.mark_min_cwnd.is_some() {
+        let cubic = matches!(cc, CcChoice::Cubic(_));
+        let marks_reduce = matches!(cc, CcChoice::Mecn(_)) || (t.ecn == Some(true) && !cubic);
+        if !marks_reduce {
+            return Err(err(
+                "mark_min_cwnd",
+                if cubic {
+                    "has no effect with cc = \"cubic\": CUBIC's ECN-Echo reduction already goes down to one segment (RFC 9438 §4.6)"
+                } else {
+                    "has no effect: no congestion mark reduces this flow's window; set `ecn = true` or use an mecn/wmecn cc"
+                },
+            ));
+        }
+    }
     Ok(TcpSpec {
         loss_detection,
         slow_start,
@@ -1585,6 +1613,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         trace: false,
         limited_transmit: t.limited_transmit.unwrap_or(true),
         ecn_capable_retransmissions,
+        mark_window_floor,
         rescue_retransmission: t.rescue_retransmission.unwrap_or(false),
         restart_rto_on_recovery_retransmission: t
             .restart_rto_on_recovery_retransmission

@@ -486,6 +486,10 @@ pub struct TcpFileSpec {
     /// Send retransmissions ECN-capable, as ns-2 did (default false: RFC
     /// 3168 §6.1.5). Needs `ecn` or multi-level ECN.
     pub ecn_capable_retransmissions: Option<bool>,
+    /// The smallest cwnd a congestion mark's reduction leaves, in segments:
+    /// 2 (default: RFC 5681's floor, Linux) or 1 (RFC 3168 §6.1.2's
+    /// halving, ns-2). Needs `ecn` or an mecn/wmecn cc.
+    pub mark_min_cwnd: Option<i64>,
     /// RFC 6675 NextSeg rule (4) rescue retransmission (default false).
     pub rescue_retransmission: Option<bool>,
     /// RFC 6675 §6's MAY: restart the retransmission timer at each

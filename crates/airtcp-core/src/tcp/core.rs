@@ -66,6 +66,10 @@ pub struct SenderConfig {
     pub hystart: bool,
     // Read when the connection starts only: past `SenderCore::HOT_BYTES`.
     pub initial_cwnd_segments: u32,
+    /// The smallest cwnd a congestion mark's reduction leaves (RFC 3168's
+    /// ECN-Echo, multi-level ECN marks): read at a reduction only, so kept
+    /// out of the hot part.
+    pub mark_window_floor: MarkWindowFloor,
     pub initial_ssthresh_bytes: u64,
     /// The peer's receive window before its first ACK: without a handshake
     /// the sender starts with the window the receiver will advertise (as if
@@ -74,6 +78,26 @@ pub struct SenderConfig {
     pub peer_rwnd_bytes: u64,
     /// The RTT estimator's copy is the one in use (`SenderCore::rtt`).
     pub rto: RtoConfig,
+}
+
+/// The smallest cwnd a congestion mark's reduction leaves. RFC 3168 §6.1.2
+/// reads two ways: the ECN-Echo "should be treated just as a congestion
+/// loss" (RFC 5681 (4): max(FlightSize / 2, 2 SMSS)), and "the TCP source
+/// halves the congestion window", with a rule for "when the congestion
+/// window is one" (the retransmit timer) that a halving can then reach.
+/// ssthresh keeps its 2-SMSS floor either way. CUBIC's reduction already
+/// goes to one segment (RFC 9438 §4.6) and reads neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MarkWindowFloor {
+    /// cwnd = ssthresh, at least 2 SMSS: a mark at two or three segments
+    /// leaves two (Linux: `tcp_reno_ssthresh` is max(cwnd / 2, 2)).
+    #[default]
+    TwoSegments,
+    /// cwnd cut as the controller cuts it before RFC 5681's floor (Reno:
+    /// FlightSize / 2; an mecn/wmecn cc: its β), at least one segment; an
+    /// ECN-Echo at one then waits for the retransmit timer (ns-2's
+    /// `slowdown`: cwnd_ = window / 2, at least 1).
+    OneSegment,
 }
 
 /// ssthresh when the retransmission timer expires during fast recovery.
@@ -105,6 +129,7 @@ impl Default for SenderConfig {
             rto: RtoConfig::default(),
             timestamps: false,
             ecn: false,
+            mark_window_floor: MarkWindowFloor::TwoSegments,
             handshake: false,
             dupthresh: 3,
             restart_rto_on_fast_retransmit: true,
@@ -518,9 +543,16 @@ impl SenderCore {
             let flight = self.flight_size();
             let cwnd_before = self.w.cwnd;
             self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
+            let cwnd_after = match self.cfg.mark_window_floor {
+                MarkWindowFloor::TwoSegments => self.cc.cwnd_after_ece(&self.w),
+                MarkWindowFloor::OneSegment => self
+                    .cc
+                    .reduction_before_floor(&self.w, flight)
+                    .max(self.mss),
+            };
             // "SHOULD NOT increase the congestion window in response to the
             // receipt of an ECN-Echo ACK": ssthresh's 2-SMSS floor could.
-            self.w.cwnd = self.cc.cwnd_after_ece(&self.w).min(cwnd_before);
+            self.w.cwnd = cwnd_after.min(cwnd_before);
             if cwnd_before <= self.mss {
                 // "MUST reset the retransmit timer on receiving the
                 // ECN-Echo packet when the congestion window is one", and
@@ -769,8 +801,14 @@ impl SenderCore {
             return;
         }
         let cwnd_before = self.w.cwnd;
-        self.w.ssthresh = ((cwnd_before as f64 * keep) as u64).max(2 * self.mss);
-        self.w.cwnd = self.w.ssthresh.min(cwnd_before);
+        let kept = (cwnd_before as f64 * keep) as u64;
+        self.w.ssthresh = kept.max(2 * self.mss);
+        let cwnd_after = match self.cfg.mark_window_floor {
+            MarkWindowFloor::TwoSegments => self.w.ssthresh,
+            MarkWindowFloor::OneSegment => kept.max(self.mss),
+        };
+        // §2.3: on a mark "cwnd is decreased", never raised by the floor.
+        self.w.cwnd = cwnd_after.min(cwnd_before);
         self.note_reduction(now_ns);
         self.stats.ecn_reductions += 1;
         self.trace(now_ns, TraceEvent::EcnReduction);

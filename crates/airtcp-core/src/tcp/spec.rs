@@ -36,7 +36,7 @@ pub enum TimeoutKind {
     /// a SACK block was seen" unless `require_sack_seen` is false.
     Dclor { require_sack_seen: bool },
 }
-use crate::tcp::core::TimeoutInRecoverySsthresh;
+use crate::tcp::core::{MarkWindowFloor, TimeoutInRecoverySsthresh};
 use crate::tcp::rtt::RtoConfig;
 use crate::tcp::sender::{SenderConfig, SenderHook, TcpSender};
 
@@ -138,6 +138,8 @@ pub struct TcpSpec {
     /// Retransmissions ECN-capable (ns-2) instead of RFC 3168 §6.1.5's
     /// not-ECT.
     pub ecn_capable_retransmissions: bool,
+    /// The smallest cwnd a congestion mark's reduction leaves.
+    pub mark_window_floor: MarkWindowFloor,
     /// RFC 6675 NextSeg rule (4), the rescue retransmission.
     pub rescue_retransmission: bool,
     /// RFC 6675 §6's MAY: the timer re-armed at each retransmission in
@@ -246,6 +248,7 @@ impl TcpSpec {
             mecn: self.uses_mecn(),
             limited_transmit: self.limited_transmit,
             ecn_capable_retransmissions: self.ecn_capable_retransmissions,
+            mark_window_floor: self.mark_window_floor,
             rescue_retransmission: self.rescue_retransmission,
             restart_rto_on_recovery_retransmission: self.restart_rto_on_recovery_retransmission,
             timeout_in_recovery_ssthresh: self.timeout_in_recovery_ssthresh,

@@ -205,6 +205,11 @@ impl CongestionControl for Cubic {
         self.reduced_bytes.max(w.mss)
     }
 
+    /// The same reduction: RFC 9438 reads no floor choice.
+    fn reduction_before_floor(&self, _w: &Window, _flight: u64) -> u64 {
+        self.reduced_bytes
+    }
+
     /// §5.8: "CUBIC does not increase its congestion window if a flow is
     /// application limited" (the sender does not call `on_ack` then, nor
     /// HyStart++ in its place).

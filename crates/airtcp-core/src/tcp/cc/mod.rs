@@ -51,6 +51,14 @@ pub trait CongestionControl: Send {
         w.ssthresh
     }
 
+    /// The reduced window before RFC 5681's 2-SMSS floor (ssthresh is
+    /// max(this, 2 SMSS)), for an ECN-Echo reduction that may go below two
+    /// segments (`MarkWindowFloor::OneSegment`); called right after
+    /// `ssthresh_after_congestion`. RFC 5681 (4): FlightSize / 2.
+    fn reduction_before_floor(&self, _w: &Window, flight: u64) -> u64 {
+        flight / 2
+    }
+
     /// The retransmission timer expired (after the timeout's congestion
     /// signal, if any, set ssthresh): CUBIC forgets W_max (RFC 9438 §4.8).
     fn on_retransmission_timeout(&mut self) {}

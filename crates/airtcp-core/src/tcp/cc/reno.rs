@@ -24,8 +24,8 @@ impl CongestionControl for RenoCc {
     }
 
     fn ssthresh_after_congestion(&mut self, w: &Window, flight: u64) -> u64 {
-        // RFC 5681 (4).
-        (flight / 2).max(2 * w.mss)
+        // RFC 5681 (4): max(FlightSize / 2, 2 SMSS).
+        self.reduction_before_floor(w, flight).max(2 * w.mss)
     }
 }
 

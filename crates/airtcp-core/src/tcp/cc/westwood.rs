@@ -202,12 +202,14 @@ impl CongestionControl for Westwood {
     }
 
     fn ssthresh_after_congestion(&mut self, w: &Window, flight: u64) -> u64 {
+        self.reduction_before_floor(w, flight).max(2 * w.mss)
+    }
+
+    /// BWE x RTTmin once there is an estimate, else Reno's FlightSize / 2.
+    fn reduction_before_floor(&self, w: &Window, flight: u64) -> u64 {
         match (self.has_estimate, self.rtt_min_ns) {
-            (true, Some(rtt_min)) => {
-                let bytes = self.bwe * rtt_min as f64 / 1e9;
-                (bytes as u64).max(2 * w.mss)
-            }
-            _ => self.reno.ssthresh_after_congestion(w, flight),
+            (true, Some(rtt_min)) => (self.bwe * rtt_min as f64 / 1e9) as u64,
+            _ => self.reno.reduction_before_floor(w, flight),
         }
     }
 }
