@@ -5,6 +5,7 @@ are judged by paired comparisons with 95% intervals: a comparison whose
 interval straddles its line is undecided."""
 
 import numpy as np
+import pytest
 
 import airtcp
 from airtcp.experiments import gsnoop, wmecn
@@ -32,6 +33,21 @@ def test_wmecn_scenarios_carry_ns2_of_2002():
     assert "ecn_capable_retransmissions = false" in text and "initial_cwnd = 1" in text
     assert "handshake = false" in text
     assert exp.version >= 5
+
+
+def test_wmecn_mark_min_cwnd_reaches_the_marking_sources_only():
+    # --set mark_min_cwnd=1 (ns-2's slowdown floor, a sensitivity run on the page) is written for the sources a mark
+    # reduces (ECN, WMECN, WMECN+LRT) and nowhere else; the default writes nothing, so the default scenarios (and the
+    # cache keys made from them) are those of before the parameter.
+    exp = wmecn.EXPERIMENT
+    cell = {"n": 2, "per": 0.01}
+    floor1 = {**exp.params, "mark_min_cwnd": 1}
+    for scheme in [s.name for s in exp.schemes]:
+        assert "mark_min_cwnd" not in airtcp.load(wmecn.scenario(cell, scheme, exp.params)).text, scheme
+        text = airtcp.load(wmecn.scenario(cell, scheme, floor1)).text
+        assert ("mark_min_cwnd = 1" in text) == (scheme in ("ecn", "wmecn", "wmecn_lrt")), scheme
+    with pytest.raises(airtcp.ScenarioError, match=r"tcp\.mark_min_cwnd: must be 1"):
+        airtcp.load(wmecn.scenario(cell, "ecn", {**exp.params, "mark_min_cwnd": 3}))
 
 
 def test_gsnoop_starts_with_ns2_2_1b7a_initial_window_of_one():

@@ -89,6 +89,9 @@ PARAMS: dict[str, Any] = {
     "max_backoff": None,  # rfc2988_ true: the multiplier doubles past 64 while the RTO is below maxrto_
     "restart_rto_on_fast_retransmit": True,  # RenoTcpAgent::dupack_action: reset_rtx_timer(1,0)
     "ecn_capable_retransmissions": True,  # TcpAgent::output sets ECT on every data packet when ecn_ is on
+    # open: the smallest cwnd a mark leaves, 2 segments (RFC 5681's floor, airtcp's default) or 1 (RFC 3168's halving,
+    # ns-2's slowdown): sensitivity run
+    "mark_min_cwnd": 2,
     "delayed_ack": False,
     "window_pkts": 1000,
     "stagger_ms": 100,
@@ -174,6 +177,10 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         **ns2.timer_tcp(p),
     }
     ecn_capable_retransmissions = {"ecn_capable_retransmissions": bool(p["ecn_capable_retransmissions"])}
+    mark_min_cwnd = whole(p, "mark_min_cwnd")
+    if mark_min_cwnd != 2:
+        # Written only when not the default, so that the default scenarios stay as they were.
+        ecn_capable_retransmissions["mark_min_cwnd"] = mark_min_cwnd
     if scheme == "ecn":
         tcp["ecn"] = True
         tcp.update(ecn_capable_retransmissions)
@@ -776,6 +783,16 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
             "included; RFC 3168 §6.1.5 (airtcp's default) sends them not-ECT, so an AQM queue drops them where it "
             "would mark a new packet. The reproduction follows the document's simulator (TCP table "
             "`ecn_capable_retransmissions`, issue 11 W1); `--set ecn_capable_retransmissions=false` is the RFC.",
+        ),
+        Choice(
+            "Window after a mark",
+            f"at least {whole(p, 'mark_min_cwnd')} segment{'s' if whole(p, 'mark_min_cwnd') != 1 else ''} (ECN, WMECN "
+            "and WMECN+LRT sources; ssthresh at least 2)",
+            "RFC 3168 §6.1.2 treats an ECN-Echo 'just as a congestion loss' (RFC 5681: cwnd = ssthresh, at least 2 "
+            "segments; airtcp's default, as Linux) and says the source 'halves the congestion window', with a rule "
+            "for a window of one; ns-2's slowdown lets a halving, and the WMECN cuts, take cwnd below 2, down to 1. "
+            "`--set mark_min_cwnd=1` is ns-2's floor (TCP table `mark_min_cwnd`; a sensitivity run in "
+            "docs/reproductions/wmecn.md).",
         ),
         Choice(
             "WMECN source",
