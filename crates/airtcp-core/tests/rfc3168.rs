@@ -23,6 +23,16 @@ fn deliver(sc: &mut Script, pkt: &Packet) -> Vec<Packet> {
     out
 }
 
+/// Let the sender's next timer expire at its deadline and return the
+/// packets sent (to inspect their flags).
+fn expire_timer(sc: &mut Script) -> Vec<Packet> {
+    let d = sc.s.next_deadline().expect("a timer is running");
+    sc.now = d;
+    let mut out = Vec::new();
+    sc.s.on_timer(d, &mut out);
+    out
+}
+
 /// §6.1.2: an ECN-Echo ACK halves cwnd and sets ssthresh (as a loss would:
 /// max(FlightSize / 2, 2 SMSS)), and the first NEW data packet after the
 /// reduction carries CWR, later ones do not.
@@ -280,13 +290,7 @@ fn s6_1_2_ece_at_a_window_of_one_resets_the_timer_and_waits_for_it() {
             "{recovery:?}: cwnd does not rise to ssthresh"
         );
         assert_eq!(sc.s.next_deadline(), Some(ece_at + RTO_NS), "{recovery:?}");
-        let out = {
-            let d = sc.s.next_deadline().unwrap();
-            sc.now = d;
-            let mut out = Vec::new();
-            sc.s.on_timer(d, &mut out);
-            out
-        };
+        let out = expire_timer(&mut sc);
         assert_eq!(sent(&out), "1", "{recovery:?}");
         assert!(out[0].has_flag(flags::CWR) && !out[0].is_retransmission);
         assert_eq!(sc.s.core.stats.timeouts, 0, "{recovery:?}");
@@ -376,13 +380,7 @@ fn s6_1_2_option_a_halving_reaches_one_and_the_next_mark_waits_for_the_timer() {
     assert_eq!(sc.s.core.stats.ecn_reductions, 3);
     assert_eq!(sc.window(), (1.0, 2.0));
     assert_eq!(sc.s.next_deadline(), Some(held_at + RTO_NS));
-    let out = {
-        let d = sc.s.next_deadline().unwrap();
-        sc.now = d;
-        let mut out = Vec::new();
-        sc.s.on_timer(d, &mut out);
-        out
-    };
+    let out = expire_timer(&mut sc);
     assert_eq!(sent(&out), "5");
     assert!(out[0].has_flag(flags::CWR) && !out[0].is_retransmission);
     assert_eq!(sc.s.core.stats.timeouts, 0);
