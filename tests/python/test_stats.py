@@ -301,10 +301,19 @@ def test_runs_without_an_interval_are_undecided_not_judged_by_their_point():
     unfinished = stats.difference(np.array([1.0, 2.0, np.inf, 3.0]), np.array([1.5, 2.5, 3.0, 3.5]), mean)
     assert unfinished.estimate == math.inf and not unfinished.has_ci
     assert unfinished.above(0.0) is None
-    # A ratio whose denominator is 0 in some resamples (median of half 0s
-    # and half 1s): the bootstrap is undefined, so is the verdict.
-    zero_den = stats.ratio(np.arange(1.0, 101.0), np.r_[np.zeros(50), np.ones(50)], percentile(50))
-    assert zero_den.defined and not zero_den.has_ci and zero_den.above(1.0) is None
+    # A ratio that is 0 / 0 in some resamples (medians of runs half of
+    # which are 0 in both schemes): the bootstrap is undefined, so is the
+    # verdict, both ways round.
+    zeros_a, zeros_b = np.r_[np.zeros(50), np.arange(1.0, 51.0)], np.r_[np.zeros(50), np.ones(50)]
+    for zero_den in (stats.ratio(zeros_a, zeros_b, percentile(50)), stats.ratio(zeros_b, zeros_a, percentile(50))):
+        assert zero_den.defined and not zero_den.has_ci and zero_den.above(1.0) is None
+    # Only the denominator 0 in some resamples: x / 0 is inf, the mirror of
+    # 0 / x, so the interval is unbounded above and the swapped ratio's
+    # starts at 0; both are decided, the same way round.
+    up = stats.ratio(np.arange(1.0, 101.0), np.r_[np.zeros(50), np.ones(50)], percentile(50))
+    down = stats.ratio(np.r_[np.zeros(50), np.ones(50)], np.arange(1.0, 101.0), percentile(50))
+    assert up.high == math.inf and down.low == 0.0 and up.low == pytest.approx(1 / down.high, rel=1e-15)
+    assert up.above(1.0) is True and down.below(1.0) is True
     # A published point still decides.
     assert stats.point(2.0).above(1.0) is True and stats.point(2.0).within(1.0, 3.0) is True
     # ... and the text says why there is no interval, unlike a published point.
@@ -449,3 +458,88 @@ def test_a_count_says_how_many_of_how_many_in_how_many_runs_and_the_bound():
         "3 of 1000 congestion losses in 10 runs (in 2 of the runs); rate 0.003, 97.5% upper bound on the rate: 0.00875"
     )
     assert stats.Count(0, 0, runs=10, what="congestion losses").text() == "0 congestion losses in 10 runs: no rate"
+
+
+# --------------------------------------------------------------------------
+# A verdict must not depend on the order of its arguments: "A beats B" and
+# "B loses to A" are one claim. Whatever the statistic, the interval of
+# stat(B) - stat(A) is the mirror of that of stat(A) - stat(B) (-high,
+# -low), the interval of stat(B) / stat(A) is the reciprocal of that of
+# stat(A) / stat(B) (1/high, 1/low), a contrast with every weight negated
+# is the mirror, and a contrast of the same samples and weights listed in
+# another order is the same interval; the verdicts mirror with them, and
+# the method (BCa, percentile, none) is the same both ways. Checked on
+# random paired runs: continuous, with ties (the bootstrap distribution
+# then has many values equal to the point estimate, where BCa's bias
+# correction counts ties as half below: Efron & Tibshirani 1993, 14.3), and
+# with unfinished (inf) runs.
+
+def _paired_runs(kind: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng((n, seed, ["continuous", "ties", "unfinished"].index(kind)))
+    e = rng.standard_normal((2, n))
+    a = np.exp(e[0])
+    b = np.exp(0.2 + 0.7 * e[0] + 0.71 * e[1])
+    if kind == "ties":  # a coarse clock: many equal runs
+        a, b = np.round(a * 2) / 2, np.round(b * 2) / 2
+    if kind == "unfinished":  # a few runs of each scheme never finish
+        a[rng.choice(n, max(1, n // 40), replace=False)] = np.inf
+        b[rng.choice(n, max(1, n // 60), replace=False)] = np.inf
+    return a, b
+
+
+def _same(x: float, y: float) -> bool:
+    """Equal, to the rounding of one reciprocal (1 / (1 / x))."""
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(x) and math.isnan(y)
+    return x == pytest.approx(y, rel=1e-15, abs=0.0)
+
+
+def _assert_mirrored(iv: stats.Interval, other: stats.Interval, flip, line: float, what) -> None:
+    """``other`` is ``iv`` seen the other way round: ``flip`` of its
+    estimate and of its ends swapped, the same method and runs, and every
+    verdict at ``line`` turned round."""
+    assert (other.method, other.n, other.dropped) == (iv.method, iv.n, iv.dropped), what
+    assert _same(other.estimate, flip(iv.estimate)), (what, iv, other)
+    assert _same(other.low, flip(iv.high)) and _same(other.high, flip(iv.low)), (what, iv, other)
+    assert (other.below(line), other.above(line)) == (iv.above(line), iv.below(line)), (what, iv, other)
+
+
+def _stats_to_mirror():
+    from airtcp.experiments.kick import STATISTICS as KICK
+
+    return {"median": percentile(50), "p90": percentile(90), "p95": percentile(95), "p5": percentile(5),
+            "tail p95/median": KICK["tail"], "std": std, "mean": mean}
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties", "unfinished"])
+@pytest.mark.parametrize("n", [30, 80, 160])
+def test_swapping_the_two_schemes_mirrors_the_difference_and_the_ratio(kind, n):
+    with_interval = 0
+    for name, stat in _stats_to_mirror().items():
+        a, b = _paired_runs(kind, n, seed=len(name))
+        what = (kind, n, name)
+        d, d_swapped = stats.difference(a, b, stat), stats.difference(b, a, stat)
+        _assert_mirrored(d, d_swapped, lambda x: -x, 0.0, what)
+        r, r_swapped = stats.ratio(a, b, stat), stats.ratio(b, a, stat)
+        _assert_mirrored(r, r_swapped, lambda x: 1.0 / x if x != 0 else math.inf, 1.0, what)
+        with_interval += d.has_ci and r.has_ci and "bootstrap" in r.method
+    # The check is not vacuous: bootstrap intervals were compared at every size.
+    assert with_interval >= 1, (kind, n)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties", "unfinished"])
+@pytest.mark.parametrize("n", [30, 160])
+def test_a_contrast_with_its_weights_negated_or_its_terms_reordered_is_the_mirror_or_the_same(kind, n):
+    for name, stat in _stats_to_mirror().items():
+        a1, b1 = _paired_runs(kind, n, seed=len(name))
+        a2, b2 = _paired_runs(kind, n, seed=len(name) + 100)
+        samples, weights = (a2, b2, a1, b1), (1.0, -1.0, -1.0, 1.0)
+        what = (kind, n, name)
+        c = stats.contrast(samples, weights, stat)
+        negated = stats.contrast(samples, [-w for w in weights], stat)
+        _assert_mirrored(c, negated, lambda x: -x, 0.0, what)
+        reordered = stats.contrast((b1, a2, a1, b2), (1.0, 1.0, -1.0, -1.0), stat)
+        assert reordered.method == c.method, what
+        same = (reordered.estimate, reordered.low, reordered.high)
+        assert all(map(_same, same, (c.estimate, c.low, c.high))), (what, c, reordered)
+        assert (reordered.below(0.0), reordered.above(0.0)) == (c.below(0.0), c.above(0.0)), what

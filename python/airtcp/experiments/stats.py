@@ -38,10 +38,26 @@ than the textbook equivalence test at 5%):
 * a linear contrast of a statistic over several samples paired by run (a
   difference of differences across cells, "the gain grows with size"): the
   same two methods on the per-run contrasts. The resampling generator is seeded
-  from the data's identity, so a report is reproducible to the last digit;
+  from the data's values, so a report is reproducible to the last digit;
+* a ratio of any statistic: the paired bootstrap of the difference of the
+  logarithms, mapped back by exp;
 * one statistic alone (error bars): the t interval for a mean, the
   distribution-free order-statistic interval for a percentile (binomial),
   the bootstrap otherwise.
+
+A verdict does not depend on the order of the arguments (session 20): the
+seed is the same whatever the order of the samples, and a comparison is
+computed with its samples in a canonical order (of their values' hashes)
+and its weights given a canonical sign, then turned round, so
+``difference(b, a)`` is exactly the mirror of ``difference(a, b)``
+(-high, -low), ``ratio(b, a)`` the reciprocal of ``ratio(a, b)``, and a
+contrast with its weights negated the mirror. The canonical order is
+arbitrary but does not bias the interval: BCa's bias correction counts
+bootstrap values tied with the estimate as half below (scipy), so it
+mirrors, and its acceleration (from jackknife values) mirrors for a
+difference and, on the log scale, for a ratio; the two orders agree to
+rounding (1e-14) before the canonical order makes them exact, and the
+method (BCa, percentile, none) is the same both ways.
 
 Pairs in which either run is NaN (an undefined metric) are dropped: the
 pairs used are ``Interval.n``, those dropped ``Interval.dropped``, and the
@@ -373,15 +389,36 @@ def is_mean(stat: Callable[[np.ndarray], float]) -> bool:
     return bool(getattr(stat, "is_mean", False))
 
 
-def _seed(*parts) -> int:
-    """A reproducible generator seed from the data itself."""
+def _sample_key(x: np.ndarray) -> tuple[int, bytes]:
+    """A sample's place in the canonical order of :func:`_seed` and
+    :func:`_canonical_terms`: the hash of its values, then the values."""
+    raw = np.ascontiguousarray(x, dtype=float).tobytes()
+    return zlib.crc32(raw), raw
+
+
+def _canonical_terms(xs: Sequence[np.ndarray], weights: Sequence[float]) -> tuple[list[int], float]:
+    """The order in which to sum the terms w_j stat(x_j) of a contrast, and
+    the sign (+1 or -1) to give every weight, so that the same terms listed
+    in any order, or with every weight negated, are computed as one
+    contrast (then negated back): its interval is then exactly the same, or
+    exactly the mirror, and so is every verdict."""
+    keys = [_sample_key(x) for x in xs]
+    order = sorted(range(len(xs)), key=lambda j: (keys[j], weights[j]))
+    as_given = [(keys[j], weights[j]) for j in order]
+    negated = sorted((k, -w) for k, w in zip(keys, weights))
+    return order, (-1.0 if negated < as_given else 1.0)
+
+
+def _seed(samples: Sequence[np.ndarray], name: str) -> int:
+    """A reproducible generator seed from the data itself, whatever the
+    order of the samples: they are hashed in the order of their own hashes
+    (then of their bytes), so difference(b, a) resamples the same run
+    indices as difference(a, b) and its interval is the mirror. (One
+    sample: the hash of its values, then of ``name``, as before.)"""
     h = 0
-    for p in parts:
-        if isinstance(p, np.ndarray):
-            h = zlib.crc32(np.ascontiguousarray(p, dtype=float).tobytes(), h)
-        else:
-            h = zlib.crc32(repr(p).encode(), h)
-    return h
+    for _, raw in sorted(_sample_key(x) for x in samples):
+        h = zlib.crc32(raw, h)
+    return zlib.crc32(repr(name).encode(), h)
 
 
 def _with_dropped(iv: Interval, total: int, unit: str) -> Interval:
@@ -441,7 +478,7 @@ def _bootstrap(
     n = len(samples[0])
     if n < 2:
         return math.nan, math.nan, "bootstrap"
-    rng = np.random.default_rng(_seed(*samples, fn.__name__ if hasattr(fn, "__name__") else ""))
+    rng = np.random.default_rng(_seed(samples, getattr(fn, "__name__", "")))
     values = float(fn(*samples))
     # A statistic that does not vary under resampling (every run identical)
     # has a degenerate, exact interval.
@@ -498,9 +535,17 @@ def contrast(
 
 def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
     xs = _paired(*samples)
-    n = len(xs[0])
-    if n == 0:
+    if len(xs[0]) == 0:
         return Interval(math.nan)
+    order, sign = _canonical_terms(xs, weights)
+    iv = _canonical_contrast(tuple(xs[j] for j in order), tuple(sign * weights[j] for j in order), stat, name)
+    if sign > 0:
+        return iv
+    return dataclasses.replace(iv, estimate=-iv.estimate, low=-iv.high, high=-iv.low)
+
+
+def _canonical_contrast(xs: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
+    n = len(xs[0])
     if is_mean(stat):
         per_run = sum(w * x for w, x in zip(weights, xs))
         iv = _t_interval(per_run)
@@ -527,25 +572,49 @@ def ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> 
 
 
 def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+    """The interval is that of log stat(a) - log stat(b), a difference,
+    mapped back by exp, so that the ratio of the swapped samples is its
+    reciprocal: BCa's bias correction mirrors on any scale (it counts ties
+    as half below), its acceleration (from the jackknife values) on the log
+    scale but not on the ratio's own (there 1 / high of one order and low of
+    the other differed by 1e-4 relative). It is computed in the canonical
+    order of the samples, so the reciprocal is exact. A ratio of statistics
+    that are not both positive has no logarithm and so no interval, unless
+    one is 0 in every resample (a ratio of 0, or of inf, both ways)."""
     a, b = _paired(a, b)
     n = len(a)
     if n == 0:
         return Interval(math.nan)
+    if _sample_key(b) < _sample_key(a):
+        # Computed in the canonical order (as a contrast is): the ratio of
+        # the swapped samples is the exact reciprocal, and so is its verdict.
+        iv = _ratio_in_order(b, a, stat)
+        with np.errstate(all="ignore"):
+            recip = [float(np.float64(1.0) / np.float64(v)) for v in (iv.estimate, iv.high, iv.low)]
+        return dataclasses.replace(iv, estimate=recip[0], low=recip[1], high=recip[2])
+    return _ratio_in_order(a, b, stat)
+
+
+def _ratio_in_order(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+    n = len(a)
     vec = along_axis(stat)
 
-    def fn(x, y, axis=None):
+    def log_ratio(x, y, axis=None):
         with np.errstate(all="ignore"):
-            if axis is None:
-                d = stat(y)
-                return stat(x) / d if d != 0 else math.nan
-            d = vec(y, axis)
-            return np.where(d != 0, vec(x, axis) / np.where(d != 0, d, 1.0), np.nan)
+            sx, sy = (stat(x), stat(y)) if axis is None else (vec(x, axis), vec(y, axis))
+            # log 0 = -inf: a ratio 0 / y is -inf and x / 0 is +inf, mirror
+            # images; 0 / 0, inf / inf and a negative statistic are NaN.
+            d = np.log(np.asarray(sx, dtype=float)) - np.log(np.asarray(sy, dtype=float))
+            return float(d) if axis is None else d
 
-    fn.__name__ = f"ratio_{getattr(stat, '__name__', 'stat')}"
-    est = float(fn(a, b))
+    log_ratio.__name__ = f"ratio_{getattr(stat, '__name__', 'stat')}"
+    with np.errstate(all="ignore"):
+        est = float(np.float64(stat(a)) / np.float64(stat(b)))  # x / 0 = inf, 0 / 0 = NaN
     if _too_few_for_percentile(stat, (a, b)):
         return Interval(est, n=n, method=_TOO_FEW)
-    lo, hi, method = _bootstrap((a, b), fn, paired=True, vectorized=vec is not None)
+    lo, hi, method = _bootstrap((a, b), log_ratio, paired=True, vectorized=vec is not None)
+    with np.errstate(all="ignore"):
+        lo, hi = float(np.exp(lo)), float(np.exp(hi))
     return Interval(est, lo, hi, n, method)
 
 
