@@ -39,3 +39,35 @@ fn scenario_loader_corpus() {
 fn tcp_endpoints_corpus() {
     replay("tcp_endpoints", fuzz_harness::tcp_endpoints);
 }
+
+#[test]
+fn scenario_run_corpus() {
+    replay("scenario_run", fuzz_harness::scenario_run);
+}
+
+/// The run target's seeds (`seed-*`: the examples and reproduction
+/// scenarios, shortened) are valid scenarios within the harness's bounds:
+/// a seed the loader refuses, or the harness skips, would start the
+/// campaign from nothing but parse errors.
+#[test]
+fn scenario_run_seeds_load_and_run() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scenario_run");
+    let mut seeds = 0;
+    for entry in std::fs::read_dir(&dir).expect("the run corpus") {
+        let path = entry.expect("directory entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("seed-") {
+            continue;
+        }
+        seeds += 1;
+        let text = std::fs::read_to_string(&path).expect("a text seed");
+        let sc = airtcp_core::scenario::Scenario::from_toml_str(&text, &name)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            sc.flow_count() <= fuzz_harness::RUN_MAX_FLOWS
+                && sc.link_count() <= fuzz_harness::RUN_MAX_LINKS,
+            "{name}: beyond the run harness's bounds, so never run"
+        );
+    }
+    assert!(seeds >= 10, "only {seeds} seeds");
+}

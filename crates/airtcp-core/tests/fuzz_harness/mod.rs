@@ -268,3 +268,130 @@ pub fn tcp_endpoints(data: &[u8]) {
         rcv_nxt = receiver.rcv_nxt;
     }
 }
+
+/// The most flows and links (counted tables counting their members) a
+/// `scenario_run` input may have: a larger one is skipped, so that no
+/// input costs more than a few milliseconds of simulation per run.
+pub const RUN_MAX_FLOWS: usize = 16;
+pub const RUN_MAX_LINKS: usize = 32;
+/// The simulated time `scenario_run` runs at most (the scenario's
+/// duration if shorter), in steps of [`RUN_STEP_NS`]; and the packet
+/// offers to links after which it stops at the end of a step (a 10 Gb/s
+/// link would otherwise carry a million packets in a second).
+pub const RUN_HORIZON_NS: TimeNs = 1_000_000_000;
+pub const RUN_STEP_NS: TimeNs = 10_000_000;
+pub const RUN_MAX_PACKET_OFFERS: u64 = 20_000;
+
+/// The result columns that are NaN when there is nothing to average
+/// (docs/results.md); every other number must be finite.
+const MAY_BE_NAN: [&str; 3] = ["mean_rtt_s", "min_rtt_s", "mean_first_rto_s"];
+
+/// Packets offered to all links so far.
+fn packet_offers(world: &airtcp_core::world::World) -> u64 {
+    world.links.iter().map(|l| l.stats.packets_offered).sum()
+}
+
+/// Every number of a result row is finite (NaN only where the column
+/// says "none") and not negative (every column is a count, a rate, a
+/// time, a size or an index).
+fn check_row(table: &str, row: &dyn airtcp_core::metrics::Row) {
+    use airtcp_core::metrics::Cell;
+    row.visit(&mut |column, cell| {
+        let name = column.name;
+        match cell {
+            Cell::F64(v) => {
+                assert!(
+                    !v.is_infinite() && (!v.is_nan() || MAY_BE_NAN.contains(&name)),
+                    "{table}.{name} is {v}"
+                );
+                assert!(v.is_nan() || v >= 0.0, "{table}.{name} is negative: {v}");
+            }
+            Cell::U32(_) | Cell::U64(_) | Cell::OptU64(_) | Cell::Str(_) => {}
+        }
+    });
+}
+
+/// A scenario run for a bounded time (the loader's bytes, then the run
+/// path the loader harness never reaches). Invariants: no panic; the same
+/// scenario and seed give identical results, whether run in steps of
+/// `run_until` or at once; every number in the result tables is finite
+/// and not negative; per flow, bytes delivered <= bytes sent and, for a
+/// file transfer, <= the file; per link direction, packets delivered
+/// plus dropped <= packets offered.
+pub fn scenario_run(data: &[u8]) {
+    use airtcp_core::app::TcpApp;
+    use airtcp_core::net::packet::DeathCause;
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(sc) = Scenario::from_toml_str(text, "fuzz.toml") else {
+        return; // the loader harness checks the errors
+    };
+    if sc.flow_count() > RUN_MAX_FLOWS || sc.link_count() > RUN_MAX_LINKS {
+        return;
+    }
+    // First run: in steps, until the horizon or the packet bound.
+    let mut world = sc.build(None).expect("loaded, so it builds");
+    let end_ns = world.duration_ns.min(RUN_HORIZON_NS);
+    let mut until_ns = 0;
+    while until_ns < end_ns && packet_offers(&world) <= RUN_MAX_PACKET_OFFERS {
+        until_ns = (until_ns + RUN_STEP_NS).min(end_ns);
+        world.run_until(until_ns);
+    }
+    let _ = sc.overrun_error(&world);
+    let stepped = world.results();
+    // Second run, the same seed: at once (`World::run`, as `airtcp run`
+    // does, when it reached the scenario's end).
+    let mut again = sc.build(None).expect("built before");
+    let at_once = if until_ns == again.duration_ns {
+        again.run(|_| true)
+    } else {
+        again.run_until(until_ns);
+        again.results()
+    };
+    // Debug, not ==: NaN (no RTT sample) is equal to itself here.
+    assert_eq!(
+        format!("{stepped:?}"),
+        format!("{at_once:?}"),
+        "same scenario and seed, different results"
+    );
+    let r = stepped;
+    for f in &r.flows {
+        check_row("flows", f);
+        assert!(
+            f.delivered_bytes <= f.bytes_sent,
+            "flow {}: delivered {} > sent {}",
+            f.name,
+            f.delivered_bytes,
+            f.bytes_sent
+        );
+        if let FlowKind::Tcp(t) = &world.flows[f.flow as usize].kind {
+            if let TcpApp::File { size_bytes } = &t.app {
+                assert!(
+                    f.delivered_bytes <= *size_bytes,
+                    "flow {}: delivered {} > file {size_bytes}",
+                    f.name,
+                    f.delivered_bytes
+                );
+                assert!(f.transfers_completed <= 1, "flow {}: one file", f.name);
+            }
+        }
+    }
+    for (l, dir) in r.links.iter().zip(&world.links) {
+        check_row("links", l);
+        let dropped: u64 = l.drops.iter().sum();
+        let delivered = l.packets_sent - l.drops[DeathCause::ChannelError.index()];
+        assert!(
+            delivered + dropped <= dir.stats.packets_offered,
+            "link {}: delivered {delivered} + dropped {dropped} > offered {}",
+            l.name,
+            dir.stats.packets_offered
+        );
+    }
+    for t in &r.transfers {
+        check_row("transfers", t);
+    }
+    for row in r.series_rows() {
+        check_row("series", &row);
+    }
+}
