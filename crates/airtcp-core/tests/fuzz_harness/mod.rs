@@ -64,13 +64,18 @@ const MSS: u64 = 100;
 /// A sender and a receiver configured from the first bytes of the input,
 /// through the scenario loader (the public way to make a TCP spec), and
 /// the size of the transfer (None: bulk).
-fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
-    let variant = ["tahoe", "reno", "newreno", "sack"][input.below(4)];
+fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>, bool) {
+    // Each choice reads its byte's low bits as it always has, so that an
+    // old input drives the same exchange; the options added since
+    // 2026-11-23 come from the spare high bits of the same bytes.
+    let variant_byte = input.byte();
+    let variant = ["tahoe", "reno", "newreno", "sack"][variant_byte as usize % 4];
     // The flag is read for every variant but Tahoe, as always, so that an
     // input gives the sender it gave before; the "sack" variant is SACK
     // recovery whatever it says (`sack = false` beside it is refused).
     let sack = (variant != "tahoe" && input.flag()) || variant == "sack";
-    let timestamps = input.flag();
+    let timestamps_byte = input.byte();
+    let timestamps = timestamps_byte & 1 == 1;
     let response = match input.below(5) {
         1 if timestamps => "eifel",
         2 => "frto",
@@ -78,9 +83,11 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
         4 if sack || variant == "sack" => "dclor",
         _ => "standard",
     };
-    let delayed_ack = input.flag();
-    let handshake = input.flag();
-    let ecn = input.flag();
+    let delayed_ack_byte = input.byte();
+    let delayed_ack = delayed_ack_byte & 1 == 1;
+    let handshake_byte = input.byte();
+    let handshake = handshake_byte & 1 == 1;
+    let ecn_byte = input.byte();
     let initial_cwnd = 1 + input.below(8);
     let rwnd = MSS * (1 + input.below(64) as u64);
     let segments = input.below(200);
@@ -92,16 +99,87 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
             segments as u64 * MSS
         )
     };
+    // The newer options, each only where the loader accepts it
+    // (docs/scenario.md's TCP table).
+    let bit = |byte: u8, n: u32| byte >> n & 1 == 1;
+    let cc = [
+        "reno",
+        "cubic",
+        "westwood",
+        "westwood_plus",
+        "mecn",
+        "wmecn",
+    ][(variant_byte >> 2) as usize % 6];
+    let multilevel = cc == "mecn" || cc == "wmecn";
+    let ecn = ecn_byte & 1 == 1 && !multilevel;
+    let mut extra = String::new();
+    let mut option = |on: bool, text: &str| {
+        if on {
+            extra.push_str(", ");
+            extra.push_str(text);
+        }
+    };
+    let dupthresh = 1 + (delayed_ack_byte >> 1 & 3);
+    option(dupthresh != 3, &format!("dupthresh = {dupthresh}"));
+    option(
+        dupthresh != 1 && bit(delayed_ack_byte, 3),
+        "limited_transmit = false",
+    );
+    option(
+        delayed_ack && bit(delayed_ack_byte, 4),
+        "delack_segments = 3",
+    );
+    option(
+        sack && bit(delayed_ack_byte, 5),
+        "restart_rto_on_recovery_retransmission = true",
+    );
+    option(
+        variant != "tahoe" && bit(delayed_ack_byte, 6),
+        "timeout_in_recovery_ssthresh = \"flight_size\"",
+    );
+    option(
+        variant == "reno" && !sack && bit(delayed_ack_byte, 7),
+        "reno_one_fast_retransmit_per_window = true",
+    );
+    option(
+        timestamps && bit(timestamps_byte, 1),
+        "slow_start = \"hystart++\"",
+    );
+    option(
+        sack && bit(timestamps_byte, 2),
+        "loss_detection = \"rack_tlp\"",
+    );
+    option(
+        sack && bit(timestamps_byte, 3),
+        "rescue_retransmission = true",
+    );
+    option(
+        bit(timestamps_byte, 4),
+        "restart_rto_on_fast_retransmit = false",
+    );
+    option(bit(timestamps_byte, 5), "max_backoff = 4");
+    let marks_reduce = multilevel || (ecn && cc != "cubic");
+    option(marks_reduce && bit(handshake_byte, 1), "mark_min_cwnd = 1");
+    option(
+        (ecn || multilevel) && bit(handshake_byte, 2),
+        "ecn_capable_retransmissions = true",
+    );
     // The link's queue marks ECN: a scenario refuses `ecn = true` on a
-    // route where nothing marks (only the TCP spec is used here).
+    // route where nothing marks (only the TCP spec is used here), and
+    // multi-level ECN needs a queue that marks its levels.
+    let queue = if multilevel {
+        "{ kind = \"wmecn\", limit = \"50pkt\", min_th = 5, mid_th = 10, max_th = 15 }"
+    } else {
+        "{ kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, ecn = true }"
+    };
     let text = format!(
         "[simulation]\nduration = \"100s\"\n[[link]]\na = \"S\"\nb = \"D\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
-         queue = {{ kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, ecn = true }}\n\
+         queue = {queue}\n\
          [[flow]]\nfrom = \"S\"\nto = \"D\"\napp = {app}\n\
          tcp = {{ variant = \"{variant}\", sack = {sack}, timestamps = {timestamps}, \
          timeout_response = \"{response}\", delayed_ack = {delayed_ack}, handshake = {handshake}, \
          ecn = {ecn}, initial_cwnd = {initial_cwnd}, rwnd = \"{rwnd}B\", mss = \"{MSS}B\", \
-         min_rto = \"200ms\" }}\n"
+         min_rto = \"200ms\", cc = \"{cc}\"{extra} }}\n"
     );
     // Loading a scenario costs more than the exchange: keep each spec,
     // up to a bound (the inputs can name tens of millions of distinct
@@ -130,6 +208,7 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>) {
         spec.build_sender(0, 1, 0, 1, 0),
         spec.build_receiver(0, 1, 0, 1),
         size,
+        multilevel,
     )
 }
 
@@ -152,7 +231,7 @@ thread_local! {
 /// size.
 pub fn tcp_endpoints(data: &[u8]) {
     let mut input = Input { data };
-    let (mut sender, mut receiver, size) = endpoints(&mut input);
+    let (mut sender, mut receiver, size, multilevel) = endpoints(&mut input);
     let mut now: TimeNs = 0;
     let mut to_receiver: Vec<Packet> = Vec::new();
     let mut to_sender: Vec<Packet> = Vec::new();
@@ -174,8 +253,15 @@ pub fn tcp_endpoints(data: &[u8]) {
                 } else {
                     to_receiver.remove(i)
                 };
-                if input.below(8) == 0 && p.ecn != Ecn::NotEct {
-                    p.ecn = Ecn::Ce;
+                // A mark; with multi-level ECN either level (`10` or
+                // `11`, WMECN §2.2), from the same byte's spare bit.
+                let mark = input.byte();
+                if mark.is_multiple_of(8) && p.ecn != Ecn::NotEct {
+                    p.ecn = if multilevel && mark & 8 != 0 {
+                        Ecn::Ect0
+                    } else {
+                        Ecn::Ce
+                    };
                 }
                 receiver.on_packet(now, &p, &mut out);
                 to_sender.append(&mut out);
