@@ -32,8 +32,9 @@ than the textbook equivalence test at 5%):
   defined, else the percentile interval; for a percentile only with enough
   runs for that percentile to have an interval of its own, for the 90th
   from 72 (where its measured coverage reaches 93%; one 90th percentile
-  alone has an interval from 36), for the median from 25 runs (where its measured coverage reaches
-  93%; one median alone has an interval from 6) and for the 95th from 150
+  alone has an interval from 36), for the median from 25 runs (where its
+  measured coverage reaches 93%; one median alone has an interval from 6)
+  and for the 95th from 150
   (where its measured coverage reaches 93%; one 95th percentile alone has
   an interval from 72), else no interval (undecided);
 * a linear contrast of a statistic over several samples paired by run (a
@@ -579,9 +580,11 @@ def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) ->
     as half below), its acceleration (from the jackknife values) on the log
     scale but not on the ratio's own (there 1 / high of one order and low of
     the other differed by 1e-4 relative). It is computed in the canonical
-    order of the samples, so the reciprocal is exact. A ratio of statistics
-    that are not both positive has no logarithm and so no interval, unless
-    one is 0 in every resample (a ratio of 0, or of inf, both ways)."""
+    order of the samples, so the reciprocal is exact. A statistic of 0 has
+    the logarithm -inf: a resample's x / 0 is inf and 0 / x is 0, mirror
+    images, so an interval may end at inf (or at 0); 0 / 0, inf / inf and a
+    negative statistic have no logarithm, and a ratio with such resamples
+    no interval."""
     a, b = _paired(a, b)
     n = len(a)
     if n == 0:
