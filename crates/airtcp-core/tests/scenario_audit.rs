@@ -826,3 +826,157 @@ fn mark_min_cwnd_is_one_or_two_segments_where_a_mark_reduces() {
         ));
     }
 }
+
+/// RFC 3168 §5: a RED queue with `ecn = true` marks an ECN-capable packet
+/// where it would drop it early and drops any other packet as RED without
+/// ECN does; only an ECN flow's data is ECN-capable (ACKs are not,
+/// §6.1.4; nor are UDP datagrams). The mirror of
+/// `ecn_without_a_marking_queue_on_the_route_is_refused`: a queue with
+/// `ecn = true` that only non-ECN traffic crosses never marks. Three TCP
+/// flows and an on/off UDP flow through a 5 Mb/s RED bottleneck ran the
+/// same with `ecn = true` as with `ecn = false` (flows and links tables
+/// equal, seeds 1-3: 259 early drops, no mark); it was accepted.
+#[test]
+fn a_red_ecn_queue_no_ecn_data_crosses_is_refused() {
+    let red = r#"kind = "red", limit = "50pkt", min_th = 5, max_th = 15, ecn = true"#;
+    let udp = "app = { kind = \"onoff\", rate = \"1Mbps\", mean_on = \"1s\", mean_off = \"1s\" }";
+    // Non-ECN TCP (data one way, ACKs the other); UDP.
+    check(
+        &err(&one_link("", &format!("queue = {{ {red} }}"), "", "")),
+        9,
+        "link[0].queue.ecn",
+        "no ECN-capable data crosses this queue (it is crossed by flow[0]:",
+    );
+    let only_udp = one_link("", &format!("queue = {{ {red} }}"), "", "")
+        .replace("tcp = {  }\n", "")
+        .replace("app = { kind = \"bulk\" }", udp);
+    check(&err(&only_udp), 9, "link[0].queue.ecn", "has no effect");
+    // A direction's own queue that only the ACKs of an ECN flow cross.
+    let ack_way = one_link(
+        "",
+        &format!("queue = {{ {red} }}\nb_to_a = {{ queue = {{ {red} }} }}"),
+        "ecn = true",
+        "",
+    );
+    check(
+        &err(&ack_way),
+        10,
+        "link[0].b_to_a.queue.ecn",
+        "crossed by flow[0]",
+    );
+    // Accepted: an ECN flow's data crosses the table (the way back's ACKs
+    // share it); multi-level ECN data counts; UDP beside an ECN flow (the
+    // WMECN reproduction's background); a table no flow crosses (as any
+    // queue on an unused direction).
+    scenario(&one_link(
+        "",
+        &format!("queue = {{ {red} }}"),
+        "ecn = true",
+        "",
+    ));
+    scenario(&one_link(
+        "",
+        &format!("queue = {{ {red} }}"),
+        r#"cc = { kind = "wmecn" }"#,
+        "",
+    ));
+    scenario(&one_link(
+        "",
+        &format!("queue = {{ {red} }}"),
+        "ecn = true",
+        &format!("\n[[flow]]\nname = \"u\"\nfrom = \"A\"\nto = \"B\"\n{udp}\n"),
+    ));
+    scenario(&one_link(
+        "",
+        &format!("queue = {{ {red} }}"),
+        "ecn = true",
+        &format!("\n[[link]]\na = \"B\"\nb = \"C\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = {{ {red} }}\n"),
+    ));
+}
+
+/// A packet crosses each link of its route in its transmission time at
+/// the direction's rate, then the link's propagation delay (store and
+/// forward), so the first packet a flow sends arrives no sooner than the
+/// sum of both over the route; with `handshake = true` no data leaves
+/// before the SYN has crossed there and the SYN-ACK back (RFC 9293 §3.5).
+/// A flow whose first packet, sent at 0 s on idle links, arrives after the
+/// end of the run delivers nothing: 9.99 s of delay at 1 Mb/s in a 10 s run
+/// with a handshake (19.98 s before any data) was accepted and delivered
+/// nothing, as was a 1040 B segment over 9.991681 s (it arrives 1 µs
+/// late; at 9.99168 s it arrives exactly at the end and is delivered).
+#[test]
+fn a_first_packet_that_cannot_arrive_in_the_run_is_refused() {
+    let at = |delay: &str, tcp: &str| {
+        one_link("", "", tcp, "").replace(
+            "rate = \"10Mbps\"\ndelay = \"10ms\"",
+            &format!("rate = \"1Mbps\"\ndelay = \"{delay}\""),
+        )
+    };
+    // 1000 B of payload (mss) + 40 B of headers at 1 Mb/s: 8.32 ms.
+    check(
+        &err(&at("9.991681s", r#"mss = "1000B""#)),
+        12,
+        "flow[0].to",
+        "its first segment (1040B on the wire) sent at 0s would reach \"B\" from \"A\" at 10.000001s at the earliest",
+    );
+    let delivered = |text: &str| scenario(text).run(None).unwrap().flows[0].delivered_bytes;
+    assert_eq!(delivered(&at("9.99168s", r#"mss = "1000B""#)), 1000);
+    // A handshake: SYN there and SYN-ACK back (48 B each) before any data.
+    let e = err(&at("9.9s", r#"mss = "1000B", handshake = true"#));
+    check(
+        &e,
+        12,
+        "flow[0].to",
+        "after 19.800768s for the handshake (a 48B SYN there, the SYN-ACK back)",
+    );
+    // Three crossings of 3.330304 s, two of 48 B and one of 1040 B at 1 Mb/s:
+    // the data arrives exactly at the end; a microsecond more and it cannot.
+    let hs = r#"mss = "1000B", handshake = true"#;
+    assert_eq!(delivered(&at("3.330304s", hs)), 1000);
+    check(
+        &err(&at("3.330305s", hs)),
+        12,
+        "flow[0].to",
+        "at 10.000003s at the earliest",
+    );
+    // A small file's first segment is the file; a datagram is packet_size.
+    // (10 B + 40 B at 1 Mb/s: 400 µs.)
+    let small = at("9.9996s", r#"mss = "1000B""#).replace(
+        "app = { kind = \"bulk\" }",
+        "app = { kind = \"file\", size = \"10B\" }",
+    );
+    assert_eq!(delivered(&small), 10);
+    check(
+        &err(&small.replace("9.9996s", "9.9997s")),
+        12,
+        "flow[0].to",
+        "its first segment (50B on the wire)",
+    );
+    // (1500 B at 1 Mb/s: 12 ms.)
+    let udp = at("9.988s", "")
+        .replace("tcp = {  }\n", "")
+        .replace(
+            "app = { kind = \"bulk\" }",
+            "app = { kind = \"onoff\", rate = \"1Mbps\", mean_on = \"1s\", mean_off = \"1s\", packet_size = \"1500B\" }",
+        );
+    scenario(&udp);
+    check(
+        &err(&udp.replace("9.988s", "9.98801s")),
+        12,
+        "flow[0].to",
+        "its first datagram (1500B) sent at 0s",
+    );
+    // Two hops: each link's own transmission time counts.
+    let two_hops = "[simulation]\nduration = \"10s\"\n\n[[link]]\na = \"A\"\nb = \"R\"\n\
+        rate = \"1Mbps\"\ndelay = \"5s\"\n\n[[link]]\na = \"R\"\nb = \"B\"\nrate = \"2Mbps\"\n\
+        delay = \"4.98s\"\n\n[[flow]]\nfrom = \"A\"\nto = \"B\"\ntcp = { mss = \"1000B\" }\n\
+        app = { kind = \"bulk\" }\n";
+    // 8.32 ms + 4.16 ms: arrives at 9.99248 s.
+    assert_eq!(delivered(two_hops), 1000);
+    check(
+        &err(&two_hops.replace("4.98s", "4.9876s")),
+        18,
+        "flow[0].to",
+        "at 10.00008s at the earliest",
+    );
+}

@@ -168,6 +168,8 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     // Where each direction's queue was written, for errors about its limit.
     let mut queue_sites: Vec<(String, Option<std::ops::Range<usize>>)> = Vec::new();
     let mut used_names: FxHashMap<String, u32> = FxHashMap::default();
+    // (direction, queue field, span) of every red queue with ecn = true.
+    let mut red_ecn_sites: Vec<(u32, String, std::ops::Range<usize>)> = Vec::new();
     for (i, l) in f.link.iter().enumerate() {
         for (d, (from, to), over, which) in [
             (0, ends[i], &l.a_to_b, "a_to_b"),
@@ -200,6 +202,11 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 None => (l.error.as_deref(), format!("link[{i}].error")),
             };
             let queue = build_queue(sc, qspec, rate, &qfield)?;
+            if let (QueueDiscipline::Red(r), Some(q)) = (&queue, qspec) {
+                if r.cfg.ecn {
+                    red_ecn_sites.push((links.len() as u32, qfield.clone(), q.span()));
+                }
+            }
             let limit_span = qspec.and_then(|q| q.get_ref().limit.as_ref().map(|l| l.span()));
             queue_sites.push((format!("{qfield}.limit"), limit_span));
             let channel = build_channel(sc, espec, seed, &name, &efield)?;
@@ -258,6 +265,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     // Each flow's record is large (a TCP connection's, inline): sized
     // once, never moved by growing.
     let mut flows = Vec::with_capacity(f.flow.len());
+    // Per link direction: which flows' packets cross it, and whether
+    // ECN-capable data does (for `check_red_ecn_crossed`).
+    let mut crossing = vec![Crossing::default(); links.len()];
     let mut flow_names: FxHashMap<String, usize> = FxHashMap::default();
     for (i, fl) in f.flow.iter().enumerate() {
         let src = node_of(&fl.from, format!("flow[{i}].from"))?;
@@ -416,6 +426,19 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 mean_on_ns: period(&app.mean_on, "mean_on")?,
                 mean_off_ns: period(&app.mean_off, "mean_off")?,
             };
+            check_first_packet_arrives(
+                sc,
+                fl,
+                i,
+                &links,
+                &there,
+                packet_bytes as u32,
+                None,
+                duration,
+            )?;
+            for &l in &there {
+                crossing[l as usize].add(i, false);
+            }
             let what = format!("datagram of flow[{i}] (packet_size)");
             check_fits_queues(sc, &links, &queue_sites, &there, packet_bytes as u32, &what)?;
             flows.push(Flow::udp(name, src, dst, start, stop, cfg, seed));
@@ -443,6 +466,35 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             }
             let options = if spec.timestamps { TS_OPTION_BYTES } else { 0 };
             let headers = IP_HEADER_BYTES + TCP_HEADER_BYTES + options;
+            // The first segment: a whole mss, or the whole transfer if smaller.
+            let first_payload = match &tcp_app {
+                TcpApp::Bulk => spec.mss,
+                TcpApp::File { size_bytes } | TcpApp::Repeated { size_bytes, .. } => {
+                    (*size_bytes).min(spec.mss as u64) as u32
+                }
+            };
+            // SYN and SYN-ACK: headers and the MSS and SACK-permitted options
+            // (Packet::wire_bytes).
+            let handshake = spec
+                .handshake
+                .then(|| (&back[..], headers + SYN_OPTION_BYTES));
+            check_first_packet_arrives(
+                sc,
+                fl,
+                i,
+                &links,
+                &there,
+                headers + first_payload,
+                handshake,
+                duration,
+            )?;
+            let ect = spec.ecn || spec.uses_mecn();
+            for &l in &there {
+                crossing[l as usize].add(i, ect);
+            }
+            for &l in &back {
+                crossing[l as usize].add(i, false);
+            }
             let what = format!(
                 "segment of flow[{i}] (mss {}B + {headers}B of headers)",
                 spec.mss
@@ -453,6 +505,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
             flows.push(Flow::tcp(name, src, dst, start, stop, spec, tcp_app, seed));
         }
     }
+    check_red_ecn_crossed(sc, &red_ecn_sites, &crossing)?;
     let mut world = World::new(seed, duration, nodes, routes, links, flows);
     world.initial_ttl = ttl;
     world.stalls = stall_processes(sc, seed)?;
@@ -860,6 +913,164 @@ fn check_route_delivers_in_run(
             show_ns(duration)
         ),
     ))
+}
+
+/// The SYN's and SYN-ACK's options: MSS (4), SACK-permitted (2) and two
+/// bytes of padding (`Packet::wire_bytes`).
+const SYN_OPTION_BYTES: u32 = 8;
+
+/// A link crosses a packet in its transmission time at the direction's
+/// rate and then its propagation delay, one link after another (store and
+/// forward), so a packet of `bytes` sent at time 0 on an idle route
+/// arrives at the earliest after the sum over `path` of both. With a
+/// handshake (`Some((back, syn_bytes))`) no data leaves before the SYN has
+/// crossed the way there and the SYN-ACK the way back. If even the flow's
+/// first packet, sent at 0 on idle links, arrives after the end of the
+/// run, no byte of the flow can be delivered (a packet arriving exactly at
+/// the end is delivered). `check_route_delivers_in_run` has already
+/// refused a route whose propagation alone reaches the run.
+#[allow(clippy::too_many_arguments)]
+fn check_first_packet_arrives(
+    sc: &Scenario,
+    fl: &FlowSpec,
+    i: usize,
+    links: &[LinkDir],
+    there: &[u32],
+    bytes: u32,
+    handshake: Option<(&[u32], u32)>,
+    duration: TimeNs,
+) -> Result<(), ScenarioError> {
+    let crossing = |path: &[u32], bytes: u32| {
+        path.iter().fold(0, |sum: TimeNs, &l| {
+            let d = &links[l as usize];
+            sum.saturating_add(d.delay_ns)
+                .saturating_add(crate::sim::tx_time_ns(bytes, d.rate_bps))
+        })
+    };
+    let data = crossing(there, bytes);
+    let setup = handshake.map_or(0, |(back, syn)| {
+        crossing(there, syn).saturating_add(crossing(back, syn))
+    });
+    let earliest = setup.saturating_add(data);
+    if earliest <= duration {
+        return Ok(());
+    }
+    let packet = if fl.app.get_ref().kind == AppKind::Onoff {
+        format!("its first datagram ({bytes}B)")
+    } else {
+        format!("its first segment ({bytes}B on the wire)")
+    };
+    let before = match handshake {
+        Some((_, syn)) => format!(
+            ", after {} for the handshake (a {syn}B SYN there, the SYN-ACK back),",
+            show_seconds(setup)
+        ),
+        None => String::new(),
+    };
+    Err(sc.error_at(
+        Some(fl.to.span()),
+        format!("flow[{i}].to"),
+        format!(
+            "{packet} sent at 0s{before} would reach \"{}\" from \"{}\" at {} at the earliest \
+             (each link's delay plus its transmission time at the link's rate), after the end of \
+             the run (simulation.duration = {}): no byte of this flow could arrive; check the links' \
+             delay and rate",
+            fl.to.get_ref(),
+            fl.from.get_ref(),
+            show_seconds(earliest),
+            show_ns(duration)
+        ),
+    ))
+}
+
+/// A time in seconds to the nanosecond, without trailing zeros:
+/// "10.000001s", "19.800768s", "10s".
+fn show_seconds(t: TimeNs) -> String {
+    let frac = format!("{:09}", t % NS_PER_S);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        format!("{}s", t / NS_PER_S)
+    } else {
+        format!("{}.{frac}s", t / NS_PER_S)
+    }
+}
+
+/// The flows whose packets cross one link direction: a few of their
+/// indices for a message, how many, and whether ECN-capable data does.
+#[derive(Clone, Debug, Default)]
+struct Crossing {
+    first: Vec<usize>,
+    flows: usize,
+    ect_data: bool,
+}
+
+impl Crossing {
+    const SHOWN: usize = 3;
+
+    /// Flow `flow` crosses the direction (once per route: a route never
+    /// takes a direction twice, nor the way there and back the same one).
+    fn add(&mut self, flow: usize, ect_data: bool) {
+        self.ect_data |= ect_data;
+        self.flows += 1;
+        if self.first.len() < Self::SHOWN {
+            self.first.push(flow);
+        }
+    }
+}
+
+/// RFC 3168 §5: a RED queue with `ecn = true` marks an ECN-capable packet
+/// where it would drop it early, and drops a packet that is not
+/// ECN-capable as a RED queue without ECN does (`Red::decide`). Only the
+/// data of an ECN flow (`ecn = true`, or multi-level ECN) is ECN-capable:
+/// ACKs and UDP datagrams are not (§6.1.4). So where a queue table with
+/// `ecn = true` is crossed by flows of which none sends ECN-capable data
+/// through it, no mark can happen and the queue runs exactly as a
+/// dropping RED: the field has no effect. A queue no flow crosses at all
+/// is accepted, as any other queue on an unused direction is.
+fn check_red_ecn_crossed(
+    sc: &Scenario,
+    sites: &[(u32, String, std::ops::Range<usize>)],
+    crossing: &[Crossing],
+) -> Result<(), ScenarioError> {
+    // A link's `queue` table serves both its directions (unless one is
+    // overridden): the field acts if ECN data crosses either.
+    let mut by_field: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for (dir, field, _) in sites {
+        by_field.entry(field.as_str()).or_default().push(*dir);
+    }
+    for (_, field, span) in sites {
+        let Some(dirs) = by_field.remove(field.as_str()) else {
+            continue;
+        };
+        let cross: Vec<&Crossing> = dirs.iter().map(|&d| &crossing[d as usize]).collect();
+        if cross.iter().any(|c| c.ect_data) || cross.iter().all(|c| c.flows == 0) {
+            continue;
+        }
+        let mut shown: Vec<usize> = cross.iter().flat_map(|c| c.first.iter().copied()).collect();
+        shown.sort_unstable();
+        shown.dedup();
+        let more = cross.iter().any(|c| c.flows > c.first.len()) || shown.len() > Crossing::SHOWN;
+        let mut names: Vec<String> = shown
+            .iter()
+            .take(Crossing::SHOWN)
+            .map(|&j| sc.members.user_field(&format!("flow[{j}]")))
+            .collect();
+        if more {
+            names.push("others".to_string());
+        }
+        return Err(sc.error_at(
+            Some(span.clone()),
+            format!("{field}.ecn"),
+            format!(
+                "has no effect: no ECN-capable data crosses this queue (it is crossed by {}: UDP, \
+                 flows without ecn = true or multi-level ECN, or only their ACKs, which are not \
+                 ECN-capable, RFC 3168 §6.1.4), so it never marks and drops as a red queue without \
+                 ecn does; remove ecn or give a flow through it ecn = true",
+                names.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A packet of `bytes` on the wire must fit every byte-limited queue on
