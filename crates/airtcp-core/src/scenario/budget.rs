@@ -64,6 +64,12 @@ pub const FLOW_RESULT_BYTES: u64 = 640;
 /// The same for one link direction's row (232 B measured: 40 runs of
 /// 8,002 directions), and for one agent's row of the agents table.
 pub const LINK_DIR_RESULT_BYTES: u64 = 256;
+/// The same for one row of the transfers table (one completed download of
+/// a `file` or `repeated` app), with its Arrow table: 114 B measured (40
+/// runs of 10 flows of 2,000 one-kB downloads, resident memory per row),
+/// 154 B in `airtcp reproduce dclor`'s scenario (60 runs of 17,531
+/// downloads, the run's other rows taken off).
+pub const TRANSFER_RESULT_BYTES: u64 = 160;
 /// The smallest packet on the wire (a 28-byte UDP datagram): a queue
 /// limited in bytes holds at most limit / 28 packets.
 const SMALLEST_PACKET_BYTES: u64 = 28;
@@ -127,21 +133,46 @@ pub fn check(sc: &Scenario) -> Result<usize, ScenarioError> {
     ))
 }
 
+/// The most rows the transfers table of one run can hold: one per `file`
+/// flow and `count` per `repeated` flow (a row is a completed download).
+/// A `repeated` flow without `count` downloads until the run ends, as
+/// many times as the run lets it: not known in advance, not counted.
+fn transfers_at_most(f: &ScenarioFile) -> u64 {
+    f.flow
+        .iter()
+        .map(|fl| {
+            let app = fl.app.get_ref();
+            match app.kind {
+                AppKind::File => 1,
+                AppKind::Repeated => app.count.map_or(0, |c| c.max(0) as u64),
+                AppKind::Bulk | AppKind::Onoff => 0,
+            }
+        })
+        .fold(0u64, |sum, n| sum.saturating_add(n))
+}
+
 /// What the results of one run of `f` keep in memory after it ends: the
-/// rows of its tables and its time-series points (transfers, one row per
-/// download of a repeated app, are not known in advance and not counted).
+/// rows of its tables, at most `transfers_at_most` transfer rows, and its
+/// time-series points.
 fn results_bytes(f: &ScenarioFile) -> (u64, String) {
     let flows = f.flow.len() as u64;
     let dirs = 2 * f.link.len() as u64;
     let agents: u64 = f.node.iter().map(|n| n.agents.len() as u64).sum();
+    let transfers = transfers_at_most(f);
     let mut what = format!("{flows} flows, {dirs} link directions");
     if agents > 0 {
         what += &format!(", {agents} agents");
     }
-    let mut bytes = flows.saturating_mul(FLOW_RESULT_BYTES).saturating_add(
-        dirs.saturating_add(agents)
-            .saturating_mul(LINK_DIR_RESULT_BYTES),
-    );
+    if transfers > 0 {
+        what += &format!(", up to {transfers} transfers");
+    }
+    let mut bytes = flows
+        .saturating_mul(FLOW_RESULT_BYTES)
+        .saturating_add(
+            dirs.saturating_add(agents)
+                .saturating_mul(LINK_DIR_RESULT_BYTES),
+        )
+        .saturating_add(transfers.saturating_mul(TRANSFER_RESULT_BYTES));
     if let Some((points, _)) = series_points(f) {
         what += &format!(", {points} time-series points");
         bytes = bytes.saturating_add(points.saturating_mul(SERIES_POINT_BYTES));
