@@ -164,13 +164,16 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>, bool) {
         (ecn || multilevel) && bit(handshake_byte, 2),
         "ecn_capable_retransmissions = true",
     );
-    // The link's queue marks ECN: a scenario refuses `ecn = true` on a
-    // route where nothing marks (only the TCP spec is used here), and
-    // multi-level ECN needs a queue that marks its levels.
+    // The link's queue marks ECN when the flow is ECN-capable: a scenario
+    // refuses `ecn = true` on a route where nothing marks, and a marking
+    // RED that no ECN-capable data crosses (only the TCP spec is used
+    // here); multi-level ECN needs a queue that marks its levels.
     let queue = if multilevel {
         "{ kind = \"wmecn\", limit = \"50pkt\", min_th = 5, mid_th = 10, max_th = 15 }"
-    } else {
+    } else if ecn {
         "{ kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15, ecn = true }"
+    } else {
+        "{ kind = \"red\", limit = \"50pkt\", min_th = 5, max_th = 15 }"
     };
     let text = format!(
         "[simulation]\nduration = \"100s\"\n[[link]]\na = \"S\"\nb = \"D\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
