@@ -266,8 +266,14 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     // once, never moved by growing.
     let mut flows = Vec::with_capacity(f.flow.len());
     // Per link direction: which flows' packets cross it, and whether
-    // ECN-capable data does (for `check_red_ecn_crossed`).
-    let mut crossing = vec![Crossing::default(); links.len()];
+    // ECN-capable data does (for `check_red_ecn_crossed`). Kept only when
+    // some red queue has ecn = true: at 100,000 flows the table would
+    // cost tens of MB for nothing to check.
+    let mut crossing = if red_ecn_sites.is_empty() {
+        Vec::new()
+    } else {
+        vec![Crossing::default(); links.len()]
+    };
     let mut flow_names: FxHashMap<String, usize> = FxHashMap::default();
     for (i, fl) in f.flow.iter().enumerate() {
         let src = node_of(&fl.from, format!("flow[{i}].from"))?;
@@ -436,9 +442,7 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 None,
                 duration,
             )?;
-            for &l in &there {
-                crossing[l as usize].add(i, false);
-            }
+            Crossing::add_path(&mut crossing, &there, i, false);
             let what = format!("datagram of flow[{i}] (packet_size)");
             check_fits_queues(sc, &links, &queue_sites, &there, packet_bytes as u32, &what)?;
             flows.push(Flow::udp(name, src, dst, start, stop, cfg, seed));
@@ -489,12 +493,8 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 duration,
             )?;
             let ect = spec.ecn || spec.uses_mecn();
-            for &l in &there {
-                crossing[l as usize].add(i, ect);
-            }
-            for &l in &back {
-                crossing[l as usize].add(i, false);
-            }
+            Crossing::add_path(&mut crossing, &there, i, ect);
+            Crossing::add_path(&mut crossing, &back, i, false);
             let what = format!(
                 "segment of flow[{i}] (mss {}B + {headers}B of headers)",
                 spec.mss
@@ -1006,6 +1006,17 @@ struct Crossing {
 
 impl Crossing {
     const SHOWN: usize = 3;
+
+    /// Flow `flow` crosses every direction of `path` (a table left empty
+    /// when nothing is to be checked records nothing).
+    fn add_path(table: &mut [Crossing], path: &[u32], flow: usize, ect_data: bool) {
+        if table.is_empty() {
+            return;
+        }
+        for &l in path {
+            table[l as usize].add(flow, ect_data);
+        }
+    }
 
     /// Flow `flow` crosses the direction (once per route: a route never
     /// takes a direction twice, nor the way there and back the same one).
