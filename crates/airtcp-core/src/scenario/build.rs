@@ -314,7 +314,6 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 ));
             }
         }
-        check_route_delivers_in_run(sc, fl, i, &links, &there, duration)?;
         let name = fl.name.clone().unwrap_or_else(|| format!("flow{i}"));
         // Results, series, traces and captures name flows: a name is read
         // and names one flow.
@@ -878,43 +877,6 @@ fn check_route_marks_ecn(
     ))
 }
 
-/// A packet crosses its route's links one after another, each taking its
-/// one-way propagation `delay`, so none arrives sooner than their sum after
-/// it is sent. A flow whose way there (`path`) has at least the whole run's
-/// duration of delay can deliver nothing, whenever it starts, over TCP or
-/// UDP, bulk or a file (`delay = "10s"` written for "10ms"). The rule is the
-/// whole run, not the flow's time left after its start: a flow starting
-/// late still loads the links it shares (`airtcp bench`'s staggered
-/// members start a few ms before the end). Only the way there: data that
-/// arrives is delivered even if no ACK comes back in time.
-fn check_route_delivers_in_run(
-    sc: &Scenario,
-    fl: &FlowSpec,
-    i: usize,
-    links: &[LinkDir],
-    path: &[u32],
-    duration: TimeNs,
-) -> Result<(), ScenarioError> {
-    let delay = path.iter().fold(0, |sum: TimeNs, &l| {
-        sum.saturating_add(links[l as usize].delay_ns)
-    });
-    if delay < duration {
-        return Ok(());
-    }
-    Err(sc.error_at(
-        Some(fl.to.span()),
-        format!("flow[{i}].to"),
-        format!(
-            "the route from \"{}\" to \"{}\" has {} of propagation delay, at least the whole run \
-             (simulation.duration = {}): no packet of this flow could arrive in the run; check the links' delay",
-            fl.from.get_ref(),
-            fl.to.get_ref(),
-            show_ns(delay),
-            show_ns(duration)
-        ),
-    ))
-}
-
 /// The SYN's and SYN-ACK's options: MSS (4), SACK-permitted (2) and two
 /// bytes of padding (`Packet::wire_bytes`).
 const SYN_OPTION_BYTES: u32 = 8;
@@ -927,8 +889,13 @@ const SYN_OPTION_BYTES: u32 = 8;
 /// crossed the way there and the SYN-ACK the way back. If even the flow's
 /// first packet, sent at 0 on idle links, arrives after the end of the
 /// run, no byte of the flow can be delivered (a packet arriving exactly at
-/// the end is delivered). `check_route_delivers_in_run` has already
-/// refused a route whose propagation alone reaches the run.
+/// the end is delivered).
+///
+/// When the way there's propagation delay alone is at least the run
+/// (`delay = "10s"` written for "10ms"), the message says so. The rule is
+/// the whole run, not the flow's time left after its start: a flow
+/// starting late still loads the links it shares (`airtcp bench`'s
+/// staggered members start a few ms before the end).
 #[allow(clippy::too_many_arguments)]
 fn check_first_packet_arrives(
     sc: &Scenario,
@@ -940,6 +907,23 @@ fn check_first_packet_arrives(
     handshake: Option<(&[u32], u32)>,
     duration: TimeNs,
 ) -> Result<(), ScenarioError> {
+    let propagation = there.iter().fold(0, |sum: TimeNs, &l| {
+        sum.saturating_add(links[l as usize].delay_ns)
+    });
+    if propagation >= duration {
+        return Err(sc.error_at(
+            Some(fl.to.span()),
+            format!("flow[{i}].to"),
+            format!(
+                "the route from \"{}\" to \"{}\" has {} of propagation delay, at least the whole run \
+                 (simulation.duration = {}): no packet of this flow could arrive in the run; check the links' delay",
+                fl.from.get_ref(),
+                fl.to.get_ref(),
+                show_ns(propagation),
+                show_ns(duration)
+            ),
+        ));
+    }
     let crossing = |path: &[u32], bytes: u32| {
         path.iter().fold(0, |sum: TimeNs, &l| {
             let d = &links[l as usize];
