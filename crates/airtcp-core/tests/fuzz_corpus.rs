@@ -46,11 +46,11 @@ fn scenario_run_corpus() {
 }
 
 /// The run target's seeds (`seed-*`: the examples and reproduction
-/// scenarios, shortened) are valid scenarios within the harness's bounds:
-/// a seed the loader refuses, or the harness skips, would start the
-/// campaign from nothing but parse errors.
+/// scenarios, shortened) are valid scenarios within the harness's bounds
+/// (they run in `scenario_run_corpus`): a seed the loader refuses, or the
+/// harness skips, would start the campaign from nothing but parse errors.
 #[test]
-fn scenario_run_seeds_load_and_run() {
+fn scenario_run_seeds_load_within_the_harness_bounds() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scenario_run");
     let mut seeds = 0;
     for entry in std::fs::read_dir(&dir).expect("the run corpus") {
@@ -67,6 +67,14 @@ fn scenario_run_seeds_load_and_run() {
             sc.flow_count() <= fuzz_harness::RUN_MAX_FLOWS
                 && sc.link_count() <= fuzz_harness::RUN_MAX_LINKS,
             "{name}: beyond the run harness's bounds, so never run"
+        );
+        let world = sc.build(None).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            world
+                .series_cfg
+                .as_ref()
+                .is_none_or(|c| c.interval_ns >= fuzz_harness::RUN_MIN_SERIES_INTERVAL_NS),
+            "{name}: a time-series interval finer than the run harness's bound, so never run"
         );
     }
     assert!(seeds >= 10, "only {seeds} seeds");

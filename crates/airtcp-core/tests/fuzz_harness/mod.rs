@@ -370,6 +370,13 @@ pub const RUN_MAX_LINKS: usize = 32;
 pub const RUN_HORIZON_NS: TimeNs = 1_000_000_000;
 pub const RUN_STEP_NS: TimeNs = 10_000_000;
 pub const RUN_MAX_PACKET_OFFERS: u64 = 20_000;
+/// The finest `output.timeseries.interval` a `scenario_run` input may
+/// have: a finer one is skipped. The product accepts 1 us (a million
+/// points a simulated second, within the results memory budget), but
+/// such an input costs hundreds of MB and stops a campaign run with an
+/// RSS limit, which is there to catch memory that grows for no reason.
+/// At 1 ms the first second records at most 1,001 samples.
+pub const RUN_MIN_SERIES_INTERVAL_NS: TimeNs = 1_000_000;
 
 /// The result columns that are NaN when there is nothing to average
 /// (docs/results.md); every other number must be finite.
@@ -421,6 +428,13 @@ pub fn scenario_run(data: &[u8]) {
     }
     // First run: in steps, until the horizon or the packet bound.
     let mut world = sc.build(None).expect("loaded, so it builds");
+    if world
+        .series_cfg
+        .as_ref()
+        .is_some_and(|c| c.interval_ns < RUN_MIN_SERIES_INTERVAL_NS)
+    {
+        return;
+    }
     let end_ns = world.duration_ns.min(RUN_HORIZON_NS);
     let mut until_ns = 0;
     while until_ns < end_ns && packet_offers(&world) <= RUN_MAX_PACKET_OFFERS {
