@@ -522,6 +522,32 @@ fn rfc6675_options_need_sack() {
     }
 }
 
+/// RFC 9937 PRR (`proportional_rate_reduction`) is modelled in SACK loss
+/// recovery (RFC 6675 and RACK-TLP) only: without SACK it is refused, one
+/// line naming the field.
+#[test]
+fn rfc9937_prr_needs_sack() {
+    let tcp = "tcp = { variant = \"newreno\", sack = true }";
+    for ok in [
+        "tcp = { variant = \"sack\", proportional_rate_reduction = true }",
+        "tcp = { variant = \"newreno\", sack = true, proportional_rate_reduction = true }",
+        "tcp = { variant = \"newreno\", sack = true, loss_detection = \"rack_tlp\", proportional_rate_reduction = true }",
+        "tcp = { variant = \"reno\", proportional_rate_reduction = false }",
+    ] {
+        Scenario::from_toml_str(&GOOD.replace(tcp, ok), "good.toml").unwrap();
+    }
+    for variant in ["tahoe", "reno", "newreno"] {
+        let bad =
+            format!("tcp = {{ variant = \"{variant}\", proportional_rate_reduction = true }}");
+        check(
+            &err_with(tcp, &bad),
+            20,
+            "flow[0].tcp.proportional_rate_reduction",
+            "has no effect without SACK",
+        );
+    }
+}
+
 /// Every field we accept has an effect: a TCP field that its flow's other
 /// settings leave with nothing to act on is refused, one line naming it,
 /// and the same field where it acts is accepted.

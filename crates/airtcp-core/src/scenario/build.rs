@@ -1732,6 +1732,12 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
             ));
         }
     }
+    if t.proportional_rate_reduction == Some(true) && !sack_recovery {
+        return Err(err(
+            "proportional_rate_reduction",
+            "has no effect without SACK: RFC 9937 PRR is modelled in SACK loss recovery (RFC 6675, RACK-TLP) only; set variant = \"sack\" or sack = true",
+        ));
+    }
     if t.reno_one_fast_retransmit_per_window == Some(true)
         && (variant != Variant::Reno || sack_recovery)
     {
@@ -1821,6 +1827,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
         ecn_capable_retransmissions,
         mark_window_floor,
         rescue_retransmission: t.rescue_retransmission.unwrap_or(false),
+        proportional_rate_reduction: t.proportional_rate_reduction.unwrap_or(false),
         restart_rto_on_recovery_retransmission: t
             .restart_rto_on_recovery_retransmission
             .unwrap_or(false),

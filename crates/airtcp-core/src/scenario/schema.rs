@@ -492,6 +492,9 @@ pub struct TcpFileSpec {
     pub mark_min_cwnd: Option<i64>,
     /// RFC 6675 NextSeg rule (4) rescue retransmission (default false).
     pub rescue_retransmission: Option<bool>,
+    /// RFC 9937 Proportional Rate Reduction in SACK loss recovery
+    /// (default false).
+    pub proportional_rate_reduction: Option<bool>,
     /// RFC 6675 §6's MAY: restart the retransmission timer at each
     /// retransmission sent during SACK loss recovery (default false).
     pub restart_rto_on_recovery_retransmission: Option<bool>,

@@ -10,6 +10,7 @@ use crate::sim::TimeNs;
 use crate::tcp::cc::{CongestionControl, HyStart, Window};
 use crate::tcp::classify::{LossCause, LossClassifier, LossDetection};
 use crate::tcp::mecn::{self, MecnLevel};
+use crate::tcp::recovery::prr::{PrrAck, PrrEpisode};
 use crate::tcp::rtt::{RtoConfig, RttEstimator};
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -64,6 +65,10 @@ pub struct SenderConfig {
     /// RFC 9406 HyStart++ in the initial slow start (`cc/hystart.rs`),
     /// for any controller; otherwise RFC 5681 slow start.
     pub hystart: bool,
+    /// RFC 9937 Proportional Rate Reduction in SACK loss recovery (RFC
+    /// 6675, RACK-TLP): cwnd follows `recovery::prr` on each ACK instead
+    /// of dropping to ssthresh at the start of recovery.
+    pub proportional_rate_reduction: bool,
     // Read when the connection starts only: past `SenderCore::HOT_BYTES`.
     pub initial_cwnd_segments: u32,
     /// The smallest cwnd a congestion mark's reduction leaves (RFC 3168's
@@ -141,6 +146,7 @@ impl Default for SenderConfig {
             restart_rto_on_recovery_retransmission: false,
             timeout_in_recovery_ssthresh: TimeoutInRecoverySsthresh::Keep,
             hystart: false,
+            proportional_rate_reduction: false,
             peer_rwnd_bytes: u64::MAX,
         }
     }
@@ -251,6 +257,19 @@ pub enum TraceEvent {
     RttSample {
         rtt_ns: TimeNs,
     },
+}
+
+/// What PRR's per-ACK step (RFC 9937 §6.2) needs of an ACK, noted when
+/// the ACK is applied and read after its loss detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PrrAckInput {
+    /// DeliveredData: the change in SND.UNA plus the signed change in
+    /// SACKed bytes.
+    delivered_bytes: u64,
+    /// The change in SND.UNA.
+    cum_acked_bytes: u64,
+    /// `Scoreboard::loss_marks` before the ACK's loss detection.
+    loss_marks_before: u64,
 }
 
 /// What RFC 4015 §3.1 steps (1)-(2) saved at a timeout later found
@@ -405,6 +424,13 @@ pub struct SenderCore {
     /// HyStart++'s state when `cfg.hystart` (only that flag, in the hot
     /// part, is read on an ACK without it).
     pub hystart: Option<Box<HyStart>>,
+    /// RFC 9937's episode, with `cfg.proportional_rate_reduction`.
+    pub prr: PrrEpisode,
+    /// The last ACK's DeliveredData, bytes newly cumulatively
+    /// acknowledged and the scoreboard's loss marks before its loss
+    /// detection, with `cfg.proportional_rate_reduction`, until PRR's
+    /// per-ACK step reads them.
+    prr_pending_ack: Option<PrrAckInput>,
 }
 
 impl SenderCore {
@@ -475,6 +501,8 @@ impl SenderCore {
             hystart: cfg
                 .hystart
                 .then(|| Box::new(HyStart::new(cfg.initial_ssthresh_bytes))),
+            prr: PrrEpisode::default(),
+            prr_pending_ack: None,
             cfg,
         }
     }
@@ -630,6 +658,10 @@ impl SenderCore {
     /// caller's to set first).
     pub fn end_recovery(&mut self, now_ns: TimeNs) {
         self.in_recovery = false;
+        if self.cfg.proportional_rate_reduction {
+            // RFC 9937 §6.4: cwnd = ssthresh.
+            self.w.cwnd = self.recovery_cwnd;
+        }
         let ack = self.snd_una;
         self.trace(now_ns, TraceEvent::RecoveryExit { ack });
         self.trace_window(now_ns);
@@ -971,6 +1003,10 @@ impl SenderCore {
         };
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
+        if self.cfg.proportional_rate_reduction && self.in_recovery {
+            // RFC 9937 §6.3.
+            self.prr.on_transmit(len as u64);
+        }
         if retransmission {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len as u64;
@@ -1161,6 +1197,8 @@ impl SenderCore {
         if ack.has_ts {
             self.ts_recent = ack.ts_val;
         }
+        let sacked_before_bytes = self.sb.sacked_bytes();
+        let snd_una_before = self.snd_una;
         self.newly_sacked_bytes = 0;
         if ack.sack_count > 0 {
             self.sack_seen = true;
@@ -1169,6 +1207,7 @@ impl SenderCore {
             }
         }
         if ackno == self.snd_una {
+            self.note_prr_delivery(snd_una_before, sacked_before_bytes);
             return 0;
         }
         if sample_rtt {
@@ -1197,7 +1236,87 @@ impl SenderCore {
         if self.sack_after_timeout && self.recover.is_some_and(|r| self.snd_una >= r) {
             self.sack_after_timeout = false;
         }
+        self.note_prr_delivery(snd_una_before, sacked_before_bytes);
         acked
+    }
+
+    /// RFC 9937 §6.2: DeliveredData = the change in SND.UNA plus the
+    /// signed change in SACKed bytes, kept for PRR's per-ACK step.
+    fn note_prr_delivery(&mut self, snd_una_before: u64, sacked_before_bytes: u64) {
+        if self.cfg.proportional_rate_reduction {
+            let cum_acked = self.snd_una - snd_una_before;
+            let delivered =
+                (cum_acked + self.sb.sacked_bytes()).saturating_sub(sacked_before_bytes);
+            self.prr_pending_ack = Some(PrrAckInput {
+                delivered_bytes: delivered,
+                cum_acked_bytes: cum_acked,
+                loss_marks_before: self.sb.loss_marks(),
+            });
+        }
+    }
+
+    /// The window at the start of SACK loss recovery, after
+    /// `enter_loss_recovery` and before the first retransmission: RFC
+    /// 6675 §5 (4.2) cwnd = ssthresh, or with PRR RFC 9937 §6.1's
+    /// initialization and §6.2's steps for the ACK that starts recovery
+    /// (`from_ack`; RACK's reordering timer starts one with no ACK, and
+    /// nothing delivered).
+    pub fn set_recovery_window(&mut self, from_ack: bool) {
+        if !self.cfg.proportional_rate_reduction {
+            self.w.cwnd = self.recovery_cwnd;
+            return;
+        }
+        let input = if from_ack {
+            self.prr_pending_ack.take()
+        } else {
+            None
+        }
+        .unwrap_or(PrrAckInput {
+            delivered_bytes: 0,
+            cum_acked_bytes: 0,
+            loss_marks_before: self.sb.loss_marks(),
+        });
+        self.prr = PrrEpisode::begin(
+            self.snd_max - self.snd_una,
+            self.sb.sacked_bytes(),
+            if from_ack { self.newly_sacked_bytes } else { 0 },
+            input.cum_acked_bytes,
+        );
+        self.prr_step(input, true);
+    }
+
+    /// RFC 9937 §6.2 for an ACK during SACK loss recovery, after the
+    /// recovery strategy's loss detection and before sending (the ACK that
+    /// starts recovery had it in [`Self::set_recovery_window`], the one
+    /// that ends it has none).
+    pub fn prr_after_ack(&mut self, now_ns: TimeNs) {
+        let Some(input) = self.prr_pending_ack.take() else {
+            return;
+        };
+        if self.in_recovery && self.prr_step(input, false) {
+            self.trace_window(now_ns);
+        }
+    }
+
+    /// One §6.2 step; true if it set cwnd. inflight is RFC 6675's pipe;
+    /// SafeACK: SND.UNA advanced and this ACK's loss detection marked no
+    /// segment lost (§9: "any ACK of a retransmission that does not cause
+    /// some other segment to be marked for retransmission").
+    fn prr_step(&mut self, input: PrrAckInput, entering: bool) -> bool {
+        let ack = PrrAck {
+            delivered_bytes: input.delivered_bytes,
+            inflight_bytes: self.sb.pipe(self.high_rxt),
+            safe_ack: input.cum_acked_bytes > 0 && self.sb.loss_marks() == input.loss_marks_before,
+            ssthresh_bytes: self.recovery_cwnd,
+            smss_bytes: self.mss,
+        };
+        match self.prr.on_ack(ack, entering) {
+            Some(cwnd) => {
+                self.w.cwnd = cwnd;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Send up to `n` segments of new data regardless of cwnd (F-RTO step

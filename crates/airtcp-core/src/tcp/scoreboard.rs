@@ -49,6 +49,11 @@ pub struct Scoreboard {
     /// The segments the ACK being processed SACKed or cumulatively
     /// acknowledged for the first time (cleared by `begin_ack`).
     delivered: Vec<SegmentRecord>,
+    /// Loss marks ever made (a segment deemed lost, or a lost
+    /// retransmission RACK marks again): a count that only grows, so that
+    /// an ACK's loss detection can be told to have found a new loss
+    /// (RFC 9937's SafeACK).
+    loss_marks: u64,
 }
 
 /// What a cumulative ACK removed from the scoreboard.
@@ -229,6 +234,7 @@ impl Scoreboard {
             } else if sacked_above_segs >= dupthresh
                 || sacked_above_bytes > (dupthresh as u64 - 1) * mss
             {
+                self.loss_marks += u64::from(!s.lost);
                 s.lost = true;
             }
         }
@@ -244,6 +250,7 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut() {
             if !s.sacked {
+                self.loss_marks += u64::from(!s.lost);
                 s.lost = true;
             }
         }
@@ -260,8 +267,14 @@ impl Scoreboard {
     /// RACK marks the segment at index `i` lost (RFC 8985 §6.2 step 5).
     pub fn mark_rack_lost(&mut self, i: usize) {
         let s = &mut self.segs[i];
+        self.loss_marks += u64::from(!s.rack_lost);
         s.lost = true;
         s.rack_lost = true;
+    }
+
+    /// Loss marks made so far (see the field).
+    pub fn loss_marks(&self) -> u64 {
+        self.loss_marks
     }
 
     /// RFC 2018 §8 allows the receiver to renege: forget all SACK state.

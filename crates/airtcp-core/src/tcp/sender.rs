@@ -227,6 +227,8 @@ impl TcpSender {
         }
         self.recovery
             .after_ack(&mut self.core, ack, acked, now_ns, out);
+        // RFC 9937 §6.2 (with the option, in SACK recovery).
+        self.core.prr_after_ack(now_ns);
         // RFC 6675 §5: Limited Transmit (step (3)) only on an ACK that
         // revealed no loss (steps (1)-(2), or RACK's detection in
         // `after_ack`, go to step (4) instead): a retransmission is never

@@ -142,6 +142,8 @@ pub struct TcpSpec {
     pub mark_window_floor: MarkWindowFloor,
     /// RFC 6675 NextSeg rule (4), the rescue retransmission.
     pub rescue_retransmission: bool,
+    /// RFC 9937 Proportional Rate Reduction in SACK loss recovery.
+    pub proportional_rate_reduction: bool,
     /// RFC 6675 §6's MAY: the timer re-armed at each retransmission in
     /// loss recovery.
     pub restart_rto_on_recovery_retransmission: bool,
@@ -183,6 +185,9 @@ impl TcpSpec {
         }
         if self.slow_start == SlowStart::HyStartPlusPlus {
             l.push_str("+hystart++");
+        }
+        if self.proportional_rate_reduction {
+            l.push_str("+prr");
         }
         if self.cc != CcChoice::Reno {
             l.push('/');
@@ -250,6 +255,7 @@ impl TcpSpec {
             ecn_capable_retransmissions: self.ecn_capable_retransmissions,
             mark_window_floor: self.mark_window_floor,
             rescue_retransmission: self.rescue_retransmission,
+            proportional_rate_reduction: self.proportional_rate_reduction,
             restart_rto_on_recovery_retransmission: self.restart_rto_on_recovery_retransmission,
             timeout_in_recovery_ssthresh: self.timeout_in_recovery_ssthresh,
             hystart: self.slow_start == SlowStart::HyStartPlusPlus,

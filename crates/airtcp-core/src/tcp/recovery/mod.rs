@@ -5,6 +5,7 @@
 //! time-based loss detection and tail loss probe (RFC 8985) instead.
 
 pub mod newreno;
+pub mod prr;
 pub mod rack;
 pub mod reno;
 pub mod sack;
@@ -15,6 +16,7 @@ use crate::sim::TimeNs;
 use crate::tcp::core::SenderCore;
 
 pub use newreno::NewRenoRecovery;
+pub use prr::{PrrAck, PrrEpisode};
 pub use rack::{RackState, RackTlpConfig, RackTlpRecovery};
 pub use reno::RenoRecovery;
 pub use sack::SackRecovery;

@@ -235,7 +235,15 @@ impl RackTlpRecovery {
     /// (4): RecoveryPoint = HighData, ssthresh and cwnd from the
     /// controller, (4.3) the first lost segment retransmitted at once);
     /// the other lost segments then leave by NextSeg.
-    fn enter_recovery(&mut self, core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
+    /// `from_ack`: an ACK's loss detection found them (else the
+    /// reordering timer's), for PRR's first step (RFC 9937 §6.2).
+    fn enter_recovery(
+        &mut self,
+        core: &mut SenderCore,
+        now_ns: TimeNs,
+        from_ack: bool,
+        out: &mut Vec<Packet>,
+    ) {
         let beyond_recovery_point = core.recover.is_none_or(|r| core.snd_una >= r);
         if recovering(core) || !beyond_recovery_point {
             return;
@@ -243,7 +251,7 @@ impl RackTlpRecovery {
         self.reset_tlp();
         core.high_rxt = core.snd_una;
         core.enter_loss_recovery(now_ns);
-        core.w.cwnd = core.recovery_cwnd;
+        core.set_recovery_window(from_ack);
         core.trace_window(now_ns);
         if let Some(i) = core.sb.next_lost_segment(core.high_rxt) {
             core.retransmit_index(i, now_ns, out);
@@ -374,7 +382,7 @@ impl LossRecovery for RackTlpRecovery {
         self.update_from_deliveries(core, ack, now_ns);
         self.adapt_reo_wnd(core, dsack, exiting_recovery);
         if self.detect_loss(core, now_ns) {
-            self.enter_recovery(core, now_ns, out);
+            self.enter_recovery(core, now_ns, true, out);
         }
     }
 
@@ -436,7 +444,7 @@ impl LossRecovery for RackTlpRecovery {
         if self.reo_deadline.is_some_and(|d| d <= now_ns) {
             // §6.3: the reordering timer runs RACK_detect_loss_and_arm_timer.
             if self.detect_loss(core, now_ns) {
-                self.enter_recovery(core, now_ns, out);
+                self.enter_recovery(core, now_ns, false, out);
             }
             core.send_pending(now_ns, out);
         }
