@@ -158,6 +158,10 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>, bool) {
         "restart_rto_on_fast_retransmit = false",
     );
     option(bit(timestamps_byte, 5), "max_backoff = 4");
+    option(
+        sack && bit(timestamps_byte, 6),
+        "proportional_rate_reduction = true",
+    );
     let marks_reduce = multilevel || (ecn && cc != "cubic");
     option(marks_reduce && bit(handshake_byte, 1), "mark_min_cwnd = 1");
     option(
