@@ -170,38 +170,39 @@ fn s6_1_initialization_recoverfs_prr_delivered_prr_out() {
 /// 5 5 5", "i 19 19 4 4 4", "s N N R R R": inflight (4) is below
 /// ssthresh (10) from the start, so PRR-CRB (§6.2: SndCnt =
 /// MAX(prr_delivered - prr_out, DeliveredData), at most ssthresh -
-/// inflight) sends one segment per segment delivered. RFC 6675 (without the option): cwnd 10,
-/// "6R" at once on ACK#17, then one per ACK.
+/// inflight) sends one segment per segment delivered. RFC 6675 (without
+/// the option): cwnd 10, "6R" at once on ACK#17, then one per ACK.
 #[test]
 fn s8_figure2_burst_loss_crb_and_rfc6675() {
-    for (prr, rows) in [
-        (
-            true,
-            [
-                (20, 19, "20"),
-                (20, 19, "21"),
-                (5, 4, "r0"),
-                (5, 4, "r1"),
-                (5, 4, "r2"),
-            ],
-        ),
-        (
-            false,
-            [
-                (20, 19, "20"),
-                (20, 19, "21"),
-                (10, 4, "r0 r1 r2 r3 r4 r5"),
-                (10, 9, "r6"),
-                (10, 9, "r7"),
-            ],
-        ),
-    ] {
-        let mut sc = section8_sender(prr, Recovery::Sack);
-        for (k, row) in (15..=19u64).zip(rows) {
-            let (c, i, s) = column(&mut sc, 0, &[(15, k)]);
-            assert_eq!((c, i, s.as_str()), row, "prr {prr}, ACK#{k}");
-        }
+    let prr = [
+        (20, 19, "20"),
+        (20, 19, "21"),
+        (5, 4, "r0"),
+        (5, 4, "r1"),
+        (5, 4, "r2"),
+    ];
+    assert_figure2_columns(true, Recovery::Sack, prr);
+    let rfc6675 = [
+        (20, 19, "20"),
+        (20, 19, "21"),
+        (10, 4, "r0 r1 r2 r3 r4 r5"),
+        (10, 9, "r6"),
+        (10, 9, "r7"),
+    ];
+    assert_figure2_columns(false, Recovery::Sack, rfc6675);
+}
+
+/// §8 Figure 2's five returning ACKs (SACKs of segments 15..15+k, segments
+/// 0-14 lost): each column (cwnd, inflight before sending, sent) as given.
+/// Returns the sender, still in recovery.
+fn assert_figure2_columns(prr: bool, recovery: Recovery, rows: [(u64, u64, &str); 5]) -> Script {
+    let mut sc = section8_sender(prr, recovery);
+    for (k, row) in (15..=19u64).zip(rows) {
+        let (c, i, s) = column(&mut sc, 0, &[(15, k)]);
+        assert_eq!((c, i, s.as_str()), row, "prr {prr}, ACK#{k}");
     }
+    assert!(sc.s.core.in_recovery);
+    sc
 }
 
 /// §8 Figure 2 continued ("once the fast retransmits sent starting at
@@ -336,36 +337,24 @@ fn timeout_during_recovery_ends_the_episode() {
 /// cwnd = ssthresh = 10 at once: six retransmissions on ACK#15.
 #[test]
 fn s5_prr_with_rack_tlp_figure2_losses() {
-    for (prr, rows) in [
-        (
-            true,
-            [
-                (5, 4, "r0"),
-                (5, 4, "r1"),
-                (5, 4, "r2"),
-                (5, 4, "r3"),
-                (5, 4, "r4"),
-            ],
-        ),
-        (
-            false,
-            [
-                (10, 4, "r0 r1 r2 r3 r4 r5"),
-                (10, 9, "r6"),
-                (10, 9, "r7"),
-                (10, 9, "r8"),
-                (10, 9, "r9"),
-            ],
-        ),
-    ] {
-        let mut sc = section8_sender(prr, Recovery::RackTlp);
-        for (k, row) in (15..=19u64).zip(rows) {
-            let (c, i, s) = column(&mut sc, 0, &[(15, k)]);
-            assert_eq!((c, i, s.as_str()), row, "prr {prr}, ACK#{k}");
-        }
-        assert!(sc.s.core.in_recovery);
+    let prr = [
+        (5, 4, "r0"),
+        (5, 4, "r1"),
+        (5, 4, "r2"),
+        (5, 4, "r3"),
+        (5, 4, "r4"),
+    ];
+    let rfc6675 = [
+        (10, 4, "r0 r1 r2 r3 r4 r5"),
+        (10, 9, "r6"),
+        (10, 9, "r7"),
+        (10, 9, "r8"),
+        (10, 9, "r9"),
+    ];
+    for (on, rows) in [(true, prr), (false, rfc6675)] {
+        let mut sc = assert_figure2_columns(on, Recovery::RackTlp, rows);
         // §6.4 on the ACK that covers RecoveryPoint (segment 20).
         sc.ack(20, &[]);
-        assert_eq!(sc.window(), (10.0, 10.0), "prr {prr}");
+        assert_eq!(sc.window(), (10.0, 10.0), "prr {on}");
     }
 }
