@@ -147,10 +147,14 @@ fn s6_1_initialization_recoverfs_prr_delivered_prr_out() {
     let mut sc = section8_sender(true, Recovery::Sack);
     sc.ack(0, &[(1, 1)]);
     sc.ack(0, &[(1, 2)]);
-    assert_eq!(sc.s.core.prr, PrrEpisode::default(), "no episode yet");
+    assert_eq!(
+        sc.s.core.prr_episode(),
+        PrrEpisode::default(),
+        "no episode yet"
+    );
     assert_eq!(sc.ack(0, &[(1, 3)]), "r0");
     assert_eq!(
-        sc.s.core.prr,
+        sc.s.core.prr_episode(),
         PrrEpisode {
             recover_fs_bytes: 20 * MSS,
             prr_delivered_bytes: MSS,
@@ -162,8 +166,8 @@ fn s6_1_initialization_recoverfs_prr_delivered_prr_out() {
         assert_eq!(sc.ack(0, &[(1, k)]), "");
     }
     assert_eq!(sc.ack(0, &[(1, 6)]), "22");
-    assert_eq!(sc.s.core.prr.prr_out_bytes, 2 * MSS);
-    assert_eq!(sc.s.core.prr.prr_delivered_bytes, 4 * MSS);
+    assert_eq!(sc.s.core.prr_episode().prr_out_bytes, 2 * MSS);
+    assert_eq!(sc.s.core.prr_episode().prr_delivered_bytes, 4 * MSS);
 }
 
 /// §8 Figure 2 (segments 0-14 lost, five ACKs return), PRR rows: "c 20 20
@@ -224,8 +228,8 @@ fn s6_2_ssrb_on_a_safe_ack() {
     assert_eq!(sc.cwnd(), 6.0);
     assert_eq!(sc.ack(2, &[(15, 19)]), "r5 r6");
     assert_eq!(sc.cwnd(), 7.0);
-    assert_eq!(sc.s.core.prr.prr_out_bytes, 7 * MSS);
-    assert_eq!(sc.s.core.prr.prr_delivered_bytes, 5 * MSS);
+    assert_eq!(sc.s.core.prr_episode().prr_out_bytes, 7 * MSS);
+    assert_eq!(sc.s.core.prr_episode().prr_delivered_bytes, 5 * MSS);
 }
 
 /// §6.2: "SafeACK is true only when the ACK has cumulatively acknowledged
@@ -247,7 +251,7 @@ fn s6_2_no_ssrb_when_the_ack_marks_a_new_loss() {
     assert_eq!(sc.ack(1, &[(15, 15), (17, 19)]), "r1 r2");
     assert_eq!(sc.s.core.sb.loss_marks(), marks_before + 1, "segment 16");
     assert_eq!(sc.cwnd(), 4.0);
-    assert_eq!(sc.s.core.prr.prr_delivered_bytes, 3 * MSS);
+    assert_eq!(sc.s.core.prr_episode().prr_delivered_bytes, 3 * MSS);
 }
 
 /// §6.2, "if (prr_out is 0 AND SndCnt is 0) { SndCnt = SMSS }": with
@@ -265,7 +269,7 @@ fn s6_2_forced_fast_retransmit_when_sndcnt_is_zero() {
     sc.ack(0, &[(7, 8)]);
     assert_eq!(sc.ack(0, &[(7, 9)]), "r0");
     assert_eq!(sc.window(), (11.0, 10.0));
-    assert_eq!(sc.s.core.prr.prr_out_bytes, MSS);
+    assert_eq!(sc.s.core.prr_episode().prr_out_bytes, MSS);
 }
 
 /// §6.2, "if (DeliveredData is 0) Return": an ACK that delivers nothing
@@ -277,10 +281,10 @@ fn s6_2_nothing_delivered_changes_nothing() {
     for k in 1..=5u64 {
         sc.ack(0, &figure1_ack(k));
     }
-    let before = (sc.s.core.w.cwnd, sc.s.core.prr);
+    let before = (sc.s.core.w.cwnd, sc.s.core.prr_episode());
     assert_eq!(before.0, 17500);
     assert_eq!(sc.ack(0, &figure1_ack(5)), "");
-    assert_eq!((sc.s.core.w.cwnd, sc.s.core.prr), before);
+    assert_eq!((sc.s.core.w.cwnd, sc.s.core.prr_episode()), before);
 }
 
 /// §6.4: "On the completion of a PRR episode ... cwnd = ssthresh". In §8
@@ -311,13 +315,16 @@ fn timeout_during_recovery_ends_the_episode() {
             sc.ack(0, &[(15, k)]);
         }
         let rto = sc.timeout();
-        let prr_out_after_timeout = sc.s.core.prr.prr_out_bytes;
+        let prr_out_after_timeout = sc.s.core.prr_episode().prr_out_bytes;
         let mut log = vec![(rto, sc.window())];
         for n in 1..=4u64 {
             log.push((sc.ack(n, &[(15, 21)]), sc.window()));
         }
         assert!(!sc.s.core.in_recovery);
-        (log, prr_out_after_timeout == sc.s.core.prr.prr_out_bytes)
+        (
+            log,
+            prr_out_after_timeout == sc.s.core.prr_episode().prr_out_bytes,
+        )
     };
     let (with_prr, prr_out_frozen) = run(true);
     assert!(prr_out_frozen, "no prr_out counted outside the episode");

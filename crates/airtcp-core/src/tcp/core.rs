@@ -424,13 +424,21 @@ pub struct SenderCore {
     /// HyStart++'s state when `cfg.hystart` (only that flag, in the hot
     /// part, is read on an ACK without it).
     pub hystart: Option<Box<HyStart>>,
-    /// RFC 9937's episode, with `cfg.proportional_rate_reduction`.
-    pub prr: PrrEpisode,
+    /// RFC 9937's state when `cfg.proportional_rate_reduction`, boxed
+    /// like HyStart++'s so that a sender without the option carries one
+    /// pointer, not its 56 bytes (a 100,000-flow scenario has 100,000
+    /// senders).
+    prr: Option<Box<PrrState>>,
+}
+
+/// PRR's episode and what the last ACK told it (`SenderCore::prr`).
+#[derive(Clone, Copy, Debug, Default)]
+struct PrrState {
+    episode: PrrEpisode,
     /// The last ACK's DeliveredData, bytes newly cumulatively
     /// acknowledged and the scoreboard's loss marks before its loss
-    /// detection, with `cfg.proportional_rate_reduction`, until PRR's
-    /// per-ACK step reads them.
-    prr_pending_ack: Option<PrrAckInput>,
+    /// detection, until PRR's per-ACK step reads them.
+    pending_ack: Option<PrrAckInput>,
 }
 
 impl SenderCore {
@@ -501,8 +509,7 @@ impl SenderCore {
             hystart: cfg
                 .hystart
                 .then(|| Box::new(HyStart::new(cfg.initial_ssthresh_bytes))),
-            prr: PrrEpisode::default(),
-            prr_pending_ack: None,
+            prr: cfg.proportional_rate_reduction.then(Box::default),
             cfg,
         }
     }
@@ -1004,8 +1011,10 @@ impl SenderCore {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         if self.cfg.proportional_rate_reduction && self.in_recovery {
-            // RFC 9937 §6.3.
-            self.prr.on_transmit(len as u64);
+            if let Some(prr) = self.prr.as_mut() {
+                // RFC 9937 §6.3.
+                prr.episode.on_transmit(len as u64);
+            }
         }
         if retransmission {
             self.stats.retransmitted_segments += 1;
@@ -1243,16 +1252,27 @@ impl SenderCore {
     /// RFC 9937 §6.2: DeliveredData = the change in SND.UNA plus the
     /// signed change in SACKed bytes, kept for PRR's per-ACK step.
     fn note_prr_delivery(&mut self, snd_una_before: u64, sacked_before_bytes: u64) {
-        if self.cfg.proportional_rate_reduction {
-            let cum_acked = self.snd_una - snd_una_before;
-            let delivered =
-                (cum_acked + self.sb.sacked_bytes()).saturating_sub(sacked_before_bytes);
-            self.prr_pending_ack = Some(PrrAckInput {
-                delivered_bytes: delivered,
-                cum_acked_bytes: cum_acked,
-                loss_marks_before: self.sb.loss_marks(),
-            });
+        if !self.cfg.proportional_rate_reduction {
+            return;
         }
+        let cum_acked = self.snd_una - snd_una_before;
+        let input = PrrAckInput {
+            delivered_bytes: (cum_acked + self.sb.sacked_bytes())
+                .saturating_sub(sacked_before_bytes),
+            cum_acked_bytes: cum_acked,
+            loss_marks_before: self.sb.loss_marks(),
+        };
+        if let Some(prr) = self.prr.as_mut() {
+            prr.pending_ack = Some(input);
+        }
+    }
+
+    /// RFC 9937's episode (the last one; all zero without the option or
+    /// before the first recovery), for tests and diagnostics.
+    pub fn prr_episode(&self) -> PrrEpisode {
+        self.prr
+            .as_ref()
+            .map_or_else(PrrEpisode::default, |p| p.episode)
     }
 
     /// The window at the start of SACK loss recovery, after
@@ -1262,24 +1282,28 @@ impl SenderCore {
     /// (`from_ack`; RACK's reordering timer starts one with no ACK, and
     /// nothing delivered).
     pub fn set_recovery_window(&mut self, from_ack: bool) {
-        if !self.cfg.proportional_rate_reduction {
+        let outstanding_bytes = self.snd_max - self.snd_una;
+        let sacked_bytes = self.sb.sacked_bytes();
+        let newly_sacked_bytes = if from_ack { self.newly_sacked_bytes } else { 0 };
+        let loss_marks = self.sb.loss_marks();
+        let Some(prr) = self.prr.as_mut() else {
             self.w.cwnd = self.recovery_cwnd;
             return;
-        }
+        };
         let input = if from_ack {
-            self.prr_pending_ack.take()
+            prr.pending_ack.take()
         } else {
             None
         }
         .unwrap_or(PrrAckInput {
             delivered_bytes: 0,
             cum_acked_bytes: 0,
-            loss_marks_before: self.sb.loss_marks(),
+            loss_marks_before: loss_marks,
         });
-        self.prr = PrrEpisode::begin(
-            self.snd_max - self.snd_una,
-            self.sb.sacked_bytes(),
-            if from_ack { self.newly_sacked_bytes } else { 0 },
+        prr.episode = PrrEpisode::begin(
+            outstanding_bytes,
+            sacked_bytes,
+            newly_sacked_bytes,
             input.cum_acked_bytes,
         );
         self.prr_step(input, true);
@@ -1290,7 +1314,7 @@ impl SenderCore {
     /// starts recovery had it in [`Self::set_recovery_window`], the one
     /// that ends it has none).
     pub fn prr_after_ack(&mut self, now_ns: TimeNs) {
-        let Some(input) = self.prr_pending_ack.take() else {
+        let Some(input) = self.prr.as_mut().and_then(|p| p.pending_ack.take()) else {
             return;
         };
         if self.in_recovery && self.prr_step(input, false) {
@@ -1310,7 +1334,11 @@ impl SenderCore {
             ssthresh_bytes: self.recovery_cwnd,
             smss_bytes: self.mss,
         };
-        match self.prr.on_ack(ack, entering) {
+        match self
+            .prr
+            .as_mut()
+            .and_then(|p| p.episode.on_ack(ack, entering))
+        {
             Some(cwnd) => {
                 self.w.cwnd = cwnd;
                 true
