@@ -907,9 +907,17 @@ fn check_first_packet_arrives(
     handshake: Option<(&[u32], u32)>,
     duration: TimeNs,
 ) -> Result<(), ScenarioError> {
-    let propagation = there.iter().fold(0, |sum: TimeNs, &l| {
-        sum.saturating_add(links[l as usize].delay_ns)
-    });
+    let delay = |path: &[u32]| {
+        path.iter().fold(0, |sum: TimeNs, &l| {
+            sum.saturating_add(links[l as usize].delay_ns)
+        })
+    };
+    let transmission = |path: &[u32], bytes: u32| {
+        path.iter().fold(0, |sum: TimeNs, &l| {
+            sum.saturating_add(crate::sim::tx_time_ns(bytes, links[l as usize].rate_bps))
+        })
+    };
+    let propagation = delay(there);
     if propagation >= duration {
         return Err(sc.error_at(
             Some(fl.to.span()),
@@ -924,16 +932,12 @@ fn check_first_packet_arrives(
             ),
         ));
     }
-    let crossing = |path: &[u32], bytes: u32| {
-        path.iter().fold(0, |sum: TimeNs, &l| {
-            let d = &links[l as usize];
-            sum.saturating_add(d.delay_ns)
-                .saturating_add(crate::sim::tx_time_ns(bytes, d.rate_bps))
-        })
-    };
-    let data = crossing(there, bytes);
+    let data = propagation.saturating_add(transmission(there, bytes));
     let setup = handshake.map_or(0, |(back, syn)| {
-        crossing(there, syn).saturating_add(crossing(back, syn))
+        propagation
+            .saturating_add(transmission(there, syn))
+            .saturating_add(delay(back))
+            .saturating_add(transmission(back, syn))
     });
     let earliest = setup.saturating_add(data);
     if earliest <= duration {
