@@ -701,14 +701,15 @@ TAIL_COMPARISON_MIN_RUNS = 150
 P90_COMPARISON_MIN_RUNS = 72
 
 
-def _in_the_tail(q: float) -> bool:
-    """Is the q-th percentile at least as far in a tail as the 95th?"""
-    return q >= 95.0 or q <= 5.0
+def _as_far_out_as(q: float, p: float) -> bool:
+    """Is the q-th percentile at least as far in a tail as the p-th (p >= 50)?"""
+    return q >= p or q <= 100.0 - p
 
 
-def _as_far_out_as_the_90th(q: float) -> bool:
-    """Is the q-th percentile at least as far in a tail as the 90th?"""
-    return q >= 90.0 or q <= 10.0
+#: The tail percentiles whose comparisons need more runs than their own
+#: distribution-free intervals do, each with its measured minimum: a
+#: percentile at least as far out as one of them needs that many runs.
+_TAIL_MINIMUMS = ((95.0, TAIL_COMPARISON_MIN_RUNS), (90.0, P90_COMPARISON_MIN_RUNS))
 
 
 def _too_few_for_percentile(stat: Callable[[np.ndarray], float], samples: tuple[np.ndarray, ...]) -> bool:
@@ -737,10 +738,9 @@ def _too_few_for_percentile(stat: Callable[[np.ndarray], float], samples: tuple[
     n = len(samples[0])
     if 50.0 in qs and n < MEDIAN_COMPARISON_MIN_RUNS:
         return True
-    if any(_in_the_tail(q) for q in qs) and n < TAIL_COMPARISON_MIN_RUNS:
-        return True
-    if any(_as_far_out_as_the_90th(q) for q in qs) and n < P90_COMPARISON_MIN_RUNS:
-        return True
+    for p, minimum in _TAIL_MINIMUMS:
+        if n < minimum and any(_as_far_out_as(q, p) for q in qs):
+            return True
     return any(math.isnan(_quantile_interval(np.arange(float(n)), q / 100.0)[0]) for q in qs)
 
 
