@@ -64,16 +64,12 @@ fn scenario_run_seeds_load_within_the_harness_bounds() {
         let sc = airtcp_core::scenario::Scenario::from_toml_str(&text, &name)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(
-            sc.flow_count() <= fuzz_harness::RUN_MAX_FLOWS
-                && sc.link_count() <= fuzz_harness::RUN_MAX_LINKS,
+            !fuzz_harness::beyond_run_size(&sc),
             "{name}: beyond the run harness's bounds, so never run"
         );
         let world = sc.build(None).unwrap_or_else(|e| panic!("{e}"));
         assert!(
-            world
-                .series_cfg
-                .as_ref()
-                .is_none_or(|c| c.interval_ns >= fuzz_harness::RUN_MIN_SERIES_INTERVAL_NS),
+            !fuzz_harness::beyond_run_series(&world),
             "{name}: a time-series interval finer than the run harness's bound, so never run"
         );
     }

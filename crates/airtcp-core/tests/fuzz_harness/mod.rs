@@ -382,6 +382,21 @@ pub const RUN_MAX_PACKET_OFFERS: u64 = 20_000;
 /// At 1 ms the first second records at most 1,001 samples.
 pub const RUN_MIN_SERIES_INTERVAL_NS: TimeNs = 1_000_000;
 
+/// Is the scenario larger than `scenario_run` runs (checked before it is
+/// built: the loader accepts 200,000-flow files)?
+pub fn beyond_run_size(sc: &Scenario) -> bool {
+    sc.flow_count() > RUN_MAX_FLOWS || sc.link_count() > RUN_MAX_LINKS
+}
+
+/// Does the built world sample a time series finer than `scenario_run`
+/// runs?
+pub fn beyond_run_series(world: &airtcp_core::world::World) -> bool {
+    world
+        .series_cfg
+        .as_ref()
+        .is_some_and(|c| c.interval_ns < RUN_MIN_SERIES_INTERVAL_NS)
+}
+
 /// The result columns that are NaN when there is nothing to average
 /// (docs/results.md); every other number must be finite.
 const MAY_BE_NAN: [&str; 3] = ["mean_rtt_s", "min_rtt_s", "mean_first_rto_s"];
@@ -427,16 +442,12 @@ pub fn scenario_run(data: &[u8]) {
     let Ok(sc) = Scenario::from_toml_str(text, "fuzz.toml") else {
         return; // the loader harness checks the errors
     };
-    if sc.flow_count() > RUN_MAX_FLOWS || sc.link_count() > RUN_MAX_LINKS {
+    if beyond_run_size(&sc) {
         return;
     }
     // First run: in steps, until the horizon or the packet bound.
     let mut world = sc.build(None).expect("loaded, so it builds");
-    if world
-        .series_cfg
-        .as_ref()
-        .is_some_and(|c| c.interval_ns < RUN_MIN_SERIES_INTERVAL_NS)
-    {
+    if beyond_run_series(&world) {
         return;
     }
     let end_ns = world.duration_ns.min(RUN_HORIZON_NS);
