@@ -365,3 +365,71 @@ fn s5_prr_with_rack_tlp_figure2_losses() {
         assert_eq!(sc.window(), (10.0, 10.0), "prr {on}");
     }
 }
+
+/// §6.1 and §6.2 when RACK-TLP's reordering timer (RFC 8985 §6.3), not
+/// an ACK, starts recovery. The setting of `rfc8985.rs`'s timer test (times
+/// in ms; segments 0-9 sent at 1, 10 and 11 at 101 on ACK 1; the SACK of
+/// segment 2 at 102 arms the timer for 127; ssthresh = FlightSize 11 / 2 =
+/// 5.5 segments). §6.1 at 127: RecoverFS = SND.NXT - SND.UNA (11) - SACKed
+/// (1) + newly SACKed (0, no ACK) + newly cumulatively acknowledged (0) =
+/// 10 segments. §6.2 has no ACK to step on; the episode's first step takes
+/// DeliveredData = 0: inflight 9 > ssthresh gives SndCnt = CEIL(0) - 0 =
+/// 0, and "if (prr_out is 0 AND SndCnt is 0) ... Force a fast retransmit
+/// upon entering recovery": cwnd = 9 + 1 = 10 segments, "r1". Then the
+/// SACKs of segments 3-6 (one segment delivered each; RACK marks nothing:
+/// segments 4-11 were sent with or after each SACKed one) take the
+/// proportional part in bytes: out = CEIL(prr_delivered · 5500 / 10000) =
+/// 550, 1100, 1650, 2200 against prr_out 1000, inflight 9, 8, 7, 6
+/// segments: cwnd = 8550, 8100, 7650, 7200 bytes, and on the fourth
+/// cwnd - pipe >= 1 SMSS: new segment 12. RFC 6675 (without the option):
+/// cwnd = 5.5 segments from the timer on, nothing sent while pipe > 4.5.
+#[test]
+fn s6_1_rack_reordering_timer_starts_an_episode_with_the_forced_retransmit() {
+    use airtcp_core::sim::NS_PER_MS;
+    let ack_at = |sc: &mut Script, t_ms: u64, n: u64, sacks: &[(u64, u64)], echo_ms: u64| {
+        sc.deliver_at(t_ms * NS_PER_MS, &ack_ts(n, sacks, echo_ms * NS_PER_MS))
+    };
+    for prr in [true, false] {
+        let mut cfg = config(10);
+        cfg.timestamps = true;
+        cfg.proportional_rate_reduction = prr;
+        let mut sc = Script::new(cfg, Recovery::RackTlp);
+        assert_eq!(sc.start(30), range(0, 9));
+        assert_eq!(ack_at(&mut sc, 101, 1, &[], 1), "10 11");
+        assert_eq!(ack_at(&mut sc, 102, 1, &[(2, 2)], 1), "");
+        assert_eq!(sc.s.next_deadline(), Some(127 * NS_PER_MS));
+        assert_eq!(sc.timeout(), "r1", "prr {prr}");
+        assert!(sc.s.core.in_recovery);
+        assert_eq!(sc.ssthresh(), 5.5);
+        if prr {
+            let episode = sc.s.core.prr_episode();
+            assert_eq!(
+                (
+                    episode.recover_fs_bytes,
+                    episode.prr_delivered_bytes,
+                    episode.prr_out_bytes
+                ),
+                (10 * MSS, 0, MSS)
+            );
+            assert_eq!(sc.s.core.w.cwnd, 10 * MSS);
+        } else {
+            assert_eq!(sc.cwnd(), 5.5);
+        }
+        let expected: [(u64, &str); 4] = if prr {
+            [(8550, ""), (8100, ""), (7650, ""), (7200, "12")]
+        } else {
+            [(5500, ""), (5500, ""), (5500, ""), (5500, "")]
+        };
+        for (k, (cwnd_bytes, sent)) in (3..=6u64).zip(expected) {
+            let s = ack_at(&mut sc, 125 + k, 1, &[(2, k)], 1);
+            assert_eq!(
+                (sc.s.core.w.cwnd, s.as_str()),
+                (cwnd_bytes, sent),
+                "prr {prr}, SACK 2-{k}"
+            );
+        }
+        if prr {
+            assert_eq!(sc.s.core.prr_episode().prr_out_bytes, 2 * MSS);
+        }
+    }
+}
