@@ -433,3 +433,50 @@ fn s6_1_rack_reordering_timer_starts_an_episode_with_the_forced_retransmit() {
         }
     }
 }
+
+/// §6.2: "SafeACK is true only when the ACK has cumulatively acknowledged
+/// new data and the ACK does not indicate further losses. For example, an
+/// ACK triggering "rescue" retransmission (Section 4 of [RFC6675],
+/// NextSeg() condition 4) may indicate further losses." Read as: an ACK
+/// after which NextSeg()'s answer is rule (4) is not a SafeACK (option
+/// `rescue_retransmission`). Twenty segments, all the application has;
+/// 0-14 lost, the SACKs of 15-17 start recovery (RecoverFS 18, inflight 2,
+/// ssthresh 10: PRR-CRB, one retransmission per segment delivered), 18 and
+/// 19 arrive. Then the ACKs of the retransmissions: each advances SND.UNA
+/// and marks no loss, so PRR-SSRB adds a segment, two retransmissions per
+/// ACK, until r14 is out (prr_delivered 9, prr_out 15). On the next
+/// (SND.UNA 7) rules (1)-(3) have nothing left and HighACK > RescueRxt:
+/// NextSeg() is the rescue retransmission of segment 14. Not a SafeACK:
+/// SndCnt = MIN(10 - 8, MAX(10 - 15, 1)) = 1, cwnd = inflight 8 + 1 = 9
+/// (a SafeACK would give 10). Without the rescue option the same ACK is
+/// a SafeACK (cwnd 10) and sends nothing.
+#[test]
+fn s6_2_an_ack_leading_to_a_rescue_retransmission_is_not_a_safe_ack() {
+    for rescue in [true, false] {
+        let mut cfg = config(20);
+        cfg.proportional_rate_reduction = true;
+        cfg.rescue_retransmission = rescue;
+        let mut sc = Script::new(cfg, Recovery::Sack);
+        assert_eq!(sc.start(20), range(0, 19));
+        assert_eq!(sc.ack(0, &[(15, 15)]), "");
+        assert_eq!(sc.ack(0, &[(15, 16)]), "");
+        assert_eq!(sc.ack(0, &[(15, 17)]), "r0");
+        assert_eq!((sc.cwnd(), inflight(&sc)), (3.0, 3));
+        assert_eq!(sc.ack(0, &[(15, 18)]), "r1");
+        assert_eq!(sc.ack(0, &[(15, 19)]), "r2");
+        for (n, sent) in [(1, "r3 r4"), (2, "r5 r6"), (3, "r7 r8")] {
+            assert_eq!(sc.ack(n, &[(15, 19)]), sent, "rescue {rescue}, ACK {n}");
+        }
+        for (n, sent) in [(4, "r9 r10"), (5, "r11 r12"), (6, "r13 r14")] {
+            assert_eq!(sc.ack(n, &[(15, 19)]), sent, "rescue {rescue}, ACK {n}");
+        }
+        let episode = sc.s.core.prr_episode();
+        assert_eq!(
+            (episode.prr_delivered_bytes, episode.prr_out_bytes),
+            (9 * MSS, 15 * MSS)
+        );
+        let (sent, cwnd) = if rescue { ("r14", 9.0) } else { ("", 10.0) };
+        assert_eq!(sc.ack(7, &[(15, 19)]), sent, "rescue {rescue}");
+        assert_eq!(sc.cwnd(), cwnd, "rescue {rescue}");
+    }
+}

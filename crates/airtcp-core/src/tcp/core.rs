@@ -259,6 +259,20 @@ pub enum TraceEvent {
     },
 }
 
+/// RFC 6675 §4 NextSeg()'s answer, by the rule that gave it; the indexes
+/// are the scoreboard's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NextSeg {
+    /// Rule (1): the first segment deemed lost and not yet retransmitted.
+    Lost(usize),
+    /// Rule (2): a new segment of this many bytes.
+    NewData(u32),
+    /// Rule (3): an unSACKed segment below the highest SACK, not deemed lost.
+    Unsacked(usize),
+    /// Rule (4), the rescue retransmission: the highest unSACKed segment.
+    Rescue(usize),
+}
+
 /// What PRR's per-ACK step (RFC 9937 §6.2) needs of an ACK, noted when
 /// the ACK is applied and read after its loss detection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1112,6 +1126,39 @@ impl SenderCore {
         self.snd_nxt = self.snd_max;
     }
 
+    /// RFC 6675 §4 NextSeg(): which segment SACK loss recovery sends next,
+    /// by the rule that picks it (None: nothing to send).
+    fn next_seg(&self) -> Option<NextSeg> {
+        // Rule (1); after a timeout every unSACKed segment is a candidate
+        // (RFC 6675 §5.1).
+        let lost = if self.sack_after_timeout && !self.in_recovery {
+            self.sb.next_lost_segment_any(self.high_rxt)
+        } else {
+            self.sb.next_lost_segment(self.high_rxt)
+        };
+        if let Some(i) = lost {
+            return Some(NextSeg::Lost(i));
+        }
+        // Rule (2): new data, within the receiver's window.
+        let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
+        if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd {
+            return Some(NextSeg::NewData(len as u32));
+        }
+        // Rule (3).
+        if let Some(i) = self.sb.next_unsacked_segment(self.high_rxt) {
+            return Some(NextSeg::Unsacked(i));
+        }
+        // Rule (4), an option: once per recovery, when HighACK >
+        // RescueRxt, the highest unSACKed segment.
+        if self.cfg.rescue_retransmission
+            && self.in_recovery
+            && self.rescue_rxt.is_none_or(|r| self.snd_una > r)
+        {
+            return self.sb.last_unsacked_segment().map(NextSeg::Rescue);
+        }
+        None
+    }
+
     /// RFC 6675 §5 (C): while cwnd - pipe >= 1 SMSS, send NextSeg().
     fn send_by_pipe(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
         loop {
@@ -1119,42 +1166,18 @@ impl SenderCore {
             if self.w.cwnd < pipe + self.mss {
                 break;
             }
-            // NextSeg rule (1); after a timeout every unSACKed segment is a
-            // candidate (RFC 6675 §5.1).
-            let lost = if self.sack_after_timeout && !self.in_recovery {
-                self.sb.next_lost_segment_any(self.high_rxt)
-            } else {
-                self.sb.next_lost_segment(self.high_rxt)
-            };
-            if let Some(i) = lost {
-                self.retransmit_index(i, now_ns, out);
-                continue;
-            }
-            // Rule (2): new data, within the receiver's window.
-            let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
-            if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd {
-                self.send_new(now_ns, len as u32, out);
-                continue;
-            }
-            // Rule (3).
-            if let Some(i) = self.sb.next_unsacked_segment(self.high_rxt) {
-                self.retransmit_index(i, now_ns, out);
-                continue;
-            }
-            // Rule (4), an option: once per recovery, when HighACK >
-            // RescueRxt, the highest unSACKed segment; RescueRxt =
-            // RecoveryPoint; HighRxt is not updated.
-            if self.cfg.rescue_retransmission
-                && self.in_recovery
-                && self.rescue_rxt.is_none_or(|r| self.snd_una > r)
-            {
-                if let Some(i) = self.sb.last_unsacked_segment() {
+            match self.next_seg() {
+                Some(NextSeg::Lost(i) | NextSeg::Unsacked(i)) => {
+                    self.retransmit_index(i, now_ns, out)
+                }
+                Some(NextSeg::NewData(len)) => self.send_new(now_ns, len, out),
+                Some(NextSeg::Rescue(i)) => {
+                    // RescueRxt = RecoveryPoint; HighRxt is not updated.
                     self.rescue_rxt = self.recover;
                     self.retransmit_out_of_order(i, now_ns, out);
-                    continue;
                 }
+                None => break,
             }
-            break;
         }
     }
 
@@ -1323,14 +1346,20 @@ impl SenderCore {
     }
 
     /// One §6.2 step; true if it set cwnd. inflight is RFC 6675's pipe;
-    /// SafeACK: SND.UNA advanced and this ACK's loss detection marked no
+    /// SafeACK: SND.UNA advanced, this ACK's loss detection marked no
     /// segment lost (§9: "any ACK of a retransmission that does not cause
-    /// some other segment to be marked for retransmission").
+    /// some other segment to be marked for retransmission"), and NextSeg()
+    /// is not the rescue retransmission (§6.2: "an ACK triggering "rescue"
+    /// retransmission ... may indicate further losses").
     fn prr_step(&mut self, input: PrrAckInput, entering: bool) -> bool {
+        let safe_ack = input.cum_acked_bytes > 0
+            && self.sb.loss_marks() == input.loss_marks_before
+            && !(self.cfg.rescue_retransmission
+                && matches!(self.next_seg(), Some(NextSeg::Rescue(_))));
         let ack = PrrAck {
             delivered_bytes: input.delivered_bytes,
             inflight_bytes: self.sb.pipe(self.high_rxt),
-            safe_ack: input.cum_acked_bytes > 0 && self.sb.loss_marks() == input.loss_marks_before,
+            safe_ack,
             ssthresh_bytes: self.recovery_cwnd,
             smss_bytes: self.mss,
         };
