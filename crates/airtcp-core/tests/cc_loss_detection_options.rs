@@ -93,6 +93,22 @@ fn rack_tlp_is_selected_by_name_and_changes_the_run() {
     );
 }
 
+/// `loss_detection = "rack"` is RACK without the tail loss probe (RFC 8985
+/// §6 without §7): the probe is what it takes away, so on the lossier
+/// path it ends with another result than RACK-TLP.
+#[test]
+fn rack_without_the_probe_is_selected_by_name_and_changes_the_run() {
+    let tlp =
+        run_lossier("tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }");
+    let rack =
+        run_lossier("tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack\" }");
+    assert_eq!(rack.variant, "sack+rack/cubic");
+    assert_ne!(
+        (rack.delivered_bytes, rack.timeouts),
+        (tlp.delivered_bytes, tlp.timeouts)
+    );
+}
+
 /// The LOSSY path without random loss and with a drop-tail queue of 500
 /// packets at the 10 Mb/s first hop (four times the path's
 /// bandwidth-delay product at 100 ms): the first slow start overflows it;

@@ -27,9 +27,14 @@ fn ms(t: u64) -> TimeNs {
 /// A RACK-TLP sender (SACK, timestamps) with `iw` segments of initial
 /// window and `segments` to send; returns it and what `start` sent.
 fn rack(iw: u32, segments: u64) -> (Script, String) {
+    rack_with(Recovery::RackTlp, iw, segments)
+}
+
+/// The same with `recovery` (RACK-TLP, or RACK without the probe).
+fn rack_with(recovery: Recovery, iw: u32, segments: u64) -> (Script, String) {
     let mut cfg = config(iw);
     cfg.timestamps = true;
-    let mut sc = Script::new(cfg, Recovery::RackTlp);
+    let mut sc = Script::new(cfg, recovery);
     let first = sc.start(segments);
     (sc, first)
 }
@@ -57,23 +62,27 @@ fn reo_wnd_ms(sc: &Script) -> u64 {
 /// is armed for 1 + 101 + 25 = 127 ms. When it fires, RACK marks segment
 /// 1 lost and RFC 6675 recovery starts (§5 step (4): ssthresh = cwnd =
 /// FlightSize / 2 = 11 / 2, the first lost segment retransmitted); pipe
-/// (nine segments) leaves no room for more.
+/// (nine segments) leaves no room for more. RACK without the tail loss
+/// probe (`loss_detection = "rack"`) detects this loss the same way: the
+/// probe's timer (§7.2, 2 SRTT = 202 ms here) would fire after RACK's.
 #[test]
 fn s6_2_step5_a_loss_after_rack_rtt_plus_reo_wnd_by_the_reordering_timer() {
-    let (mut sc, first) = rack(10, 30);
-    assert_eq!(first, range(0, 9));
-    assert_eq!(ack_at(&mut sc, 101, 1, &[], 1), "10 11");
-    assert_eq!(ack_at(&mut sc, 102, 1, &[(2, 2)], 1), "");
-    assert_eq!(reo_wnd_ms(&sc), 25);
-    assert_eq!(state(&sc).rtt_ns, ms(101));
-    assert_eq!(sc.s.next_deadline(), Some(ms(127)));
-    assert!(!sc.s.core.in_recovery);
-    assert_eq!(sc.timeout(), "r1");
-    assert_eq!(sc.now, ms(127));
-    assert_eq!(sc.window(), (5.5, 5.5));
-    assert!(sc.s.core.in_recovery);
-    assert_eq!(sc.recover(), Some(12));
-    assert_eq!(sc.s.core.stats.timeouts, 0);
+    for recovery in [Recovery::RackTlp, Recovery::Rack] {
+        let (mut sc, first) = rack_with(recovery, 10, 30);
+        assert_eq!(first, range(0, 9));
+        assert_eq!(ack_at(&mut sc, 101, 1, &[], 1), "10 11");
+        assert_eq!(ack_at(&mut sc, 102, 1, &[(2, 2)], 1), "");
+        assert_eq!(reo_wnd_ms(&sc), 25);
+        assert_eq!(state(&sc).rtt_ns, ms(101));
+        assert_eq!(sc.s.next_deadline(), Some(ms(127)), "{recovery:?}");
+        assert!(!sc.s.core.in_recovery);
+        assert_eq!(sc.timeout(), "r1");
+        assert_eq!(sc.now, ms(127));
+        assert_eq!(sc.window(), (5.5, 5.5));
+        assert!(sc.s.core.in_recovery);
+        assert_eq!(sc.recover(), Some(12));
+        assert_eq!(sc.s.core.stats.timeouts, 0);
+    }
 }
 
 /// §6.2 step 4: with no reordering seen, reo_wnd is 0 once
@@ -298,6 +307,30 @@ fn s7_3_a_probe_of_new_data_lets_rack_recover_the_tail() {
     assert_eq!(ack_at(&mut sc, 401, 1, &[(6, 6)], 301), "r1 r2 r3");
     assert_eq!(sc.window(), (3.0, 3.0));
     assert_eq!(sc.s.core.stats.timeouts, 0);
+}
+
+/// §4: "TLP requires RACK", not the converse; §3: "The second principle
+/// is to gently probe the network to solicit additional ACK feedback, to
+/// avoid RTO expiration ... the two principles are implemented in RACK and
+/// TLP, respectively." RACK alone (`loss_detection = "rack"`) in the
+/// previous test's tail burst: no probe timer; nothing comes back after
+/// ACK 1, so the RTO set by it (101 + 1 s minimum) fires at 1101 ms. §6.3
+/// at the RTO: the first segment is lost, and so is every other segment
+/// sent RACK.rtt (100 ms) + reo_wnd (0 in RTO recovery) ago, here 1-5:
+/// RFC 5681 (4)-(5), cwnd = 1 SMSS and ssthresh = FlightSize 5 / 2; "r1".
+/// Its ACK (at 1201 ms) slow-starts cwnd to 2 and NextSeg (RFC 6675 §5.1)
+/// resends the next two lost segments.
+#[test]
+fn s4_rack_without_the_probe_leaves_the_tail_to_the_rto() {
+    let (mut sc, first) = rack_with(Recovery::Rack, 4, 20);
+    assert_eq!(first, "0 1 2 3");
+    assert_eq!(ack_at(&mut sc, 101, 1, &[], 1), "4 5");
+    assert_eq!(sc.s.next_deadline(), Some(ms(1101)));
+    assert_eq!(sc.timeout(), "r1");
+    assert_eq!(sc.window(), (1.0, 2.5));
+    assert_eq!(sc.s.core.stats.timeouts, 1);
+    assert_eq!(ack_at(&mut sc, 1201, 2, &[], 1101), "r2 r3");
+    assert_eq!(sc.cwnd(), 2.0);
 }
 
 /// §7.3 condition 2: no probe before an RTT measurement (since the start

@@ -408,8 +408,9 @@ fn tcp_tables_accepted_and_refused(ok: &[&str], bad: &[(&str, &str)], field: &st
     }
 }
 
-/// `loss_detection = "rack_tlp"` needs SACK (RFC 8985 §4): a SACK variant
-/// or `sack = true`; anything else is one line naming the field.
+/// `loss_detection = "rack_tlp"` and `"rack"` (RACK without the tail loss
+/// probe) need SACK (RFC 8985 §4): a SACK variant or `sack = true`;
+/// anything else is one line naming the field.
 #[test]
 fn rack_tlp_needs_sack() {
     tcp_tables_accepted_and_refused(
@@ -417,20 +418,25 @@ fn rack_tlp_needs_sack() {
             "tcp = { variant = \"sack\", loss_detection = \"rack_tlp\" }",
             "tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }",
             "tcp = { variant = \"newreno\", sack = true, loss_detection = \"rack_tlp\" }",
+            "tcp = { variant = \"sack\", loss_detection = \"rack\" }",
             "tcp = { variant = \"newreno\", loss_detection = \"dupack\" }",
         ],
         &[
             (
                 "tcp = { variant = \"newreno\", loss_detection = \"rack_tlp\" }",
-                "needs SACK",
+                "\"rack_tlp\" needs SACK",
             ),
             (
                 "tcp = { variant = \"reno\", loss_detection = \"rack_tlp\" }",
                 "needs SACK",
             ),
             (
-                "tcp = { variant = \"sack\", loss_detection = \"rack\" }",
-                "unknown variant `rack`",
+                "tcp = { variant = \"reno\", loss_detection = \"rack\" }",
+                "\"rack\" needs SACK",
+            ),
+            (
+                "tcp = { variant = \"sack\", loss_detection = \"tlp\" }",
+                "unknown variant `tlp`",
             ),
         ],
         "flow[0].tcp.loss_detection",

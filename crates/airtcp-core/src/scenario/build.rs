@@ -1686,17 +1686,21 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     }
     let loss_detection = match &t.loss_detection {
         None => LossDetector::DupAck,
-        Some(s) => match s.get_ref() {
-            LossDetectionSpec::Dupack => LossDetector::DupAck,
-            LossDetectionSpec::RackTlp if sack || variant == Variant::Sack => LossDetector::RackTlp,
-            LossDetectionSpec::RackTlp => {
+        Some(s) => {
+            let (detector, name) = match s.get_ref() {
+                LossDetectionSpec::Dupack => (LossDetector::DupAck, "dupack"),
+                LossDetectionSpec::RackTlp => (LossDetector::RackTlp, "rack_tlp"),
+                LossDetectionSpec::Rack => (LossDetector::Rack, "rack"),
+            };
+            if detector.uses_rack() && !(sack || variant == Variant::Sack) {
                 return Err(sc.error_at(
                     Some(s.span()),
                     format!("flow[{i}].tcp.loss_detection"),
-                    "\"rack_tlp\" needs SACK (RFC 8985 §4): set variant = \"sack\"",
-                ))
+                    format!("\"{name}\" needs SACK (RFC 8985 §4): set variant = \"sack\""),
+                ));
             }
-        },
+            detector
+        }
     };
     let slow_start = match t.slow_start {
         None | Some(SlowStartSpec::Rfc5681) => SlowStart::Rfc5681,

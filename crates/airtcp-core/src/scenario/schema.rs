@@ -505,7 +505,8 @@ pub struct TcpFileSpec {
     /// default false).
     pub reno_one_fast_retransmit_per_window: Option<bool>,
     /// How losses are detected: "dupack" (default: DupThresh, RFC 5681 /
-    /// RFC 6675) or "rack_tlp" (RFC 8985; needs SACK).
+    /// RFC 6675), "rack_tlp" (RFC 8985; needs SACK) or "rack" (RFC 8985
+    /// without the tail loss probe; needs SACK).
     pub loss_detection: Option<Spanned<LossDetectionSpec>>,
     /// The initial slow start, for any controller: "rfc5681" (default) or
     /// "hystart++" (RFC 9406).
@@ -533,6 +534,7 @@ pub enum SlowStartSpec {
 pub enum LossDetectionSpec {
     Dupack,
     RackTlp,
+    Rack,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -82,6 +82,16 @@ pub enum LossDetector {
     DupAck,
     /// RACK-TLP, RFC 8985 (`recovery/rack.rs`); SACK only.
     RackTlp,
+    /// RACK without the Tail Loss Probe (RFC 8985 §6 without §7); SACK
+    /// only.
+    Rack,
+}
+
+impl LossDetector {
+    /// RACK's time-based detection (with or without TLP).
+    pub fn uses_rack(self) -> bool {
+        matches!(self, LossDetector::RackTlp | LossDetector::Rack)
+    }
 }
 
 /// The initial slow start (`tcp.slow_start`), for any controller.
@@ -180,8 +190,10 @@ impl TcpSpec {
         } else {
             self.variant.name().to_string()
         };
-        if self.loss_detection == LossDetector::RackTlp {
-            l.push_str("+rack_tlp");
+        match self.loss_detection {
+            LossDetector::DupAck => {}
+            LossDetector::RackTlp => l.push_str("+rack_tlp"),
+            LossDetector::Rack => l.push_str("+rack"),
         }
         if self.slow_start == SlowStart::HyStartPlusPlus {
             l.push_str("+hystart++");
@@ -208,10 +220,11 @@ impl TcpSpec {
     fn recovery(&self) -> Box<dyn LossRecovery> {
         match (self.variant, self.uses_sack()) {
             (Variant::Tahoe, _) => Box::new(TahoeRecovery),
-            (_, true) if self.loss_detection == LossDetector::RackTlp => {
+            (_, true) if self.loss_detection.uses_rack() => {
                 Box::new(RackTlpRecovery::new(RackTlpConfig {
                     // TLP.max_ack_delay: the receiver's delayed-ACK timer.
                     max_ack_delay_ns: self.delack_timeout_ns.unwrap_or(0),
+                    tail_loss_probe: self.loss_detection == LossDetector::RackTlp,
                 }))
             }
             (_, true) => Box::new(SackRecovery),
@@ -297,7 +310,7 @@ impl TcpSpec {
             // RFC 2883 D-SACK feeds RACK's reordering window (RFC 8985 §6.2
             // step 4) and TLP (§7.4.1); other senders do not read it, and
             // their receivers never sent it.
-            dsack: self.loss_detection == LossDetector::RackTlp,
+            dsack: self.loss_detection.uses_rack(),
             timestamps: self.timestamps,
             ecn: self.ecn,
             mecn: self.uses_mecn(),

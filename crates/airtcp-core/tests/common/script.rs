@@ -39,6 +39,8 @@ pub enum Recovery {
     Sack,
     /// SACK recovery with RACK-TLP loss detection, TLP.max_ack_delay 200 ms.
     RackTlp,
+    /// The same without the tail loss probe (`loss_detection = "rack"`).
+    Rack,
 }
 
 impl Recovery {
@@ -53,6 +55,11 @@ impl Recovery {
             Recovery::Sack => Box::new(SackRecovery),
             Recovery::RackTlp => Box::new(RackTlpRecovery::new(RackTlpConfig {
                 max_ack_delay_ns: 200_000_000,
+                tail_loss_probe: true,
+            })),
+            Recovery::Rack => Box::new(RackTlpRecovery::new(RackTlpConfig {
+                max_ack_delay_ns: 200_000_000,
+                tail_loss_probe: false,
             })),
         }
     }

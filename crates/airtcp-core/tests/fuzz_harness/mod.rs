@@ -147,7 +147,11 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>, bool) {
     );
     option(
         sack && bit(timestamps_byte, 2),
-        "loss_detection = \"rack_tlp\"",
+        if bit(timestamps_byte, 7) {
+            "loss_detection = \"rack\""
+        } else {
+            "loss_detection = \"rack_tlp\""
+        },
     );
     option(
         sack && bit(timestamps_byte, 3),

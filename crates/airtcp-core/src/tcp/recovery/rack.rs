@@ -62,11 +62,24 @@ pub struct RackState {
     pub reo_wnd_persist: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RackTlpConfig {
     /// TLP.max_ack_delay (§7.2), added to the PTO when one segment is in
     /// flight: the receiver's delayed-ACK timer (0 without delayed ACKs).
     pub max_ack_delay_ns: TimeNs,
+    /// §7's Tail Loss Probe; false is RACK alone (`loss_detection =
+    /// "rack"`): §4 "TLP requires RACK", not the converse, and §3 gives
+    /// the two their own design principles.
+    pub tail_loss_probe: bool,
+}
+
+impl Default for RackTlpConfig {
+    fn default() -> Self {
+        Self {
+            max_ack_delay_ns: 0,
+            tail_loss_probe: true,
+        }
+    }
 }
 
 /// RACK_sent_after(t1, seq1, t2, seq2) (§6.2): sent later, or at the
@@ -299,7 +312,7 @@ impl RackTlpRecovery {
 
     /// §7.2 TLP_calc_PTO, from now.
     fn arm_pto(&mut self, core: &SenderCore, now_ns: TimeNs) {
-        let Some(rto_expiry) = core.rto_deadline else {
+        let Some(rto_expiry) = core.rto_deadline.filter(|_| self.cfg.tail_loss_probe) else {
             self.pto_deadline = None;
             return;
         };
@@ -339,7 +352,11 @@ impl RackTlpRecovery {
 
 impl LossRecovery for RackTlpRecovery {
     fn name(&self) -> &'static str {
-        "rack_tlp"
+        if self.cfg.tail_loss_probe {
+            "rack_tlp"
+        } else {
+            "rack"
+        }
     }
 
     fn uses_sack_scoreboard(&self) -> bool {
