@@ -138,14 +138,31 @@ def test_environment_descriptions_name_the_reproductions_figures(env):
         assert after in changed and before not in changed, (name, changed)
 
 
-def test_sack_restart_rto_in_recovery_sets_rfc6675_s6_on_every_sack_connection_and_only_there():
+# The matrix's SACK recovery parameters and the scenario option each
+# promises (docs/scenario.md): RFC 6675 §6's timer restart, RFC 9937's PRR.
+SACK_RECOVERY_PARAMS = {
+    "sack_restart_rto_in_recovery": "restart_rto_on_recovery_retransmission",
+    "sack_proportional_rate_reduction": "proportional_rate_reduction",
+}
+
+
+@pytest.mark.parametrize(
+    "params",
+    [["sack_restart_rto_in_recovery"], ["sack_proportional_rate_reduction"],
+     ["sack_restart_rto_in_recovery", "sack_proportional_rate_reduction"]],
+    ids=["rfc6675_s6", "prr", "both"],
+)
+def test_sack_recovery_parameters_set_their_option_on_every_sack_connection_and_only_there(params):
     """`--set sack_restart_rto_in_recovery=true` turns on RFC 6675 §6's MAY
-    (restart the timer at each retransmission in SACK recovery) on every
-    connection that recovers with SACK, in generic and own-scenario cells
-    alike, and on no other (the core refuses it without SACK); off, every
-    scenario is the one the matrix always ran."""
+    (restart the timer at each retransmission in SACK recovery) and `--set
+    sack_proportional_rate_reduction=true` RFC 9937's PRR, alone or
+    together, on every connection that recovers with SACK, in generic and
+    own-scenario cells alike, the CUBIC+SACK baseline included, and on no
+    other (the core refuses both without SACK); off, every scenario is the
+    one the matrix always ran."""
     exp = matrix.make_experiment()
-    on = exp.with_params(sack_restart_rto_in_recovery=True).params
+    on = exp.with_params(**{name: True for name in params}).params
+    options = {SACK_RECOVERY_PARAMS[name] for name in params}
     seen = set()
     for env in ENVS:
         for scheme in [s.name for s in matrix.schemes()]:
@@ -158,14 +175,16 @@ def test_sack_restart_rto_in_recovery_sets_rfc6675_s6_on_every_sack_connection_a
                 if tcp_off is None:
                     assert tcp_on is None
                     continue
-                assert "restart_rto_on_recovery_retransmission" not in tcp_off
+                assert not set(SACK_RECOVERY_PARAMS.values()) & set(tcp_off)
                 sack = tcp_off.get("variant") == "sack" or tcp_off.get("sack") is True
-                assert tcp_on.get("restart_rto_on_recovery_retransmission", False) is sack
-                assert {k: v for k, v in tcp_on.items() if k != "restart_rto_on_recovery_retransmission"} == tcp_off
-                seen.add(sack)
+                for option in SACK_RECOVERY_PARAMS.values():
+                    assert tcp_on.get(option, False) is (sack and option in options), (env, scheme, option)
+                assert {k: v for k, v in tcp_on.items() if k not in options} == tcp_off
+                seen.add((scheme, sack))
             # The core accepts it (a scenario it refuses would raise).
             airtcp.load(on_sc)
-    assert seen == {True, False}
+    assert {sack for _, sack in seen} == {True, False}
+    assert (matrix.baseline(), True) in seen
 
 
 def test_same_seed_same_channel_draws_for_every_scheme():

@@ -629,11 +629,22 @@ def test_wmecn_red_thresholds_and_udp_share_follow_the_bottleneck():
 # The matrix
 
 
-def test_matrix_tcp_settings_row_says_when_sack_recovery_restarts_the_timer():
-    default = report(experiments.get("matrix"))
+def test_matrix_tcp_settings_row_says_which_sack_recovery_options_are_on():
+    """The report names each SACK recovery option in force (RFC 6675 §6's
+    timer restart, RFC 9937's PRR), alone or together, and neither at the
+    defaults."""
+    matrix_exp = experiments.get("matrix")
+    default = report(matrix_exp)
     assert row(default, "Environment TCP settings") == "as the environment's reproduction has them"
-    on = report(experiments.get("matrix").with_params(sack_restart_rto_in_recovery=True))
-    assert "restarts its timer at each retransmission in recovery" in row(on, "Environment TCP settings")
+    restart = "restarts its timer at each retransmission in recovery"
+    prr = "reduces its window in recovery by Proportional Rate Reduction"
+    on = row(report(matrix_exp.with_params(sack_restart_rto_in_recovery=True)), "Environment TCP settings")
+    assert restart in on and prr not in on
+    on = row(report(matrix_exp.with_params(sack_proportional_rate_reduction=True)), "Environment TCP settings")
+    assert prr in on and "`--set sack_proportional_rate_reduction=true`, RFC 9937" in on and restart not in on
+    both = row(report(matrix_exp.with_params(sack_restart_rto_in_recovery=True, sack_proportional_rate_reduction=True)),
+               "Environment TCP settings")
+    assert restart in both and prr in both
 
 
 def test_matrix_point_row_names_the_default_points_only_for_them():

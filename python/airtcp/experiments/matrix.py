@@ -398,6 +398,11 @@ PARAMS: dict[str, Any] = {
     # every row (`restart_rto_on_recovery_retransmission`): off, as the
     # schemes' documents and RFC 6298 (5.3) have it; on as a sensitivity run
     "sack_restart_rto_in_recovery": False,
+    # RFC 9937's Proportional Rate Reduction for every connection with SACK
+    # loss recovery, in every row (`proportional_rate_reduction`): off, as
+    # the schemes' documents have it (RFC 6675's recovery); RFC 9438 (CUBIC)
+    # and RFC 8985 (RACK-TLP) recommend it, so on as a sensitivity run
+    "sack_proportional_rate_reduction": False,
 }
 
 
@@ -522,17 +527,29 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
     return _sack_options(sc, p)
 
 
+#: The matrix's parameters for SACK loss recovery -> the TCP option each sets
+#: on every connection that recovers with SACK (the core refuses both
+#: without SACK).
+SACK_RECOVERY_OPTIONS = {
+    "sack_restart_rto_in_recovery": "restart_rto_on_recovery_retransmission",  # RFC 6675 §6
+    "sack_proportional_rate_reduction": "proportional_rate_reduction",  # RFC 9937
+}
+
+
 def _sack_options(sc: dict, p: Mapping[str, Any]) -> dict:
-    """``sc`` with RFC 6675 §6's timer restart on every connection that
-    recovers with SACK, if ``sack_restart_rto_in_recovery`` asks for it (the
-    core refuses the option without SACK: the same test as its own)."""
-    if not p["sack_restart_rto_in_recovery"]:
+    """``sc`` with the SACK recovery options that ``p`` asks for
+    (:data:`SACK_RECOVERY_OPTIONS`: RFC 6675 §6's timer restart, RFC 9937's
+    PRR) on every connection that recovers with SACK (the core refuses them
+    without SACK: the same test as its own)."""
+    options = [option for param, option in SACK_RECOVERY_OPTIONS.items() if p[param]]
+    if not options:
         return sc
     sc = copy.deepcopy(sc)
     for f in sc["flow"]:
         tcp = f.get("tcp")
         if tcp is not None and (tcp.get("variant") == "sack" or tcp.get("sack") is True):
-            tcp["restart_rto_on_recovery_retransmission"] = True
+            for option in options:
+                tcp[option] = True
     return sc
 
 
@@ -908,6 +925,25 @@ def _points_sentence(p: Mapping[str, Any]) -> str:
     return f". The default points are {points}; these runs move {names} (see this row's value)."
 
 
+#: What each SACK recovery parameter makes every SACK connection do, for the
+#: report (:data:`SACK_RECOVERY_OPTIONS`).
+_SACK_RECOVERY_TEXT = {
+    "sack_restart_rto_in_recovery": "restarts its timer at each retransmission in recovery "
+    "(`--set sack_restart_rto_in_recovery=true`, RFC 6675 §6)",
+    "sack_proportional_rate_reduction": "reduces its window in recovery by Proportional Rate Reduction "
+    "(`--set sack_proportional_rate_reduction=true`, RFC 9937)",
+}
+
+
+def _sack_options_text(p: Mapping[str, Any]) -> str:
+    """The clause of "Environment TCP settings" naming the SACK recovery
+    options in force ("" at the defaults)."""
+    on = [_SACK_RECOVERY_TEXT[param] for param in SACK_RECOVERY_OPTIONS if p[param]]
+    if not on:
+        return ""
+    return "; every connection with SACK loss recovery also " + " and ".join(on)
+
+
 def _choices(p: Mapping[str, Any]) -> list[Choice]:
     return [
         Choice(
@@ -925,13 +961,7 @@ def _choices(p: Mapping[str, Any]) -> list[Choice]:
         ),
         Choice(
             "Environment TCP settings",
-            "as the environment's reproduction has them"
-            + (
-                "; every connection with SACK loss recovery also restarts its timer at each retransmission in "
-                "recovery (`--set sack_restart_rto_in_recovery=true`, RFC 6675 §6)"
-                if p["sack_restart_rto_in_recovery"]
-                else ""
-            ),
+            "as the environment's reproduction has them" + _sack_options_text(p),
             "Timers, MSS, delayed ACKs, windows and ns-2 timer rules belong to the environment; a scheme changes "
             "only the fields that make it (variant, cc, slow start, loss detection, timeout response, classifier, kick, ECN, "
             "timestamps for Eifel). Eifel's timestamps add 12 bytes to each segment (in DCLOR's environment the "
