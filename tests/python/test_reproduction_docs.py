@@ -5,8 +5,8 @@ writes now (tables.txt and report.md). Users cite these pages, so a change
 to the simulator that moves a reported number fails here until the page
 says the new one.
 
-Nine commands (the six pages' default runs and the three sensitivity runs
-whose output the pages show) take about four minutes on 2 cores. (The
+Ten commands (the six pages' default runs and the four sensitivity runs
+whose output the pages show) take about six minutes on 2 cores. (The
 matrix page's prose quotes cells of its marked block; the heatmap it shows
 is drawn by the same run.)"""
 
