@@ -33,10 +33,13 @@
 //!   RFC re-arms it from now: docs/tcp-conformance.md). §7.4: a probe's
 //!   retransmission that alone repaired a loss (ACK beyond TLP.end_seq
 //!   without a DSACK for it) reduces the window as a fast recovery would.
+//!   Without the probe (`RackTlpConfig::tail_loss_probe`, `loss_detection
+//!   = "rack"`) no PTO is ever armed: RACK alone.
 //!
 //! The receivers of these flows send RFC 2883 D-SACK blocks (step 4 and
-//! §7.4.1 read them). Not modelled: PRR (RFC 6937, RECOMMENDED with
-//! RACK-TLP): cwnd drops to ssthresh when recovery starts, as in RFC 6675.
+//! §7.4.1 read them). PRR (RFC 9937, RECOMMENDED with RACK-TLP) is the
+//! option `proportional_rate_reduction` (`prr.rs`); without it cwnd drops
+//! to ssthresh when recovery starts, as in RFC 6675.
 
 use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
