@@ -1687,16 +1687,19 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     let loss_detection = match &t.loss_detection {
         None => LossDetector::DupAck,
         Some(s) => {
-            let (detector, name) = match s.get_ref() {
-                LossDetectionSpec::Dupack => (LossDetector::DupAck, "dupack"),
-                LossDetectionSpec::RackTlp => (LossDetector::RackTlp, "rack_tlp"),
-                LossDetectionSpec::Rack => (LossDetector::Rack, "rack"),
+            let detector = match s.get_ref() {
+                LossDetectionSpec::Dupack => LossDetector::DupAck,
+                LossDetectionSpec::RackTlp => LossDetector::RackTlp,
+                LossDetectionSpec::Rack => LossDetector::Rack,
             };
             if detector.uses_rack() && !(sack || variant == Variant::Sack) {
                 return Err(sc.error_at(
                     Some(s.span()),
                     format!("flow[{i}].tcp.loss_detection"),
-                    format!("\"{name}\" needs SACK (RFC 8985 §4): set variant = \"sack\""),
+                    format!(
+                        "\"{}\" needs SACK (RFC 8985 §4): set variant = \"sack\"",
+                        detector.name()
+                    ),
                 ));
             }
             detector

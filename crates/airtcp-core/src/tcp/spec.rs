@@ -92,6 +92,16 @@ impl LossDetector {
     pub fn uses_rack(self) -> bool {
         matches!(self, LossDetector::RackTlp | LossDetector::Rack)
     }
+
+    /// The scenario's spelling (`tcp.loss_detection`), also used in labels
+    /// and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            LossDetector::DupAck => "dupack",
+            LossDetector::RackTlp => "rack_tlp",
+            LossDetector::Rack => "rack",
+        }
+    }
 }
 
 /// The initial slow start (`tcp.slow_start`), for any controller.
@@ -190,10 +200,9 @@ impl TcpSpec {
         } else {
             self.variant.name().to_string()
         };
-        match self.loss_detection {
-            LossDetector::DupAck => {}
-            LossDetector::RackTlp => l.push_str("+rack_tlp"),
-            LossDetector::Rack => l.push_str("+rack"),
+        if self.loss_detection != LossDetector::DupAck {
+            l.push('+');
+            l.push_str(self.loss_detection.name());
         }
         if self.slow_start == SlowStart::HyStartPlusPlus {
             l.push_str("+hystart++");
