@@ -395,6 +395,10 @@ pub struct SenderCore {
     pub sack_after_timeout: bool,
     pub sack_enabled: bool,
     cwr_pending: bool,
+    /// The handshake's, read only then; here it fills what would be
+    /// padding after the flags above (at the end of the rare part it took
+    /// 8 bytes, and a flow's record one more cache line, `world/flows.rs`).
+    syn_retransmitted: bool,
     /// RFC 3168 §6.1.2: after an ECN-Echo at a window of one segment,
     /// nothing is sent until this time, the retransmit timer reset on that
     /// ACK. It is the timer itself while data is outstanding ((5.3)
@@ -433,7 +437,6 @@ pub struct SenderCore {
     /// Partial ACKs in the current NewReno recovery (RFC 6582 §3.2 step 3:
     /// only the first resets the timer); `recovery/newreno.rs`.
     pub recovery_partial_acks: u32,
-    syn_retransmitted: bool,
     pub trace: Vec<(TimeNs, TraceEvent)>,
     /// HyStart++'s state when `cfg.hystart` (only that flag, in the hot
     /// part, is read on an ACK without it).
