@@ -140,8 +140,8 @@ fn run(text: &str) -> Run {
     world.record_sender_events();
     let node = |w: &World, name: &str| w.nodes.iter().position(|n| n.name == name).unwrap();
     let (s, d) = (node(&world, "S"), node(&world, "D"));
-    world.nodes[s].add_agent(Box::new(ack_spy));
-    world.nodes[d].add_agent(Box::new(data_spy));
+    world.add_agent(s, Box::new(ack_spy));
+    world.add_agent(d, Box::new(data_spy));
     let r = world.finish();
     let acks = acks.lock().unwrap().clone();
     let arrivals = arrivals.lock().unwrap().clone();

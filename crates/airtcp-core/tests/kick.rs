@@ -176,7 +176,7 @@ fn no_kick_reaches_the_wireline_receiver_through_a_kick_aware_node() {
         .build(None)
         .unwrap();
     let fh = w.nodes.iter().position(|n| n.name == "FH").unwrap();
-    w.nodes[fh].add_agent(Box::new(spy));
+    w.add_agent(fh, Box::new(spy));
     let r = w.finish();
     assert!(r.flows[0].kicks_sent >= 3, "{}", r.flows[0].kicks_sent);
     assert_eq!(*kicks.lock().unwrap(), Vec::<u64>::new());
@@ -392,7 +392,7 @@ fn segments_at_fh(text: &str) -> (Vec<u64>, airtcp_core::metrics::RunResult) {
     });
     let mut w = scenario(text).build(None).unwrap();
     let fh = w.nodes.iter().position(|n| n.name == "FH").unwrap();
-    w.nodes[fh].add_agent(Box::new(spy));
+    w.add_agent(fh, Box::new(spy));
     let r = w.finish();
     let seen = seen.lock().unwrap().clone();
     (seen, r)

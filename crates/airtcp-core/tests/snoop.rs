@@ -55,7 +55,7 @@ fn run(text: &str) -> (World, RunResult, Vec<u64>) {
     let mut w = scenario(text).build(None).unwrap();
     w.record_sender_events();
     let fh = w.nodes.iter().position(|n| n.name == "FH").unwrap();
-    w.nodes[fh].add_agent(Box::new(spy));
+    w.add_agent(fh, Box::new(spy));
     let r = w.finish();
     let acks = acks.lock().unwrap().clone();
     (w, r, acks)

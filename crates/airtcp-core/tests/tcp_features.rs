@@ -294,13 +294,16 @@ fn node_agents_see_drop_delay_and_inject() {
     let sc = scenario(&text);
     let mut w = sc.build(None).unwrap();
     let r_node = w.nodes.iter().position(|n| n.name == "R").unwrap();
-    w.nodes[r_node].add_agent(Box::new(DropAndDelay {
-        nth: 10,
-        seen: 0,
-        held: Vec::new(),
-        dropped: 0,
-        delayed: 0,
-    }));
+    w.add_agent(
+        r_node,
+        Box::new(DropAndDelay {
+            nth: 10,
+            seen: 0,
+            held: Vec::new(),
+            dropped: 0,
+            delayed: 0,
+        }),
+    );
     let r = w.run(|_| true);
     let f = &r.flows[0];
     assert_eq!(f.transfers_completed, 1);

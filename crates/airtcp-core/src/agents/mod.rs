@@ -150,7 +150,8 @@ pub trait NodeAgent: Send {
 
     /// The link direction leaving this agent's node whose transmissions the
     /// agent hears of through [`NodeAgent::on_link_tx`] (a link-layer agent
-    /// at the sending end of its link). Read once, when the run starts.
+    /// at the sending end of its link). Read once, when the agent joins the
+    /// loop: at the run's start, or in `World::add_agent` during it.
     fn watched_link(&self) -> Option<u32> {
         None
     }

@@ -48,9 +48,9 @@ impl Node {
         }
     }
 
-    /// Add an agent, before the run starts (`World::prime` notes which
-    /// nodes have agents once, when the loop first runs).
-    pub fn add_agent(&mut self, agent: Box<dyn NodeAgent>) {
+    /// Add an agent to a node not yet in a world (the scenario's build);
+    /// in a world, [`World::add_agent`] also tells the loop.
+    pub(crate) fn add_agent(&mut self, agent: Box<dyn NodeAgent>) {
         self.agents.push(agent);
         self.agent_wakeups.push(None);
     }
@@ -270,25 +270,14 @@ impl World {
     }
 
     /// Schedule every flow's start and the first sample; note the agents
-    /// that watch a link (agents may be added until the run starts).
+    /// that watch a link (`World::add_agent` notes those added later).
     fn prime(&mut self) {
         self.agent_nodes = vec![0; self.nodes.len().div_ceil(64)];
-        for (node, n) in self.nodes.iter().enumerate() {
-            if !n.agents.is_empty() {
-                self.agent_nodes[node / 64] |= 1 << (node % 64);
-            }
-            for (agent, a) in n.agents.iter().enumerate() {
-                if let Some(link) = a.watched_link() {
-                    self.link_watchers.push(LinkWatcher {
-                        link,
-                        node: node as u32,
-                        agent: agent as u32,
-                    });
-                }
+        for node in 0..self.nodes.len() {
+            for agent in 0..self.nodes[node].agents.len() {
+                self.note_agent(node, agent);
             }
         }
-        // Stable: one link's watchers stay in node and agent order.
-        self.link_watchers.sort_by_key(|w| w.link);
         for (i, f) in self.flows.iter().enumerate() {
             self.events
                 .schedule(f.start_ns, EventKind::App { flow: i as u32 });
@@ -299,6 +288,37 @@ impl World {
         }
         if self.series_cfg.is_some() {
             self.events.schedule(0, EventKind::Sample);
+        }
+    }
+
+    /// Add an agent to `node`, before the run or between
+    /// [`Self::run_until`] calls: from then on it sees the packets its node
+    /// handles and, if it watches one, its link's transmissions.
+    pub fn add_agent(&mut self, node: usize, agent: Box<dyn NodeAgent>) {
+        self.nodes[node].add_agent(agent);
+        if self.primed {
+            self.note_agent(node, self.nodes[node].agents.len() - 1);
+        }
+    }
+
+    /// Tell the loop of one agent: its node's bit in the bitmap of nodes
+    /// with agents, and the link it watches, among that link's watchers
+    /// in node then agent order.
+    fn note_agent(&mut self, node: usize, agent: usize) {
+        self.agent_nodes[node / 64] |= 1 << (node % 64);
+        if let Some(link) = self.nodes[node].agents[agent].watched_link() {
+            let key = (link, node as u32, agent as u32);
+            let at = self
+                .link_watchers
+                .partition_point(|w| (w.link, w.node, w.agent) < key);
+            self.link_watchers.insert(
+                at,
+                LinkWatcher {
+                    link,
+                    node: node as u32,
+                    agent: agent as u32,
+                },
+            );
         }
     }
 
