@@ -53,11 +53,14 @@ def run_in_threads(
     ``on_result`` counts that task as handed over.) An interrupt that comes
     once every task has been handed over stopped nothing: this returns
     False, as if it had come after. An exception raised by a task cancels
-    the rest and is raised here.
+    the rest as an interrupt does, and is raised here once every task that
+    finished has been handed over (the first one, if several tasks fail):
+    a campaign keeps the runs that finished beside a failing one.
     """
     cancelled = [False]  # plain flags: set from a signal handler too
     interrupted = [False]
     handed = 0
+    errors: list[BaseException] = []
 
     def check(*_):
         if cancelled[0]:
@@ -80,14 +83,17 @@ def run_in_threads(
                 try:
                     for fut in as_completed(remaining):
                         remaining.discard(fut)
+                        error = None if fut.cancelled() else fut.exception()
+                        if error is not None and not isinstance(error, Cancelled):
+                            errors.append(error)  # raised below
+                            cancelled[0] = True
                         if cancelled[0]:
                             for f in remaining:
                                 f.cancel()  # not started: never will
-                        if fut.cancelled() or isinstance(fut.exception(), Cancelled):
+                        if fut.cancelled() or error is not None:
                             continue
-                        result = fut.result()  # a task's error is raised here
                         handed += 1
-                        on_result(index[fut], result)
+                        on_result(index[fut], fut.result())
                 except KeyboardInterrupt:
                     # From on_result, or a Ctrl-C with another SIGINT
                     # handler: stop the rest, and collect what finished.
@@ -95,6 +101,8 @@ def run_in_threads(
     finally:
         cancelled[0] = True
         pool.shutdown(wait=True, cancel_futures=True)
+    if errors:
+        raise errors[0]
     return interrupted[0] and handed < len(tasks)
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import pytest
 
@@ -129,6 +130,32 @@ def test_threads_cancel_pending_and_running_tasks():
     else:
         raise AssertionError("a task's exception must reach the caller")
     assert issubclass(Cancelled, Exception)
+
+
+def test_a_failing_task_stops_the_rest_but_what_finished_is_handed_over_first():
+    """Issue 12, "Ctrl-C still keeps what finished", for a task's error
+    (campaign/execute.py's promise: an error is raised "once the batches
+    that finished are reported"): task 1 is running when task 0 fails and
+    returns after the failure is known; it is handed over, then the error
+    is raised; tasks 2-7 stop at their first check or never start."""
+    failed = threading.Event()
+    returned, handed = [], []
+
+    def fn(k, check):
+        if k == 0:
+            failed.set()
+            raise ValueError("task 0 fails")
+        if k == 1:
+            assert failed.wait(60)
+            time.sleep(0.3)  # the main thread meets the error meanwhile
+            returned.append(k)
+            return k
+        while True:
+            check()  # stopped by the cancellation
+
+    with pytest.raises(ValueError, match="task 0 fails"):
+        run_in_threads(list(range(8)), fn, 2, lambda i, v: handed.append(v))
+    assert returned == [1] and handed == [1]
 
 
 def test_load_then_run_builds_once_and_other_seeds_still_work(wireless):
