@@ -6,9 +6,10 @@ to the simulator that moves a reported number fails here until the page
 says the new one.
 
 Ten commands (the six pages' default runs and the four sensitivity runs
-whose output the pages show) take about six minutes on 2 cores. (The
-matrix page's prose quotes cells of its marked block; the heatmap it shows
-is drawn by the same run.)"""
+whose output the pages show) take about six minutes on 2 cores, each run
+once for the module. (The matrix page's prose quotes cells of its marked
+block; the heatmap it shows is drawn by the same run. Its PRR table is
+checked against its recipe run on the same two runs, below.)"""
 
 import re
 import shlex
@@ -47,15 +48,91 @@ def test_every_reproduction_page_marks_its_default_output():
     assert pages <= set(BLOCKS), pages - set(BLOCKS)
 
 
+@pytest.fixture(scope="module")
+def reproduce(tmp_path_factory):
+    """``reproduce(command)``: the output directory of ``airtcp reproduce
+    COMMAND``, run once for this module (the matrix's runs serve both its
+    marked blocks and its recipes below)."""
+    done = {}
+
+    def out(command: str):
+        if command not in done:
+            d = tmp_path_factory.mktemp("reproduce")
+            r = run_cli("reproduce", *shlex.split(command), "--out", d, "--quiet", timeout=900)
+            assert r.returncode == 0, r.stderr
+            done[command] = d
+        return done[command]
+
+    return out
+
+
 @pytest.mark.parametrize("command", sorted(BLOCKS))
-def test_the_page_quotes_what_the_command_writes(tmp_path, command):
-    r = run_cli("reproduce", *shlex.split(command), "--out", tmp_path, "--quiet", timeout=900)
-    assert r.returncode == 0, r.stderr
+def test_the_page_quotes_what_the_command_writes(reproduce, command):
+    out = reproduce(command)
     written = set()
     for f in ("tables.txt", "report.md"):  # the matrix writes no tables.txt
-        if (tmp_path / f).exists():
-            written |= {line.rstrip() for line in (tmp_path / f).read_text().splitlines()}
+        if (out / f).exists():
+            written |= {line.rstrip() for line in (out / f).read_text().splitlines()}
     assert written, f"airtcp reproduce {command} wrote neither tables.txt nor report.md"
     for where, block in BLOCKS[command]:
         missing = [line for line in block if line not in written]
         assert not missing, f"{where} quotes lines `airtcp reproduce {command}` no longer writes: {missing[:3]}"
+
+
+MATRIX_ENVIRONMENTS = {
+    "Kick's uplink": "kick",
+    "WMECN's LAN": "wmecn",
+    "DCLOR's path": "dclor",
+    "Threshold's GEO link": "threshold",
+    "G-Snoop's path": "gsnoop",
+}
+MATRIX_SCHEMES = {
+    "SACK": "sack",
+    "CUBIC+SACK": "cubic_sack",
+    "CUBIC+RACK-TLP": "cubic_rack",
+    "Eifel": "eifel",
+    "F-RTO": "frto",
+    "DCLOR": "dclor",
+}
+
+
+def test_the_matrix_pages_prr_table_is_what_its_recipe_prints(reproduce, capsys):
+    """The matrix page's PRR sensitivity: its recipe (a Python block) run on
+    the two runs the page names prints, for every SACK row, the figures the
+    table lists, and the table lists exactly the rows whose interval
+    excludes zero, as the page says."""
+    text = (PAGES / "matrix.md").read_text()
+    start = text.index("## Sensitivity: Proportional Rate Reduction")
+    section = text[start : text.index("\n## ", start)]
+    recipe = section[section.index("```python\n", section.index("The table's recipe")) + 10 :]
+    recipe = recipe[: recipe.index("```")]
+    paths = {
+        "airtcp-out/matrix/runs.parquet": reproduce("matrix") / "runs.parquet",
+        "airtcp-out/matrix-prr/runs.parquet": reproduce("matrix --set sack_proportional_rate_reduction=true")
+        / "runs.parquet",
+    }
+    for name, path in paths.items():
+        assert f'"{name}"' in recipe, name
+        recipe = recipe.replace(f'"{name}"', repr(str(path)))
+    capsys.readouterr()
+    exec(compile(recipe, "matrix.md (PRR recipe)", "exec"), {})
+    printed = {}
+    for line in capsys.readouterr().out.splitlines():
+        env, scheme, *numbers = line.split()
+        printed[(env, scheme)] = [float(x) for x in numbers]
+    assert len(printed) == 5 * 6, sorted(printed)
+    header = "| environment | scheme | goodput off | on | on - off [95% CI] | timeouts off -> on |"
+    table = section[section.index(header) :].splitlines()[2:]
+    listed = set()
+    for line in table:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        key = (MATRIX_ENVIRONMENTS[cells[0]], MATRIX_SCHEMES[cells[1]])
+        off, on, diff, low, high, timeouts_off, timeouts_on = printed[key]
+        assert cells[2:5] == [f"{off:.1f}", f"{on:.1f}", f"{diff:.2f} [{low:.2f}, {high:.2f}]"], line
+        # DCLOR's environment records no timeouts per run.
+        assert cells[5] == ("" if key[0] == "dclor" else f"{timeouts_off:.0f} -> {timeouts_on:.0f}"), line
+        listed.add(key)
+    excluding_zero = {k for k, v in printed.items() if v[3] > 0 or v[4] < 0}
+    assert listed == excluding_zero, (sorted(listed - excluding_zero), sorted(excluding_zero - listed))
