@@ -15,8 +15,11 @@ about a minute.)"""
 
 import re
 import shlex
+import textwrap
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from conftest import REPO, run_cli
 
@@ -164,3 +167,30 @@ def test_the_matrix_pages_sensitivity_tables_are_what_the_recipe_prints(
     assert excluding_zero <= listed, sorted(excluding_zero - listed)
     if only_excluding_zero:
         assert listed == excluding_zero, sorted(listed - excluding_zero)
+
+
+def test_the_matrix_pages_probe_ablation_is_what_its_recipe_gives(tmp_path, monkeypatch):
+    """The matrix page's RACK-without-the-probe ablation (Kick's uplink,
+    CUBIC+RACK-TLP against `loss_detection = "rack"`, the matrix's 50
+    seeds): its recipe, run as written, gives the response times, timeouts
+    and paired difference the page states."""
+    text = (PAGES / "matrix.md").read_text()
+    start = text.index("The recipe (response time from the")
+    block = text[text.index("```python\n", start) + 10 :]
+    recipe = textwrap.dedent(block[: block.index("```")])
+    monkeypatch.chdir(tmp_path)  # the recipe writes its two TOML files here
+    names: dict = {}
+    exec(compile(recipe, "matrix.md (probe ablation recipe)", "exec"), names)
+    resp, timeouts, d = names["resp"], names["timeouts"], names["d"]
+    low, high = stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=d.std(ddof=1) / np.sqrt(len(d)))
+    prose = " ".join(text[text.index("Taking the", start - 3000) : start].split())
+    rack, tlp = resp["rack"].mean(), resp["rack_tlp"].mean()
+    for claim in (
+        f"instead of {tlp:.2f} s",
+        f"per run instead of {timeouts['rack_tlp']:.2f})",
+        f"takes {rack:.2f} s ({rack:.3f}) and {timeouts['rack']:.2f} timeouts per run",
+        f"RACK-TLP minus RACK, paired: {d.mean():+.2f} s [{low:+.2f}, {high:+.2f}], undecided "
+        f"({int((d != 0).sum())} of the 50 runs differ)",
+    ):
+        assert claim in prose, claim
+    assert low < 0 < high  # "undecided"
