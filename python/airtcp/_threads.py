@@ -60,7 +60,7 @@ def run_in_threads(
     cancelled = [False]  # plain flags: set from a signal handler too
     interrupted = [False]
     handed = 0
-    errors: list[BaseException] = []
+    first_error: BaseException | None = None  # raised once the finished are handed over
 
     def check(*_):
         if cancelled[0]:
@@ -85,7 +85,8 @@ def run_in_threads(
                         remaining.discard(fut)
                         error = None if fut.cancelled() else fut.exception()
                         if error is not None and not isinstance(error, Cancelled):
-                            errors.append(error)  # raised below
+                            if first_error is None:
+                                first_error = error
                             cancelled[0] = True
                         if cancelled[0]:
                             for f in remaining:
@@ -101,8 +102,8 @@ def run_in_threads(
     finally:
         cancelled[0] = True
         pool.shutdown(wait=True, cancel_futures=True)
-    if errors:
-        raise errors[0]
+    if first_error is not None:
+        raise first_error
     return interrupted[0] and handed < len(tasks)
 
 

@@ -527,12 +527,20 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
     return _sack_options(sc, p)
 
 
-#: The matrix's parameters for SACK loss recovery -> the TCP option each sets
-#: on every connection that recovers with SACK (the core refuses both
-#: without SACK).
+#: The matrix's parameters for SACK loss recovery -> (the TCP option each
+#: sets on every connection that recovers with SACK, which the core refuses
+#: without SACK; what that option makes the connection do, for the report).
 SACK_RECOVERY_OPTIONS = {
-    "sack_restart_rto_in_recovery": "restart_rto_on_recovery_retransmission",  # RFC 6675 §6
-    "sack_proportional_rate_reduction": "proportional_rate_reduction",  # RFC 9937
+    "sack_restart_rto_in_recovery": (
+        "restart_rto_on_recovery_retransmission",
+        "restarts its timer at each retransmission in recovery "
+        "(`--set sack_restart_rto_in_recovery=true`, RFC 6675 §6)",
+    ),
+    "sack_proportional_rate_reduction": (
+        "proportional_rate_reduction",
+        "reduces its window in recovery by Proportional Rate Reduction "
+        "(`--set sack_proportional_rate_reduction=true`, RFC 9937)",
+    ),
 }
 
 
@@ -541,7 +549,7 @@ def _sack_options(sc: dict, p: Mapping[str, Any]) -> dict:
     (:data:`SACK_RECOVERY_OPTIONS`: RFC 6675 §6's timer restart, RFC 9937's
     PRR) on every connection that recovers with SACK (the core refuses them
     without SACK: the same test as its own)."""
-    options = [option for param, option in SACK_RECOVERY_OPTIONS.items() if p[param]]
+    options = [option for param, (option, _) in SACK_RECOVERY_OPTIONS.items() if p[param]]
     if not options:
         return sc
     sc = copy.deepcopy(sc)
@@ -925,20 +933,10 @@ def _points_sentence(p: Mapping[str, Any]) -> str:
     return f". The default points are {points}; these runs move {names} (see this row's value)."
 
 
-#: What each SACK recovery parameter makes every SACK connection do, for the
-#: report (:data:`SACK_RECOVERY_OPTIONS`).
-_SACK_RECOVERY_TEXT = {
-    "sack_restart_rto_in_recovery": "restarts its timer at each retransmission in recovery "
-    "(`--set sack_restart_rto_in_recovery=true`, RFC 6675 §6)",
-    "sack_proportional_rate_reduction": "reduces its window in recovery by Proportional Rate Reduction "
-    "(`--set sack_proportional_rate_reduction=true`, RFC 9937)",
-}
-
-
 def _sack_options_text(p: Mapping[str, Any]) -> str:
     """The clause of "Environment TCP settings" naming the SACK recovery
-    options in force ("" at the defaults)."""
-    on = [_SACK_RECOVERY_TEXT[param] for param in SACK_RECOVERY_OPTIONS if p[param]]
+    options in force (:data:`SACK_RECOVERY_OPTIONS`; "" at the defaults)."""
+    on = [text for param, (_, text) in SACK_RECOVERY_OPTIONS.items() if p[param]]
     if not on:
         return ""
     return "; every connection with SACK loss recovery also " + " and ".join(on)

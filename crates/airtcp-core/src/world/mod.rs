@@ -57,8 +57,9 @@ impl Node {
 }
 
 /// An agent that hears of every transmission on one link direction
-/// ([`NodeAgent::watched_link`]).
-#[derive(Clone, Copy, Debug)]
+/// ([`NodeAgent::watched_link`]). Ordered by its fields in declaration
+/// order: the watchers are kept sorted so, by link, then node, then agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct LinkWatcher {
     link: u32,
     node: u32,
@@ -307,18 +308,13 @@ impl World {
     fn note_agent(&mut self, node: usize, agent: usize) {
         self.agent_nodes[node / 64] |= 1 << (node % 64);
         if let Some(link) = self.nodes[node].agents[agent].watched_link() {
-            let key = (link, node as u32, agent as u32);
-            let at = self
-                .link_watchers
-                .partition_point(|w| (w.link, w.node, w.agent) < key);
-            self.link_watchers.insert(
-                at,
-                LinkWatcher {
-                    link,
-                    node: node as u32,
-                    agent: agent as u32,
-                },
-            );
+            let watcher = LinkWatcher {
+                link,
+                node: node as u32,
+                agent: agent as u32,
+            };
+            let at = self.link_watchers.partition_point(|w| *w < watcher);
+            self.link_watchers.insert(at, watcher);
         }
     }
 
