@@ -259,6 +259,15 @@ class Result:
         if self._columns is not None and self._tables is not None:
             self._runs = []
 
+    def _write_text(self, table: str, path: str, fmt: str) -> None:
+        """Write one table to ``path`` as CSV or JSON (``airtcp run --out``),
+        straight from the core's tables (``tables/text.rs``: byte for byte
+        what pandas' ``to_csv(index=False)`` writes, and JSON records in full
+        precision), without a Python object per cell."""
+        if not self._runs:
+            raise RuntimeError("the core's tables of this result were released; write its DataFrames instead")
+        _core.write_text(self._runs, self.seed is None, table, path, fmt)
+
     def __getstate__(self) -> dict[str, Any]:
         # The core's tables do not pickle; their lists (made here if not
         # yet) do.

@@ -98,9 +98,11 @@ def test_run_out_csv_is_what_pandas_writes(tmp_path, awkward, runs):
 
 @pytest.mark.parametrize("runs", [1, 3])
 def test_run_out_json_is_the_tables_in_full_precision(tmp_path, awkward, runs):
-    """--format json: per table a list of records, one per line, each
+    r"""--format json: per table a list of records, one per line, each
     value exactly the DataFrame's (full precision: the shortest text that
-    reads back as the same double), a missing value (NaN, None) null."""
+    reads back as the same double), a missing value (NaN, None) null; the
+    text byte for byte ``"[\n" + ",\n".join(json.dumps(record,
+    ensure_ascii=False)) + "\n]\n"``, as docs/results.md describes it."""
     out = tmp_path / "out"
     p = run_cli("run", awkward, "--runs", runs, "--out", out, "--format", "json", "--quiet")
     assert p.returncode == 0, p.stderr
@@ -113,6 +115,8 @@ def test_run_out_json_is_the_tables_in_full_precision(tmp_path, awkward, runs):
             for row in frame.astype(object).to_dict("records")
         ]
         assert json.loads(text) == expected, t
+        records = ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in expected)
+        assert text == "[\n" + records + ("\n" if records else "") + "]\n", t
     digits = max(len(repr(x)) for x in ref.links.utilization)
     assert digits > 12  # values that 10 decimals would have cut
     for t in TABLES:

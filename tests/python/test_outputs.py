@@ -99,6 +99,26 @@ def test_cli_names_an_output_whose_writes_fail(tmp_path, kind):
     assert _one_line(r.stderr) == "airtcp: /dev/full: No space left on device"
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_cli_names_the_out_table_it_cannot_write(tmp_path, fmt):
+    """--out's text tables are written by the binding (`tables/text.rs`):
+    a table file that is a directory, or whose writes fail (a link to
+    /dev/full: the disk filling while the tables are written), is one line
+    naming that file, exit 2."""
+    res = tmp_path / "res"
+    (res / f"flows.{fmt}").mkdir(parents=True)
+    r = run_cli("run", WIRELESS, "--out", "res", "--format", fmt, cwd=tmp_path)
+    assert r.returncode == USAGE, r.stderr
+    assert _one_line(r.stderr) == f"airtcp: {os.path.join('res', f'flows.{fmt}')}: Is a directory"
+    assert r.stdout == ""
+    if os.path.exists("/dev/full"):
+        (res / f"flows.{fmt}").rmdir()
+        (res / f"links.{fmt}").symlink_to("/dev/full")
+        r = run_cli("run", WIRELESS, "--out", "res", "--format", fmt, cwd=tmp_path)
+        assert r.returncode == USAGE, r.stderr
+        assert _one_line(r.stderr) == f"airtcp: {os.path.join('res', f'links.{fmt}')}: No space left on device"
+
+
 @pytest.mark.parametrize("kind", ["pcap", "trace"])
 @pytest.mark.parametrize("template, problem", CANNOT_CREATE, ids=[t for t, _ in CANNOT_CREATE])
 def test_api_raises_oserror_naming_the_file_before_simulating(tmp_path, monkeypatch, kind, template, problem):

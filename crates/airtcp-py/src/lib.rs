@@ -599,6 +599,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tables::columns, m)?)?;
     m.add_function(wrap_pyfunction!(tables::arrow_columns, m)?)?;
     m.add_function(wrap_pyfunction!(tables::schema, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::text::write_text, m)?)?;
     Ok(())
 }
 

@@ -11,6 +11,8 @@
 //! concatenated in the order given, with an optional leading `seed`
 //! column.
 
+pub mod text;
+
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
