@@ -164,7 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="measure simulator speed", description="Measure simulator speed.")
     b.add_argument("--quick", action="store_true", help="10x shorter runs")
-    b.add_argument("--large", action="store_true", help="also the 100,000-flow dumbbell (about 2 GB)")
+    b.add_argument(
+        "--large",
+        action="store_true",
+        help="also the 100,000-flow dumbbell, its loop and its whole airtcp run with each --out format (about 2 GB)",
+    )
     b.add_argument(
         "--run-file",
         metavar="FILE",
@@ -601,14 +605,41 @@ def cmd_bench(args) -> int:
                 bench.whole_process(["run", args.run_file, "--out", out], shown=["run", args.run_file, "--out", "DIR"]),
                 bench.whole_process(["validate", args.run_file]),
             ]
+    else:
+        procs = []
+        print(f"\n(no {args.run_file} here: whole-process timing skipped)")
+    if args.large:
+        procs += _bench_large_processes(args.quick)
+    if procs:
         print()
         print(bench.format_process(procs))
-    else:
-        print(f"\n(no {args.run_file} here: whole-process timing skipped)")
     print("running run_many on 1 and 2 threads ...", file=sys.stderr, flush=True)
     print()
     print(bench.format_threads(bench.threads(runs=50, sim_s=0.1 if args.quick else 1.0)))
     return 0
+
+
+def _bench_large_processes(quick: bool) -> list:
+    """``airtcp run`` of the 100,000-flow dumbbell as a user runs it: plain,
+    and writing its tables in each ``--out`` format (at this size writing
+    them is a cost the user sees: 9.2 million cells)."""
+    import tempfile
+
+    from . import bench
+
+    name, text = bench.scenarios(quick=quick, large=True)[-1]
+    shown = f"{name}.toml"
+    print(f"timing airtcp run {shown} ...", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, shown)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        out = os.path.join(d, "out")
+        rows = [bench.whole_process(["run", path], shown=["run", shown])]
+        for fmt in ("csv", "json", "parquet"):
+            args = ["--out", out, "--format", fmt]
+            rows.append(bench.whole_process(["run", path, *args], shown=["run", shown, "--out", "DIR", *args[2:]]))
+    return rows
 
 
 def _list_reproductions(stream) -> None:
