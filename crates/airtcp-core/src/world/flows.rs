@@ -7,7 +7,7 @@ use super::World;
 use crate::app::{OnOffConfig, TcpApp, TransferRecord};
 use crate::metrics::N_CAUSES;
 use crate::net::packet::{DeathCause, Packet, PacketKind};
-use crate::sim::events::EventKind;
+use crate::sim::events::{EventKind, EventQueue};
 use crate::sim::rng::RandomStream;
 use crate::sim::{s_to_ns, TimeNs};
 use crate::tcp::classify::{LossCause, LossDetection};
@@ -559,32 +559,30 @@ impl World {
         let FlowKind::Tcp(t) = &mut self.flows[fi].kind else {
             return;
         };
-        let Some(d) = t.sender().and_then(|s| s.next_deadline()) else {
-            return;
-        };
-        if t.sender_wakeup.is_none_or(|w| d < w) {
-            t.sender_wakeup = Some(d);
-            self.events.schedule(
-                d.max(self.now_ns),
-                EventKind::SenderTimer { flow: fi as u32 },
-            );
-        }
+        let deadline = t.sender().and_then(|s| s.next_deadline());
+        let event = EventKind::SenderTimer { flow: fi as u32 };
+        arm_wakeup(
+            &mut self.events,
+            self.now_ns,
+            &mut t.sender_wakeup,
+            deadline,
+            event,
+        );
     }
 
     pub(super) fn sync_receiver_timer(&mut self, fi: usize) {
         let FlowKind::Tcp(t) = &mut self.flows[fi].kind else {
             return;
         };
-        let Some(d) = t.receiver().and_then(|r| r.next_deadline()) else {
-            return;
-        };
-        if t.receiver_wakeup.is_none_or(|w| d < w) {
-            t.receiver_wakeup = Some(d);
-            self.events.schedule(
-                d.max(self.now_ns),
-                EventKind::ReceiverTimer { flow: fi as u32 },
-            );
-        }
+        let deadline = t.receiver().and_then(|r| r.next_deadline());
+        let event = EventKind::ReceiverTimer { flow: fi as u32 };
+        arm_wakeup(
+            &mut self.events,
+            self.now_ns,
+            &mut t.receiver_wakeup,
+            deadline,
+            event,
+        );
     }
 
     pub(super) fn sender_timer(&mut self, flow: u32) {
@@ -719,6 +717,28 @@ impl World {
                 }
             }
         }
+    }
+}
+
+/// Schedule `event` at an endpoint's next `deadline` unless its `wakeup`
+/// (the earliest timer event already scheduled for it) comes no later: an
+/// endpoint re-reads its deadline after every packet, and one event at the
+/// earliest deadline is enough (a later wakeup finds nothing due and
+/// re-arms). Never in the past: a deadline already passed fires now.
+#[inline]
+fn arm_wakeup(
+    events: &mut EventQueue,
+    now_ns: TimeNs,
+    wakeup: &mut Option<TimeNs>,
+    deadline: Option<TimeNs>,
+    event: EventKind,
+) {
+    let Some(d) = deadline else {
+        return;
+    };
+    if wakeup.is_none_or(|w| d < w) {
+        *wakeup = Some(d);
+        events.schedule(d.max(now_ns), event);
     }
 }
 
