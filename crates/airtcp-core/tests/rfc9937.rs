@@ -1,11 +1,13 @@
 //! RFC 9937, Proportional Rate Reduction for TCP (option
-//! `proportional_rate_reduction`, SACK loss recovery only): §6.1's
-//! initialization, §6.2's per-ACK steps (the proportional part, PRR-CRB,
-//! PRR-SSRB and SafeACK, the forced fast retransmit), §6.3's prr_out,
-//! §6.4's completion, and §8's two worked examples, scripted sans-I/O
-//! (segments of 1000 bytes; SACK blocks are inclusive segment ranges,
-//! `tests/common/script.rs`). Each exchange is also run without the option
-//! where RFC 6675 §5 gives a different answer.
+//! `proportional_rate_reduction`): §6.1's initialization, §6.2's per-ACK
+//! steps (the proportional part, PRR-CRB, PRR-SSRB and SafeACK, the forced
+//! fast retransmit), §6.3's prr_out, §6.4's completion, and §8's two
+//! worked examples in SACK loss recovery; then the same steps in Reno's
+//! and NewReno's fast recovery without SACK (§6.2's DeliveredData and
+//! inflight estimated from duplicate ACKs, at most RecoverFS), scripted
+//! sans-I/O (segments of 1000 bytes; SACK blocks are inclusive segment
+//! ranges, `tests/common/script.rs`). Each exchange is also run without
+//! the option where RFC 6675 §5 (or RFC 6582) gives a different answer.
 
 mod common;
 use airtcp_core::tcp::core::SenderConfig;
@@ -159,6 +161,7 @@ fn s6_1_initialization_recoverfs_prr_delivered_prr_out() {
             recover_fs_bytes: 20 * MSS,
             prr_delivered_bytes: MSS,
             prr_out_bytes: MSS,
+            dupack_bytes: 0,
         }
     );
     // §6.3 counts new data too: ACK#6 sends segment 22.
@@ -479,4 +482,338 @@ fn s6_2_an_ack_leading_to_a_rescue_retransmission_is_not_a_safe_ack() {
         assert_eq!(sc.ack(7, &[(15, 19)]), sent, "rescue {rescue}");
         assert_eq!(sc.cwnd(), cwnd, "rescue {rescue}");
     }
+}
+
+// ---------------------------------------------------------------------
+// Without SACK (Reno, NewReno). The setting of every test below: ten
+// segments sent (initial window 10, no Limited Transmit, a hundred to
+// send), the ACKs without SACK, RenoCc: at the third duplicate ACK
+// ssthresh = FlightSize / 2 = 5 segments (RFC 5681 (4)). §6.1: RecoverFS
+// = SND.NXT - SND.UNA - SACKed (none) + newly SACKed (none) + newly
+// cumulatively acknowledged (0 on a duplicate ACK) = 10 segments. §6.2
+// without SACK: DeliveredData = 1 SMSS per duplicate ACK; on an advance of
+// SND.UNA, its size less 1 SMSS per duplicate ACK not yet deducted (the
+// duplicate ACKs of the episode, from the one that starts it; an advance
+// smaller than them delivers 0, the rest deducted from the next); at most
+// RecoverFS in all. inflight = SND.NXT - SND.UNA - min(RecoverFS, those
+// duplicate ACKs' SMSS) - the segment marked lost and not yet
+// retransmitted (the segment at SND.UNA, on the ACK that starts recovery
+// and on a partial ACK, whose §6.2 step runs before its retransmission).
+// cwnd = inflight + SndCnt; the sender sends while inflight + SMSS <=
+// cwnd, i.e. up to SND.UNA + cwnd + min(RecoverFS, duplicate ACKs' SMSS).
+// Numbers in bytes (SMSS = 1000).
+
+/// Ten segments out, PRR as given, the recovery as given.
+fn no_sack_sender(prr: bool, recovery: Recovery) -> Script {
+    let mut cfg = config(10);
+    cfg.proportional_rate_reduction = prr;
+    let mut sc = Script::new(cfg, recovery);
+    assert_eq!(sc.start(100), range(0, 9));
+    sc
+}
+
+/// An episode's state, in segments: RecoverFS, prr_delivered, prr_out and
+/// the duplicate ACKs not yet deducted.
+fn episode(recover_fs: u64, delivered: u64, out: u64, dupacks: u64) -> PrrEpisode {
+    PrrEpisode {
+        recover_fs_bytes: recover_fs * MSS,
+        prr_delivered_bytes: delivered * MSS,
+        prr_out_bytes: out * MSS,
+        dupack_bytes: dupacks * MSS,
+    }
+}
+
+/// Duplicate ACKs of segment 0 (numbered from 1): what each sent and cwnd
+/// in bytes after it.
+fn dupacks_of_0(sc: &mut Script, rows: &[(&str, u64)], first: usize, label: &str) {
+    for (k, &(sent, cwnd)) in rows.iter().enumerate() {
+        let s = sc.ack(0, &[]);
+        assert_eq!(
+            (s.as_str(), sc.s.core.w.cwnd),
+            (sent, cwnd),
+            "{label}, duplicate ACK {}",
+            first + k
+        );
+    }
+}
+
+/// §6.2 without SACK, NewReno's first nine duplicate ACKs (segment 0
+/// lost, segments 1-9 arrive), shared by the tests below.
+///
+/// * DupACK 1, 2: not in recovery (RFC 6582 step 1), nothing sent.
+/// * DupACK 3 (§6.1, then §6.2 on it): DeliveredData = 1000, prr_delivered
+///   = 1000; inflight = 10000 - min(10000, 1000) - 1000 (segment 0, marked
+///   lost, not yet retransmitted) = 8000 > ssthresh 5000: SndCnt =
+///   DIV_ROUND_UP(1000 * 5000, 10000) - 0 = 500, cwnd = 8500. The fast
+///   retransmit "r0" (RFC 6582 step 2, sent whatever SndCnt) makes prr_out
+///   1000; reach 0 + 8500 + 1000 = 9500 < SND.NXT 10000: nothing else.
+/// * DupACK 4: prr_delivered 2000, inflight 10000 - 2000 = 8000: SndCnt =
+///   1000 - 1000 = 0, cwnd 8000 (reach 10000: nothing).
+/// * DupACK 5: 3000, inflight 7000: SndCnt = 1500 - 1000, cwnd 7500
+///   (reach 10500: no whole segment).
+/// * DupACK 6: 4000, inflight 6000: SndCnt = 2000 - 1000, cwnd 7000, reach
+///   11000: segment 10 (prr_out 2000).
+/// * DupACK 7: 5000, inflight 11000 - 5000 = 6000: SndCnt = 2500 - 2000,
+///   cwnd 6500 (reach 11500: nothing).
+/// * DupACK 8: 6000, inflight 5000, not above ssthresh: PRR-CRB, SndCnt =
+///   MIN(5000 - 5000, MAX(6000 - 2000, 1000)) = 0, cwnd 5000.
+/// * DupACK 9: 7000, inflight 4000: SndCnt = MIN(1000, MAX(5000, 1000)) =
+///   1000, cwnd 5000, reach 0 + 5000 + 7000 = 12000: segment 11 (prr_out
+///   3000).
+fn newreno_nine_dupacks(sc: &mut Script) {
+    let rows = [
+        ("", 10000),
+        ("", 10000),
+        ("r0", 8500),
+        ("", 8000),
+        ("", 7500),
+        ("10", 7000),
+        ("", 6500),
+        ("", 5000),
+        ("11", 5000),
+    ];
+    dupacks_of_0(sc, &rows, 1, "PRR");
+    assert_eq!(sc.ssthresh(), 5.0);
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 7, 3, 7));
+}
+
+/// §5 ("PRR ... without SACK"), §6.1-§6.4 with NewReno (RFC 6582) and one
+/// loss: segment 0 lost, the duplicate ACKs of segments 1-9 (derivation at
+/// `newreno_nine_dupacks`: cwnd 8500, 8000, ... 5000 from the third, "r0",
+/// new segments 10 and 11), then the ACK of the retransmission covers
+/// `recover` (segment 10): §6.4 ends the episode with cwnd = ssthresh =
+/// 5000; FlightSize 2000 (segments 10, 11): segments 12-14 go out.
+/// Without the option (RFC 6582 steps 2-4): cwnd = ssthresh + 3 SMSS =
+/// 8000 at the third duplicate ACK, + 1000 per further one (a new segment
+/// from the sixth, when cwnd passes FlightSize: 10, 11, 12, 13), and the
+/// full ACK sets cwnd = min(ssthresh, max(FlightSize 4000, SMSS) + SMSS) =
+/// 5000: segment 14.
+#[test]
+fn s6_newreno_without_sack_single_loss() {
+    let mut sc = no_sack_sender(true, Recovery::NewReno);
+    newreno_nine_dupacks(&mut sc);
+    assert!(sc.s.core.in_recovery);
+    assert_eq!(sc.ack(10, &[]), "12 13 14");
+    assert!(!sc.s.core.in_recovery);
+    assert_eq!(sc.window(), (5.0, 5.0));
+
+    let mut sc = no_sack_sender(false, Recovery::NewReno);
+    let rows = [
+        ("", 10000),
+        ("", 10000),
+        ("r0", 8000),
+        ("", 9000),
+        ("", 10000),
+        ("10", 11000),
+        ("11", 12000),
+        ("12", 13000),
+        ("13", 14000),
+    ];
+    dupacks_of_0(&mut sc, &rows, 1, "RFC 6582");
+    assert_eq!(sc.s.core.prr_episode(), PrrEpisode::default());
+    assert_eq!(sc.ack(10, &[]), "14");
+    assert_eq!(sc.window(), (5.0, 5.0));
+}
+
+/// §6.2 without SACK with NewReno and two losses in one window (segments
+/// 0 and 8): the duplicate ACKs of segments 1-7 and 9 are the eight of
+/// `newreno_nine_dupacks` (the sender cannot tell which segments they
+/// report): "r0" and segment 10, cwnd 5000, prr_delivered 6000, prr_out
+/// 2000, six duplicate ACKs of the episode (the third to the eighth).
+///
+/// * The retransmission of segment 0 arrives: ACK 8, a partial ACK (RFC
+///   6582 step 3: below `recover` = 10). DeliveredData = 8000 - 6000 =
+///   2000, prr_delivered 8000, no duplicate ACK left. The ACK marks
+///   segment 8 lost: inflight = 11000 - 8000 - 0 - 1000 = 2000, and it is
+///   no SafeACK ("no further loss is indicated" fails). PRR-CRB: SndCnt =
+///   MIN(5000 - 2000, MAX(8000 - 2000, 2000)) = 3000, cwnd 5000. Sent:
+///   "r8" (RFC 6582's retransmission, prr_out 3000), then new segments up
+///   to 8000 + 5000: 11, 12 (prr_out 5000).
+/// * Segment 10 arrives: a duplicate ACK of 8. DeliveredData 1000,
+///   prr_delivered 9000; inflight = 13000 - 8000 - 1000 = 4000: SndCnt =
+///   MIN(1000, MAX(9000 - 5000, 1000)) = 1000, cwnd 5000, reach 8000 +
+///   5000 + 1000 = 14000: segment 13.
+/// * The retransmission of segment 8 arrives: ACK 11 covers `recover`:
+///   §6.4, cwnd = ssthresh 5000; FlightSize 3000: segments 14 and 15.
+///
+/// Without the option (RFC 6582), cwnd = 8000 + 5 * 1000 = 13000 after
+/// the eighth duplicate ACK (segments 10-12 sent), and the partial ACK
+/// deflates it by the 8000 acknowledged and adds back one SMSS: 6000,
+/// reach 14000: "r8 13".
+#[test]
+fn s6_2_newreno_without_sack_partial_ack() {
+    let mut sc = no_sack_sender(true, Recovery::NewReno);
+    let rows = [
+        ("", 10000),
+        ("", 10000),
+        ("r0", 8500),
+        ("", 8000),
+        ("", 7500),
+        ("10", 7000),
+        ("", 6500),
+        ("", 5000),
+    ];
+    dupacks_of_0(&mut sc, &rows, 1, "PRR");
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 2, 6));
+    assert_eq!(sc.ack(8, &[]), "r8 11 12");
+    assert!(sc.s.core.in_recovery);
+    assert_eq!(sc.window(), (5.0, 5.0));
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 8, 5, 0));
+    assert_eq!(sc.ack(8, &[]), "13");
+    assert_eq!(sc.cwnd(), 5.0);
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 9, 6, 1));
+    assert_eq!(sc.ack(11, &[]), "14 15");
+    assert!(!sc.s.core.in_recovery);
+    assert_eq!(sc.window(), (5.0, 5.0));
+
+    let mut sc = no_sack_sender(false, Recovery::NewReno);
+    assert_eq!(sc.dupacks(0, 8), "r0 10 11 12");
+    assert_eq!(sc.cwnd(), 13.0);
+    assert_eq!(sc.ack(8, &[]), "r8 13");
+    assert_eq!(sc.cwnd(), 6.0);
+}
+
+/// §6.2 without SACK: an advance of SND.UNA smaller than the duplicate
+/// ACKs not yet deducted delivers 0 ("the change in SND.UNA, minus 1 SMSS
+/// for each preceding duplicate ACK" would be negative; the rest is
+/// deducted from the next advance), and "if (DeliveredData is 0) Return":
+/// cwnd stays. Segments 0 and 5 lost: the duplicate ACKs of 1-4 and 6-9
+/// are the eight of `s6_2_newreno_without_sack_partial_ack` (cwnd 5000,
+/// six duplicate ACKs of the episode). The retransmission of segment 0
+/// arrives: ACK 5, partial; 5000 - 6000 < 0: DeliveredData 0, one
+/// duplicate ACK left (prr_delivered 6000). cwnd 5000; "r5" (prr_out
+/// 3000); FlightSize 11000 - 5000 = 6000, reach 5000 + 5000 + 1000 =
+/// 11000 = SND.NXT: nothing more. Segment 10 arrives (a duplicate ACK of
+/// 5): DeliveredData 1000, prr_delivered 7000, two left; inflight = 6000 -
+/// 2000 = 4000: SndCnt = MIN(1000, MAX(7000 - 3000, 1000)) = 1000, cwnd
+/// 5000, reach 12000: segment 11.
+#[test]
+fn s6_2_without_sack_an_advance_below_the_duplicate_acks_delivers_nothing() {
+    let mut sc = no_sack_sender(true, Recovery::NewReno);
+    assert_eq!(sc.dupacks(0, 8), "r0 10");
+    assert_eq!(sc.ack(5, &[]), "r5");
+    assert_eq!(sc.cwnd(), 5.0);
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 3, 1));
+    assert_eq!(sc.ack(5, &[]), "11");
+    assert_eq!(sc.cwnd(), 5.0);
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 7, 4, 2));
+}
+
+/// §6.2 without SACK, the over-count rule: "PRR disallows incrementing
+/// DeliveredData when the total bytes delivered in a PRR episode would
+/// exceed ... RecoverFS", and inflight subtracts "min(RecoverFS, 1 SMSS
+/// for each preceding duplicate ACK ...)" ("to protect against
+/// misbehaving receivers"). After `newreno_nine_dupacks` (prr_delivered
+/// 7000, segments 0-11 sent) the retransmission of segment 0 is delayed
+/// and duplicate ACKs keep coming: those of segments 10, 11 and 12 deliver
+/// 1000 each up to prr_delivered = RecoverFS = 10000, each with inflight =
+/// SND.NXT - 8000, 9000, 10000 = 4000: PRR-CRB SndCnt = MIN(1000,
+/// MAX(prr_delivered - prr_out, 1000)) = 1000, cwnd 5000: segments 12, 13,
+/// 14. The next duplicate ACK (segment 13), and three extraneous ones,
+/// deliver 0 ("Return": cwnd 5000), and inflight stays 15000 - min(10000,
+/// 11000, 12000, ...) = 5000 = cwnd: nothing is sent. The ACK of segment
+/// 0's retransmission (ACK 14) ends recovery, cwnd = ssthresh = 5000:
+/// segments 15-18.
+#[test]
+fn s6_2_without_sack_at_most_recoverfs_is_delivered() {
+    let mut sc = no_sack_sender(true, Recovery::NewReno);
+    newreno_nine_dupacks(&mut sc);
+    for (k, (sent, state)) in [
+        ("12", episode(10, 8, 4, 8)),
+        ("13", episode(10, 9, 5, 9)),
+        ("14", episode(10, 10, 6, 10)),
+        ("", episode(10, 10, 6, 11)),
+        ("", episode(10, 10, 6, 12)),
+        ("", episode(10, 10, 6, 13)),
+        ("", episode(10, 10, 6, 14)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert_eq!(sc.ack(0, &[]), sent, "duplicate ACK {}", 10 + k);
+        assert_eq!(
+            (sc.s.core.prr_episode(), sc.cwnd()),
+            (state, 5.0),
+            "duplicate ACK {}",
+            10 + k
+        );
+    }
+    assert_eq!(sc.ack(14, &[]), "15 16 17 18");
+    assert_eq!(sc.window(), (5.0, 5.0));
+}
+
+/// §5 and §6.4 with Reno (RFC 5681 §3.2): its recovery ends at the first
+/// ACK of new data, so one PRR episode covers the duplicate ACKs only.
+/// Segments 0 and 8 lost: the first eight duplicate ACKs are NewReno's
+/// (derivation at `newreno_nine_dupacks`). ACK 8 (a partial ACK to
+/// NewReno) ends Reno's recovery: cwnd = ssthresh = 5000 (RFC 5681 step 6
+/// and §6.4 agree); FlightSize 11000 - 8000 = 3000: segments 11, 12, and no
+/// retransmission. The duplicate ACKs of segments 10-12 start a second
+/// fast recovery (RFC 5681) and a second episode (§6.1): ssthresh =
+/// FlightSize 5000 / 2 = 2500, RecoverFS = 13000 - 8000 = 5000;
+/// DeliveredData 1000, inflight = 5000 - 1000 - 1000 (segment 8) = 3000 >
+/// 2500: SndCnt = DIV_ROUND_UP(1000 * 2500, 5000) = 500, cwnd 3500; "r8"
+/// (prr_out 1000), reach 8000 + 3500 + 1000 = 12500 < 13000. Without the
+/// option the third duplicate ACK sets cwnd = 2500 + 3000 = 5500.
+#[test]
+fn s6_reno_without_sack_one_episode_per_fast_recovery() {
+    for prr in [true, false] {
+        let mut sc = no_sack_sender(prr, Recovery::Reno);
+        let sent = sc.dupacks(0, 8);
+        assert_eq!(sent, if prr { "r0 10" } else { "r0 10 11 12" });
+        if !prr {
+            // Reno's inflation sent two more: the rest of this test is
+            // PRR's.
+            assert_eq!(sc.cwnd(), 13.0);
+            assert_eq!(sc.s.core.prr_episode(), PrrEpisode::default());
+            continue;
+        }
+        assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 2, 6));
+        assert_eq!(sc.ack(8, &[]), "11 12");
+        assert!(!sc.s.core.in_recovery);
+        assert_eq!(sc.window(), (5.0, 5.0));
+        assert_eq!(sc.dupacks(8, 2), "");
+        assert_eq!(sc.ack(8, &[]), "r8");
+        assert!(sc.s.core.in_recovery);
+        assert_eq!(sc.window(), (3.5, 2.5));
+        assert_eq!(sc.s.core.prr_episode(), episode(5, 1, 1, 1));
+    }
+    // Without the option: RFC 5681 step 3 at the second fast retransmit.
+    let mut sc = no_sack_sender(false, Recovery::Reno);
+    sc.dupacks(0, 8);
+    assert_eq!(sc.ack(8, &[]), "");
+    assert_eq!(sc.window(), (5.0, 5.0));
+    sc.dupacks(8, 2);
+    assert_eq!(sc.ack(8, &[]), "r8");
+    assert_eq!(sc.window(), (5.5, 2.5));
+}
+
+/// Tahoe has no fast recovery (a fast retransmit, then slow start from one
+/// segment): RFC 9937 has nothing to pace, the option changes nothing and
+/// no episode starts (§6.1 never runs: RecoverFS and prr_delivered stay 0;
+/// a scenario refuses the option: `scenario_errors.rs::
+/// rfc9937_prr_needs_fast_recovery`). Segment 0 lost, nine duplicate ACKs,
+/// then the ACKs of the go-back-N retransmissions: the same segments and
+/// windows with and without the option.
+#[test]
+fn prr_has_no_effect_with_tahoe() {
+    let run = |prr: bool| {
+        let mut sc = no_sack_sender(prr, Recovery::Tahoe);
+        let mut log = Vec::new();
+        for _ in 0..9 {
+            log.push((sc.ack(0, &[]), sc.window()));
+        }
+        for n in [1, 3, 7, 12] {
+            log.push((sc.ack(n, &[]), sc.window()));
+        }
+        let episode = sc.s.core.prr_episode();
+        assert_eq!(
+            (episode.recover_fs_bytes, episode.prr_delivered_bytes),
+            (0, 0)
+        );
+        log
+    };
+    let with_prr = run(true);
+    assert_eq!(with_prr[2], ("r0".to_string(), (1.0, 5.0)));
+    assert_eq!(with_prr, run(false));
 }

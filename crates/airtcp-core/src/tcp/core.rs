@@ -65,9 +65,11 @@ pub struct SenderConfig {
     /// RFC 9406 HyStart++ in the initial slow start (`cc/hystart.rs`),
     /// for any controller; otherwise RFC 5681 slow start.
     pub hystart: bool,
-    /// RFC 9937 Proportional Rate Reduction in SACK loss recovery (RFC
-    /// 6675, RACK-TLP): cwnd follows `recovery::prr` on each ACK instead
-    /// of dropping to ssthresh at the start of recovery.
+    /// RFC 9937 Proportional Rate Reduction in fast recovery: with SACK
+    /// (RFC 6675, RACK-TLP) cwnd follows `recovery::prr` on each ACK
+    /// instead of dropping to ssthresh at the start of recovery; without
+    /// (Reno, NewReno) instead of RFC 5681 §3.2's ssthresh + 3 SMSS and
+    /// inflation by duplicate ACKs. Tahoe has no fast recovery: no effect.
     pub proportional_rate_reduction: bool,
     // Read when the connection starts only: past `SenderCore::HOT_BYTES`.
     pub initial_cwnd_segments: u32,
@@ -284,6 +286,8 @@ struct PrrAckInput {
     cum_acked_bytes: u64,
     /// `Scoreboard::loss_marks` before the ACK's loss detection.
     loss_marks_before: u64,
+    /// A duplicate ACK (RFC 5681 §2): without SACK, 1 SMSS delivered.
+    duplicate: bool,
 }
 
 /// What RFC 4015 §3.1 steps (1)-(2) saved at a timeout later found
@@ -1076,8 +1080,18 @@ impl SenderCore {
         })
     }
 
+    /// How far past SND.UNA in-order sending may reach: cwnd (RFC 5681's
+    /// FlightSize <= cwnd), except in fast recovery with PRR without SACK,
+    /// where cwnd is RFC 9937's inflight + SndCnt and inflight leaves out
+    /// what the duplicate ACKs say has left the network (§6.2): there
+    /// the reach is cwnd plus that, so that SndCnt bytes go out, as
+    /// "inflight < cwnd" allows. At most the receiver's window.
     fn send_window(&self) -> u64 {
-        self.w.cwnd.min(self.rwnd)
+        let dupack_credit = match self.prr.as_deref() {
+            Some(p) if self.in_recovery && !self.sack_enabled => p.episode.dupack_credit_bytes(),
+            _ => 0,
+        };
+        (self.w.cwnd + dupack_credit).min(self.rwnd)
     }
 
     /// Send whatever the window, the application and the recovery state
@@ -1287,10 +1301,26 @@ impl SenderCore {
                 .saturating_sub(sacked_before_bytes),
             cum_acked_bytes: cum_acked,
             loss_marks_before: self.sb.loss_marks(),
+            duplicate: false,
         };
         if let Some(prr) = self.prr.as_mut() {
             prr.pending_ack = Some(input);
         }
+    }
+
+    /// The ACK being processed is a duplicate ACK (RFC 5681 §2): without
+    /// SACK, RFC 9937 §6.2 counts it as 1 SMSS delivered. Called before the
+    /// recovery strategy sees it.
+    pub fn note_duplicate_ack_for_prr(&mut self) {
+        if let Some(input) = self.prr.as_mut().and_then(|p| p.pending_ack.as_mut()) {
+            input.duplicate = true;
+        }
+    }
+
+    /// The option `proportional_rate_reduction` is on: RFC 9937 sets cwnd
+    /// in fast recovery.
+    pub fn prr_enabled(&self) -> bool {
+        self.prr.is_some()
     }
 
     /// RFC 9937's episode (the last one; all zero without the option or
@@ -1301,12 +1331,14 @@ impl SenderCore {
             .map_or_else(PrrEpisode::default, |p| p.episode)
     }
 
-    /// The window at the start of SACK loss recovery, after
+    /// The window at the start of loss recovery, after
     /// `enter_loss_recovery` and before the first retransmission: RFC
     /// 6675 §5 (4.2) cwnd = ssthresh, or with PRR RFC 9937 §6.1's
     /// initialization and §6.2's steps for the ACK that starts recovery
     /// (`from_ack`; RACK's reordering timer starts one with no ACK, and
-    /// nothing delivered).
+    /// nothing delivered). Without SACK (Reno, NewReno, with PRR only) the
+    /// segment at SND.UNA, about to be fast retransmitted, is the one
+    /// marked lost (§6.2's inflight).
     pub fn set_recovery_window(&mut self, from_ack: bool) {
         let outstanding_bytes = self.snd_max - self.snd_una;
         let sacked_bytes = self.sb.sacked_bytes();
@@ -1325,6 +1357,7 @@ impl SenderCore {
             delivered_bytes: 0,
             cum_acked_bytes: 0,
             loss_marks_before: loss_marks,
+            duplicate: false,
         });
         prr.episode = PrrEpisode::begin(
             outstanding_bytes,
@@ -1332,10 +1365,10 @@ impl SenderCore {
             newly_sacked_bytes,
             input.cum_acked_bytes,
         );
-        self.prr_step(input, true);
+        self.prr_step(input, true, !self.sack_enabled);
     }
 
-    /// RFC 9937 §6.2 for an ACK during SACK loss recovery, after the
+    /// RFC 9937 §6.2 for an ACK during fast recovery, after the
     /// recovery strategy's loss detection and before sending (the ACK that
     /// starts recovery had it in [`Self::set_recovery_window`], the one
     /// that ends it has none).
@@ -1343,34 +1376,79 @@ impl SenderCore {
         let Some(input) = self.prr.as_mut().and_then(|p| p.pending_ack.take()) else {
             return;
         };
-        if self.in_recovery && self.prr_step(input, false) {
+        if self.in_recovery && self.prr_step(input, false, false) {
             self.trace_window(now_ns);
         }
     }
 
-    /// One §6.2 step; true if it set cwnd. inflight is RFC 6675's pipe;
-    /// SafeACK: SND.UNA advanced, this ACK's loss detection marked no
-    /// segment lost (§9: "any ACK of a retransmission that does not cause
-    /// some other segment to be marked for retransmission"), and NextSeg()
-    /// is not the rescue retransmission (§6.2: "an ACK triggering "rescue"
-    /// retransmission ... may indicate further losses").
-    fn prr_step(&mut self, input: PrrAckInput, entering: bool) -> bool {
-        let safe_ack = input.cum_acked_bytes > 0
-            && self.sb.loss_marks() == input.loss_marks_before
-            && !(self.cfg.rescue_retransmission
-                && matches!(self.next_seg(), Some(NextSeg::Rescue(_))));
-        let ack = PrrAck {
-            delivered_bytes: input.delivered_bytes,
-            inflight_bytes: self.sb.pipe(self.high_rxt),
-            safe_ack,
-            ssthresh_bytes: self.recovery_cwnd,
-            smss_bytes: self.mss,
+    /// RFC 9937 §6.2 for an ACK of fast recovery without SACK that reveals
+    /// the segment at SND.UNA lost (RFC 6582 §3.2 step 3's partial ACK),
+    /// before the recovery strategy retransmits it: the §6.2 step first,
+    /// then the transmissions (§6.3), as at the start of recovery.
+    pub fn prr_before_retransmitting_first(&mut self, now_ns: TimeNs) {
+        let Some(input) = self.prr.as_mut().and_then(|p| p.pending_ack.take()) else {
+            return;
         };
-        match self
-            .prr
-            .as_mut()
-            .and_then(|p| p.episode.on_ack(ack, entering))
-        {
+        if self.in_recovery && self.prr_step(input, false, true) {
+            self.trace_window(now_ns);
+        }
+    }
+
+    /// One §6.2 step; true if it set cwnd. With SACK, DeliveredData is
+    /// the scoreboard's and inflight RFC 6675's pipe; SafeACK: SND.UNA
+    /// advanced, this ACK's loss detection marked no segment lost (§9:
+    /// "any ACK of a retransmission that does not cause some other segment
+    /// to be marked for retransmission"), and NextSeg() is not the rescue
+    /// retransmission (§6.2: "an ACK triggering "rescue" retransmission
+    /// ... may indicate further losses"). Without SACK, both are §6.2's
+    /// estimates from duplicate ACKs (`PrrEpisode`; inflight after this
+    /// ACK's own count or deduction), `first_lost` says the segment at
+    /// SND.UNA is marked lost and not yet retransmitted, and SafeACK is an
+    /// advance of SND.UNA that marks no segment lost (never, in Reno's and
+    /// NewReno's recovery: Reno's first advance ends it, NewReno's partial
+    /// ACK marks the next segment lost).
+    fn prr_step(&mut self, input: PrrAckInput, entering: bool, first_lost: bool) -> bool {
+        let sack = self.sack_enabled;
+        let safe_ack = input.cum_acked_bytes > 0
+            && if sack {
+                self.sb.loss_marks() == input.loss_marks_before
+                    && !(self.cfg.rescue_retransmission
+                        && matches!(self.next_seg(), Some(NextSeg::Rescue(_))))
+            } else {
+                !first_lost
+            };
+        let pipe = if sack { self.sb.pipe(self.high_rxt) } else { 0 };
+        let lost_bytes = if first_lost {
+            self.sb.get(0).map_or(0, |s| s.len())
+        } else {
+            0
+        };
+        let flight = self.flight_size();
+        let (ssthresh_bytes, smss_bytes) = (self.recovery_cwnd, self.mss);
+        let Some(prr) = self.prr.as_mut() else {
+            return false;
+        };
+        let (delivered_bytes, inflight_bytes) = if sack {
+            (input.delivered_bytes, pipe)
+        } else {
+            let delivered = prr.episode.delivered_without_sack(
+                input.cum_acked_bytes,
+                input.duplicate,
+                smss_bytes,
+            );
+            (
+                delivered,
+                prr.episode.inflight_without_sack(flight, lost_bytes),
+            )
+        };
+        let ack = PrrAck {
+            delivered_bytes,
+            inflight_bytes,
+            safe_ack,
+            ssthresh_bytes,
+            smss_bytes,
+        };
+        match prr.episode.on_ack(ack, entering) {
             Some(cwnd) => {
                 self.w.cwnd = cwnd;
                 true

@@ -223,11 +223,12 @@ impl TcpSender {
         }
         if duplicate {
             self.core.dupacks += 1;
+            self.core.note_duplicate_ack_for_prr();
             self.recovery.on_duplicate_ack(&mut self.core, now_ns, out);
         }
         self.recovery
             .after_ack(&mut self.core, ack, acked, now_ns, out);
-        // RFC 9937 §6.2 (with the option, in SACK recovery).
+        // RFC 9937 §6.2 (with the option, in fast recovery).
         self.core.prr_after_ack(now_ns);
         // RFC 6675 §5: Limited Transmit (step (3)) only on an ACK that
         // revealed no loss (steps (1)-(2), or RACK's detection in

@@ -1,6 +1,8 @@
 //! NewReno, RFC 6582: stay in fast recovery until everything outstanding at
 //! its start (`recover`) is acknowledged, retransmitting one segment per
-//! partial ACK.
+//! partial ACK. With PRR (RFC 9937, option `proportional_rate_reduction`)
+//! cwnd follows `prr.rs` on each ACK of the recovery instead of the
+//! inflation and deflation of steps 2-4, and is ssthresh at its end.
 
 use super::reno::{enter_fast_recovery, inflate};
 use super::{LossRecovery, NewAckOutcome};
@@ -55,11 +57,18 @@ impl LossRecovery for NewRenoRecovery {
         } else {
             // Step 3, partial acknowledgment: retransmit the first
             // unacknowledged segment, deflate by the amount acknowledged and
-            // add back one SMSS if at least one SMSS was acknowledged.
-            core.retransmit_first(now_ns, out);
-            core.w.cwnd = core.w.cwnd.saturating_sub(acked);
-            if acked >= core.mss {
-                core.w.cwnd += core.mss;
+            // add back one SMSS if at least one SMSS was acknowledged. With
+            // PRR, RFC 9937 §6.2 sets cwnd instead, before the
+            // retransmission.
+            if core.prr_enabled() {
+                core.prr_before_retransmitting_first(now_ns);
+                core.retransmit_first(now_ns, out);
+            } else {
+                core.retransmit_first(now_ns, out);
+                core.w.cwnd = core.w.cwnd.saturating_sub(acked);
+                if acked >= core.mss {
+                    core.w.cwnd += core.mss;
+                }
             }
             core.recovery_partial_acks += 1;
             // Reset the retransmission timer on the first partial ACK only.

@@ -1,14 +1,20 @@
-//! Proportional Rate Reduction, RFC 9937 (obsoletes RFC 6937): during SACK
-//! loss recovery cwnd is recomputed on each ACK from the data the ACK
+//! Proportional Rate Reduction, RFC 9937 (obsoletes RFC 6937): during fast
+//! recovery cwnd is recomputed on each ACK from the data the ACK
 //! delivered, so that the window falls to ssthresh over about one round
 //! trip (§6.2's proportional part while inflight > ssthresh) instead of at
-//! once (RFC 6675 §5 step (4)), and grows back towards ssthresh by at most
-//! what was delivered (PRR-CRB), plus one SMSS on a SafeACK (PRR-SSRB).
+//! once (RFC 6675 §5 step (4); without SACK, RFC 5681 §3.2's halving and
+//! inflation by duplicate ACKs), and grows back towards ssthresh by at
+//! most what was delivered (PRR-CRB), plus one SMSS on a SafeACK
+//! (PRR-SSRB).
 //!
 //! Pure arithmetic on the episode's state: no sender state is read here.
 //! `SenderCore` feeds it (DeliveredData, inflight, SafeACK, transmissions)
-//! and applies the cwnd it returns; the SACK and RACK-TLP recoveries start
-//! an episode when they enter recovery.
+//! and applies the cwnd it returns; the SACK, RACK-TLP, Reno and NewReno
+//! recoveries start an episode when they enter recovery. With SACK the
+//! core measures DeliveredData and inflight on its scoreboard; without,
+//! §6.2 estimates both from duplicate ACKs
+//! ([`PrrEpisode::delivered_without_sack`],
+//! [`PrrEpisode::inflight_without_sack`]); the per-ACK step is the same.
 
 /// One PRR episode's state (RFC 9937 §3 and §6.1), all in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,6 +26,9 @@ pub struct PrrEpisode {
     pub prr_delivered_bytes: u64,
     /// prr_out: bytes sent (new data and retransmissions) since the start.
     pub prr_out_bytes: u64,
+    /// Without SACK: 1 SMSS for each duplicate ACK of the episode not yet
+    /// deducted from an advance of SND.UNA (§6.2); 0 with SACK.
+    pub dupack_bytes: u64,
 }
 
 /// What one ACK tells PRR (RFC 9937 §6.2), in bytes.
@@ -54,7 +63,63 @@ impl PrrEpisode {
                 .saturating_sub(sacked_in_scoreboard_bytes),
             prr_delivered_bytes: 0,
             prr_out_bytes: 0,
+            dupack_bytes: 0,
         }
+    }
+
+    /// §6.2's DeliveredData without SACK: "In recovery without SACK,
+    /// DeliveredData is estimated to be 1 SMSS on each received duplicate
+    /// ACK (i.e., SND.UNA did not change). When SND.UNA advances (i.e., a
+    /// full or partial ACK), DeliveredData is the change in SND.UNA, minus
+    /// 1 SMSS for each preceding duplicate ACK", and "if not using SACK,
+    /// then PRR disallows incrementing DeliveredData when the total bytes
+    /// delivered in a PRR episode would exceed ... RecoverFS".
+    ///
+    /// Read as: the duplicate ACKs of this episode (from the one that
+    /// starts it) whose SMSS no advance has deducted yet; an advance
+    /// smaller than them delivers 0 and leaves the rest to be deducted
+    /// from the next ones (the RFC does not say what a negative difference
+    /// means: so no byte is counted twice, and over the episode
+    /// DeliveredData adds up to the advance of SND.UNA); the total is
+    /// capped at RecoverFS by cutting this ACK's share to what is left.
+    /// An ACK that neither advances SND.UNA nor is a duplicate delivers 0.
+    pub fn delivered_without_sack(
+        &mut self,
+        cum_acked_bytes: u64,
+        duplicate: bool,
+        smss_bytes: u64,
+    ) -> u64 {
+        let delivered = if cum_acked_bytes > 0 {
+            let deducted = cum_acked_bytes.min(self.dupack_bytes);
+            self.dupack_bytes -= deducted;
+            cum_acked_bytes - deducted
+        } else if duplicate {
+            self.dupack_bytes += smss_bytes;
+            smss_bytes
+        } else {
+            0
+        };
+        delivered.min(
+            self.recover_fs_bytes
+                .saturating_sub(self.prr_delivered_bytes),
+        )
+    }
+
+    /// §6.2's inflight without SACK: SND.NXT - SND.UNA, less "min(RecoverFS,
+    /// 1 SMSS for each preceding duplicate ACK in the fast recovery
+    /// episode)" (in place of the SACKed bytes: the duplicate ACKs not yet
+    /// deducted, as in [`Self::delivered_without_sack`]), less the bytes
+    /// marked lost and not retransmitted since (`lost_bytes`: the segment
+    /// the recovery is about to retransmit; those retransmitted are
+    /// "added" back, so count once).
+    pub fn inflight_without_sack(&self, flight_size_bytes: u64, lost_bytes: u64) -> u64 {
+        flight_size_bytes.saturating_sub(self.dupack_credit_bytes() + lost_bytes)
+    }
+
+    /// min(RecoverFS, the duplicate ACKs' SMSS): what inflight leaves out
+    /// of SND.NXT - SND.UNA for the duplicate ACKs, without SACK.
+    pub fn dupack_credit_bytes(&self) -> u64 {
+        self.dupack_bytes.min(self.recover_fs_bytes)
     }
 
     /// §6.2, the per-ACK steps after DeliveredData is known: returns the
@@ -130,5 +195,29 @@ mod tests {
         p.on_transmit(1);
         assert_eq!(p.on_ack(ack(2, 5, false), false), Some(7));
         assert_eq!(p.on_ack(ack(2, 5, true), false), Some(5 + 4)); // max(4 - 1, 2) + 1
+    }
+
+    /// §6.2 without SACK: 1 SMSS per duplicate ACK; an advance delivers
+    /// its size less the duplicate ACKs' SMSS not yet deducted (what an
+    /// advance cannot cover is deducted from the next); never more than
+    /// RecoverFS in all; inflight leaves out min(RecoverFS, those SMSS).
+    #[test]
+    fn delivered_and_inflight_without_sack() {
+        let mut p = PrrEpisode::begin(10, 0, 0, 0);
+        for _ in 0..3 {
+            assert_eq!(p.delivered_without_sack(0, true, 1), 1);
+        }
+        assert_eq!(p.inflight_without_sack(10, 1), 6);
+        assert_eq!(p.delivered_without_sack(0, false, 1), 0);
+        assert_eq!(p.delivered_without_sack(2, false, 1), 0);
+        assert_eq!(p.dupack_bytes, 1);
+        assert_eq!(p.delivered_without_sack(4, false, 1), 3);
+        assert_eq!(p.dupack_bytes, 0);
+        p.prr_delivered_bytes = 9;
+        assert_eq!(p.delivered_without_sack(0, true, 1), 1);
+        p.prr_delivered_bytes = 10;
+        assert_eq!(p.delivered_without_sack(0, true, 1), 0, "at most RecoverFS");
+        p.dupack_bytes = 25;
+        assert_eq!(p.inflight_without_sack(30, 0), 20, "min(RecoverFS, ...)");
     }
 }

@@ -1,7 +1,10 @@
 //! Reno fast retransmit and fast recovery, RFC 5681 §3.2: on the third
 //! duplicate ACK retransmit and set cwnd = ssthresh + 3 SMSS; inflate by one
 //! SMSS per further duplicate ACK; deflate to ssthresh on the first ACK of
-//! new data, even a partial one. Duplicate ACKs for data sent before a
+//! new data, even a partial one. With PRR (RFC 9937, option
+//! `proportional_rate_reduction`) cwnd follows `prr.rs` on each duplicate
+//! ACK instead of steps 3-4; the first ACK of new data still ends recovery
+//! with cwnd = ssthresh. Duplicate ACKs for data sent before a
 //! timeout do not start a fast retransmit (RFC 6582 §4's guard); after a
 //! fast recovery they do, as RFC 5681 specifies. ns-2's Reno with
 //! `bug_fix_` (its default) is stricter: `dupack_action` sets `recover_` at
@@ -23,17 +26,28 @@ pub struct RenoRecovery {
 }
 
 /// RFC 5681 §3.2 steps 2–4, shared with NewReno (RFC 6582 §3.2 steps 2–4).
+/// With PRR (option `proportional_rate_reduction`), RFC 9937 §6.1 and
+/// §6.2 set cwnd on this duplicate ACK instead of step 3, before the fast
+/// retransmit (which goes out whatever SndCnt, as with SACK).
 pub(crate) fn enter_fast_recovery(core: &mut SenderCore, now_ns: TimeNs, out: &mut Vec<Packet>) {
-    core.begin_fast_retransmit(now_ns, out);
-    // Step 3: cwnd = ssthresh + 3 * SMSS ("inflates" by the segments that
-    // have left the network).
-    core.w.cwnd = core.recovery_cwnd + core.cfg.dupthresh as u64 * core.mss;
+    core.enter_loss_recovery(now_ns);
+    if core.prr_enabled() {
+        core.set_recovery_window(true);
+    } else {
+        // Step 3: cwnd = ssthresh + 3 * SMSS ("inflates" by the segments
+        // that have left the network).
+        core.w.cwnd = core.recovery_cwnd + core.cfg.dupthresh as u64 * core.mss;
+    }
+    core.retransmit_first(now_ns, out);
     core.trace_window(now_ns);
 }
 
-/// RFC 5681 §3.2 step 4: each further duplicate ACK inflates cwnd by SMSS.
+/// RFC 5681 §3.2 step 4: each further duplicate ACK inflates cwnd by SMSS;
+/// with PRR, RFC 9937 §6.2 counts it instead (`SenderCore::prr_after_ack`).
 pub(crate) fn inflate(core: &mut SenderCore) {
-    core.w.cwnd += core.mss;
+    if !core.prr_enabled() {
+        core.w.cwnd += core.mss;
+    }
 }
 
 impl LossRecovery for RenoRecovery {
