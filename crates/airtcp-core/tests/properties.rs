@@ -6,12 +6,14 @@ use airtcp_core::metrics::RunResult;
 use common::*;
 use proptest::prelude::*;
 
-const VARIANTS: [&str; 5] = [
+const VARIANTS: [&str; 7] = [
     r#"variant = "tahoe""#,
     r#"variant = "reno""#,
     r#"variant = "newreno""#,
     r#"variant = "newreno", sack = true"#,
     r#"variant = "reno", sack = true, timestamps = true, handshake = true"#,
+    r#"variant = "reno", proportional_rate_reduction = true"#,
+    r#"variant = "newreno", proportional_rate_reduction = true"#,
 ];
 
 /// A file transfer over a lossy two-hop path; losses hit data and ACKs.

@@ -528,30 +528,34 @@ fn rfc6675_options_need_sack() {
     }
 }
 
-/// RFC 9937 PRR (`proportional_rate_reduction`) is modelled in SACK loss
-/// recovery (RFC 6675 and RACK-TLP) only: without SACK it is refused, one
-/// line naming the field.
+/// RFC 9937 PRR (`proportional_rate_reduction`) paces fast recovery, with
+/// SACK (RFC 6675, RACK-TLP) or without (Reno, NewReno: §6.2's estimates
+/// from duplicate ACKs). Tahoe has none (a fast retransmit, then slow
+/// start from one segment): nothing for the option to act on, so it is
+/// refused there, one line naming the field and the reason.
 #[test]
-fn rfc9937_prr_needs_sack() {
+fn rfc9937_prr_needs_fast_recovery() {
     let tcp = "tcp = { variant = \"newreno\", sack = true }";
     for ok in [
         "tcp = { variant = \"sack\", proportional_rate_reduction = true }",
         "tcp = { variant = \"newreno\", sack = true, proportional_rate_reduction = true }",
         "tcp = { variant = \"newreno\", sack = true, loss_detection = \"rack_tlp\", proportional_rate_reduction = true }",
-        "tcp = { variant = \"reno\", proportional_rate_reduction = false }",
+        "tcp = { variant = \"reno\", proportional_rate_reduction = true }",
+        "tcp = { variant = \"newreno\", proportional_rate_reduction = true }",
+        "tcp = { variant = \"reno\", reno_one_fast_retransmit_per_window = true, proportional_rate_reduction = true }",
+        "tcp = { variant = \"tahoe\", proportional_rate_reduction = false }",
     ] {
         Scenario::from_toml_str(&GOOD.replace(tcp, ok), "good.toml").unwrap();
     }
-    for variant in ["tahoe", "reno", "newreno"] {
-        let bad =
-            format!("tcp = {{ variant = \"{variant}\", proportional_rate_reduction = true }}");
-        check(
-            &err_with(tcp, &bad),
-            20,
-            "flow[0].tcp.proportional_rate_reduction",
-            "has no effect without SACK",
-        );
-    }
+    check(
+        &err_with(
+            tcp,
+            "tcp = { variant = \"tahoe\", proportional_rate_reduction = true }",
+        ),
+        20,
+        "flow[0].tcp.proportional_rate_reduction",
+        "has no effect with Tahoe, which has no fast recovery",
+    );
 }
 
 /// Every field we accept has an effect: a TCP field that its flow's other

@@ -163,7 +163,7 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>, bool) {
     );
     option(bit(timestamps_byte, 5), "max_backoff = 4");
     option(
-        sack && bit(timestamps_byte, 6),
+        variant != "tahoe" && bit(timestamps_byte, 6),
         "proportional_rate_reduction = true",
     );
     let marks_reduce = multilevel || (ecn && cc != "cubic");
