@@ -158,8 +158,9 @@ def test_sack_recovery_parameters_set_their_option_on_every_sack_connection_and_
     sack_proportional_rate_reduction=true` RFC 9937's PRR, alone or
     together, on every connection that recovers with SACK, in generic and
     own-scenario cells alike, the CUBIC+SACK baseline included, and on no
-    other (the core refuses both without SACK); off, every scenario is the
-    one the matrix always ran."""
+    other (the core refuses the first without SACK; PRR it would accept for
+    Reno and NewReno too, but these are SACK parameters); off, every
+    scenario is the one the matrix always ran."""
     exp = matrix.make_experiment()
     on = exp.with_params(**{name: True for name in params}).params
     options = {SACK_RECOVERY_PARAMS[name] for name in params}

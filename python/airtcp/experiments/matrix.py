@@ -528,8 +528,10 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
 
 
 #: The matrix's parameters for SACK loss recovery -> (the TCP option each
-#: sets on every connection that recovers with SACK, which the core refuses
-#: without SACK; what that option makes the connection do, for the report).
+#: sets on every connection that recovers with SACK, and only there: the
+#: core refuses RFC 6675 §6's restart without SACK, and accepts PRR for
+#: Reno and NewReno too, but this parameter is the SACK rows' sensitivity
+#: run; what that option makes the connection do, for the report).
 SACK_RECOVERY_OPTIONS = {
     "sack_restart_rto_in_recovery": (
         "restart_rto_on_recovery_retransmission",
@@ -547,8 +549,8 @@ SACK_RECOVERY_OPTIONS = {
 def _sack_options(sc: dict, p: Mapping[str, Any]) -> dict:
     """``sc`` with the SACK recovery options that ``p`` asks for
     (:data:`SACK_RECOVERY_OPTIONS`: RFC 6675 §6's timer restart, RFC 9937's
-    PRR) on every connection that recovers with SACK (the core refuses them
-    without SACK: the same test as its own)."""
+    PRR) on every connection that recovers with SACK (the core's own test
+    of SACK recovery; connections without SACK are left as they are)."""
     options = [option for param, (option, _) in SACK_RECOVERY_OPTIONS.items() if p[param]]
     if not options:
         return sc
