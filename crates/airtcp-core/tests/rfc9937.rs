@@ -817,3 +817,69 @@ fn prr_has_no_effect_with_tahoe() {
     assert_eq!(with_prr[2], ("r0".to_string(), (1.0, 5.0)));
     assert_eq!(with_prr, run(false));
 }
+
+/// A classifier that judges every loss not congestion (as airtcp's
+/// wireless-loss classifiers can): fast recovery keeps the window it had,
+/// and PRR heads for that window (its "ssthresh", §6.1's CongCtrlAlg()).
+struct NotCongestion;
+
+impl airtcp_core::tcp::classify::LossClassifier for NotCongestion {
+    fn name(&self) -> &'static str {
+        "not_congestion"
+    }
+    fn classify(
+        &mut self,
+        _now_ns: airtcp_core::sim::TimeNs,
+        _seq: u64,
+        _how: airtcp_core::tcp::classify::LossDetection,
+        _rtt: &airtcp_core::tcp::rtt::RttEstimator,
+    ) -> airtcp_core::tcp::classify::LossCause {
+        airtcp_core::tcp::classify::LossCause::NonCongestion
+    }
+}
+
+/// §6.2's SafeACK without SACK: "SND.UNA advanced and no further loss is
+/// indicated". NewReno's partial ACK advances SND.UNA but indicates the
+/// loss of the segment at the new SND.UNA (RFC 6582 §3.2 step 3
+/// retransmits it; §9: an ACK that causes "some other segment to be
+/// marked for retransmission"), so it is no SafeACK and PRR-SSRB adds
+/// nothing. Segments 0 and 8 lost, every loss judged not congestion: the
+/// target is the window at the loss, 10000 (RecoverFS 10000 too).
+///
+/// * DupACK 3 (§6.1, §6.2): DeliveredData 1000; inflight = 10000 - 1000 -
+///   1000 (segment 0) = 8000, not above 10000: PRR-CRB, SndCnt =
+///   MIN(10000 - 8000, MAX(1000 - 0, 1000)) = 1000, cwnd 9000; "r0"
+///   (prr_out 1000), reach 9000 + 1000 = SND.NXT: nothing else.
+/// * DupACKs 4-8 (k = 2..6 of the episode): prr_delivered k * 1000,
+///   prr_out (k - 1) * 1000 before sending, inflight = SND.NXT - k * 1000
+///   = 8000 each time: SndCnt = MIN(2000, MAX(1000, 1000)) = 1000, cwnd
+///   9000, one new segment each: 10 .. 14 (prr_out 6000, SND.NXT 15000).
+/// * ACK 8 (the retransmission of segment 0 arrives; segment 8 lost):
+///   DeliveredData = 8000 - 6000 = 2000, prr_delivered 8000; inflight =
+///   7000 - 0 - 1000 (segment 8) = 6000; no SafeACK: SndCnt =
+///   MIN(10000 - 6000, MAX(8000 - 6000, 2000)) = 2000, cwnd 8000 (a
+///   SafeACK would add 1000: 9000, and one more new segment). "r8"
+///   (prr_out 7000), then reach 8000 + 8000 = 16000: segment 15.
+#[test]
+fn s6_2_without_sack_a_partial_ack_is_not_a_safe_ack() {
+    let mut cfg = config(10);
+    cfg.proportional_rate_reduction = true;
+    let mut sc = Script::with_classifier(cfg, Recovery::NewReno, Box::new(NotCongestion));
+    assert_eq!(sc.start(100), range(0, 9));
+    let rows = [
+        ("", 10000),
+        ("", 10000),
+        ("r0", 9000),
+        ("10", 9000),
+        ("11", 9000),
+        ("12", 9000),
+        ("13", 9000),
+        ("14", 9000),
+    ];
+    dupacks_of_0(&mut sc, &rows, 1, "not congestion");
+    assert_eq!(sc.s.core.recovery_cwnd, 10 * MSS);
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 6, 6));
+    assert_eq!(sc.ack(8, &[]), "r8 15");
+    assert_eq!(sc.s.core.w.cwnd, 8000);
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 8, 8, 0));
+}
