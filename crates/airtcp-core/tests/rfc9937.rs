@@ -161,7 +161,7 @@ fn s6_1_initialization_recoverfs_prr_delivered_prr_out() {
             recover_fs_bytes: 20 * MSS,
             prr_delivered_bytes: MSS,
             prr_out_bytes: MSS,
-            dupack_bytes: 0,
+            ..PrrEpisode::default()
         }
     );
     // §6.3 counts new data too: ACK#6 sends segment 22.
@@ -488,20 +488,21 @@ fn s6_2_an_ack_leading_to_a_rescue_retransmission_is_not_a_safe_ack() {
 // Without SACK (Reno, NewReno). The setting of every test below: ten
 // segments sent (initial window 10, no Limited Transmit, a hundred to
 // send), the ACKs without SACK, RenoCc: at the third duplicate ACK
-// ssthresh = FlightSize / 2 = 5 segments (RFC 5681 (4)). §6.1: RecoverFS
-// = SND.NXT - SND.UNA - SACKed (none) + newly SACKed (none) + newly
-// cumulatively acknowledged (0 on a duplicate ACK) = 10 segments. §6.2
-// without SACK: DeliveredData = 1 SMSS per duplicate ACK; on an advance of
-// SND.UNA, its size less 1 SMSS per duplicate ACK not yet deducted (the
-// duplicate ACKs of the episode, from the one that starts it; an advance
-// smaller than them delivers 0, the rest deducted from the next); at most
-// RecoverFS in all. inflight = SND.NXT - SND.UNA - min(RecoverFS, those
-// duplicate ACKs' SMSS) - the segment marked lost and not yet
+// ssthresh = FlightSize / 2 = 5 segments (RFC 5681 (4)). The duplicate ACKs
+// since SND.UNA last advanced stand for the SACKed bytes (the reading of
+// §6.2's text in `recovery/prr.rs`): §6.1's RecoverFS = SND.NXT - SND.UNA
+// - the two duplicate ACKs before the third = 8 segments (RFC 6675's pipe
+// before that ACK, as with SACK). §6.2: DeliveredData = 1 SMSS per
+// duplicate ACK; an advance of SND.UNA takes out of the estimate the
+// segments it covered but the first (never reported: lost) and delivers
+// the rest; at most RecoverFS in all. inflight = SND.NXT - SND.UNA - the
+// estimate (at most RecoverFS + the two before the episode = what was
+// outstanding at its start) - the segment marked lost and not yet
 // retransmitted (the segment at SND.UNA, on the ACK that starts recovery
 // and on a partial ACK, whose §6.2 step runs before its retransmission).
 // cwnd = inflight + SndCnt; the sender sends while inflight + SMSS <=
-// cwnd, i.e. up to SND.UNA + cwnd + min(RecoverFS, duplicate ACKs' SMSS).
-// Numbers in bytes (SMSS = 1000).
+// cwnd, i.e. up to SND.UNA + cwnd + the estimate. Numbers in bytes (SMSS
+// = 1000).
 
 /// Ten segments out, PRR as given, the recovery as given.
 fn no_sack_sender(prr: bool, recovery: Recovery) -> Script {
@@ -512,14 +513,16 @@ fn no_sack_sender(prr: bool, recovery: Recovery) -> Script {
     sc
 }
 
-/// An episode's state, in segments: RecoverFS, prr_delivered, prr_out and
-/// the duplicate ACKs not yet deducted.
-fn episode(recover_fs: u64, delivered: u64, out: u64, dupacks: u64) -> PrrEpisode {
+/// An episode's state, in segments: RecoverFS, prr_delivered, prr_out,
+/// the duplicate ACKs' estimate and its bound (10: what was outstanding at
+/// the start).
+fn episode(recover_fs: u64, delivered: u64, out: u64, dupacks: u64, cap: u64) -> PrrEpisode {
     PrrEpisode {
         recover_fs_bytes: recover_fs * MSS,
         prr_delivered_bytes: delivered * MSS,
         prr_out_bytes: out * MSS,
         dupack_bytes: dupacks * MSS,
+        dupack_cap_bytes: cap * MSS,
     }
 }
 
@@ -541,48 +544,43 @@ fn dupacks_of_0(sc: &mut Script, rows: &[(&str, u64)], first: usize, label: &str
 /// lost, segments 1-9 arrive), shared by the tests below.
 ///
 /// * DupACK 1, 2: not in recovery (RFC 6582 step 1), nothing sent.
-/// * DupACK 3 (§6.1, then §6.2 on it): DeliveredData = 1000, prr_delivered
-///   = 1000; inflight = 10000 - min(10000, 1000) - 1000 (segment 0, marked
-///   lost, not yet retransmitted) = 8000 > ssthresh 5000: SndCnt =
-///   DIV_ROUND_UP(1000 * 5000, 10000) - 0 = 500, cwnd = 8500. The fast
-///   retransmit "r0" (RFC 6582 step 2, sent whatever SndCnt) makes prr_out
-///   1000; reach 0 + 8500 + 1000 = 9500 < SND.NXT 10000: nothing else.
-/// * DupACK 4: prr_delivered 2000, inflight 10000 - 2000 = 8000: SndCnt =
-///   1000 - 1000 = 0, cwnd 8000 (reach 10000: nothing).
-/// * DupACK 5: 3000, inflight 7000: SndCnt = 1500 - 1000, cwnd 7500
-///   (reach 10500: no whole segment).
-/// * DupACK 6: 4000, inflight 6000: SndCnt = 2000 - 1000, cwnd 7000, reach
-///   11000: segment 10 (prr_out 2000).
-/// * DupACK 7: 5000, inflight 11000 - 5000 = 6000: SndCnt = 2500 - 2000,
-///   cwnd 6500 (reach 11500: nothing).
-/// * DupACK 8: 6000, inflight 5000, not above ssthresh: PRR-CRB, SndCnt =
-///   MIN(5000 - 5000, MAX(6000 - 2000, 1000)) = 0, cwnd 5000.
-/// * DupACK 9: 7000, inflight 4000: SndCnt = MIN(1000, MAX(5000, 1000)) =
-///   1000, cwnd 5000, reach 0 + 5000 + 7000 = 12000: segment 11 (prr_out
-///   3000).
+/// * DupACK 3 (§6.1, then §6.2 on it): RecoverFS 8000, the estimate 2000
+///   plus 1000; DeliveredData = 1000 = prr_delivered; inflight = 10000 -
+///   3000 - 1000 (segment 0, marked lost, not yet retransmitted) = 6000 >
+///   ssthresh 5000: SndCnt = DIV_ROUND_UP(1000 * 5000, 8000) - 0 = 625,
+///   cwnd = 6625. The fast retransmit "r0" (RFC 6582 step 2, sent whatever
+///   SndCnt) makes prr_out 1000; reach 0 + 6625 + 3000 < SND.NXT + SMSS.
+/// * DupACK 4: prr_delivered 2000, inflight = 10000 - 4000 = 6000: SndCnt
+///   = 1250 - 1000 = 250, cwnd 6250 (reach 10250: no whole segment).
+/// * DupACK 5: 3000, inflight 5000, not above ssthresh: PRR-CRB, SndCnt =
+///   MIN(5000 - 5000, MAX(3000 - 1000, 1000)) = 0, cwnd 5000.
+/// * DupACKs 6-9: prr_delivered 4000 .. 7000, inflight SND.NXT - 6000 ..
+///   9000 = 4000 each time: SndCnt = MIN(1000, MAX(prr_delivered -
+///   prr_out, 1000)) = 1000, cwnd 5000, reach SND.NXT + 1000: one new
+///   segment each, 10 .. 13 (prr_out 5000).
 fn newreno_nine_dupacks(sc: &mut Script) {
     let rows = [
         ("", 10000),
         ("", 10000),
-        ("r0", 8500),
-        ("", 8000),
-        ("", 7500),
-        ("10", 7000),
-        ("", 6500),
+        ("r0", 6625),
+        ("", 6250),
         ("", 5000),
+        ("10", 5000),
         ("11", 5000),
+        ("12", 5000),
+        ("13", 5000),
     ];
     dupacks_of_0(sc, &rows, 1, "PRR");
     assert_eq!(sc.ssthresh(), 5.0);
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 7, 3, 7));
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 7, 5, 9, 10));
 }
 
 /// §5 ("PRR ... without SACK"), §6.1-§6.4 with NewReno (RFC 6582) and one
 /// loss: segment 0 lost, the duplicate ACKs of segments 1-9 (derivation at
-/// `newreno_nine_dupacks`: cwnd 8500, 8000, ... 5000 from the third, "r0",
-/// new segments 10 and 11), then the ACK of the retransmission covers
+/// `newreno_nine_dupacks`: cwnd 6625, 6250, 5000 from the third, "r0",
+/// new segments 10-13), then the ACK of the retransmission covers
 /// `recover` (segment 10): §6.4 ends the episode with cwnd = ssthresh =
-/// 5000; FlightSize 2000 (segments 10, 11): segments 12-14 go out.
+/// 5000; FlightSize 4000 (segments 10-13): segment 14 goes out.
 /// Without the option (RFC 6582 steps 2-4): cwnd = ssthresh + 3 SMSS =
 /// 8000 at the third duplicate ACK, + 1000 per further one (a new segment
 /// from the sixth, when cwnd passes FlightSize: 10, 11, 12, 13), and the
@@ -593,7 +591,7 @@ fn s6_newreno_without_sack_single_loss() {
     let mut sc = no_sack_sender(true, Recovery::NewReno);
     newreno_nine_dupacks(&mut sc);
     assert!(sc.s.core.in_recovery);
-    assert_eq!(sc.ack(10, &[]), "12 13 14");
+    assert_eq!(sc.ack(10, &[]), "14");
     assert!(!sc.s.core.in_recovery);
     assert_eq!(sc.window(), (5.0, 5.0));
 
@@ -615,26 +613,62 @@ fn s6_newreno_without_sack_single_loss() {
     assert_eq!(sc.window(), (5.0, 5.0));
 }
 
+/// With one loss, neither ACK loss nor reordering, the duplicate ACKs
+/// are exactly the SACKed bytes, and PRR without SACK (NewReno) sends
+/// after each ACK what PRR with SACK (RFC 6675's recovery) sends, with the
+/// same cwnd and the same episode: in the setting above (segment 0 lost,
+/// nine duplicate ACKs, then the full ACK) and in §8 Figure 1's (twenty
+/// segments, Limited Transmit, segment 0 lost, twenty-one duplicate ACKs;
+/// its SACK columns are checked against the figure by
+/// `s8_figure1_single_loss_prr`).
+#[test]
+fn s6_2_without_sack_one_loss_is_what_sack_gives() {
+    let run = |cfg: SenderConfig, recovery: Recovery, dupacks: u64, full_ack: u64| {
+        let sack = recovery == Recovery::Sack;
+        let mut sc = Script::new(cfg, recovery);
+        sc.start(100);
+        let mut log = Vec::new();
+        for k in 1..=dupacks {
+            let sacks: &[(u64, u64)] = if sack { &[(1, k)] } else { &[] };
+            log.push((sc.ack(0, sacks), sc.s.core.w.cwnd));
+        }
+        log.push((sc.ack(full_ack, &[]), sc.s.core.w.cwnd));
+        (log, sc.s.core.prr_episode().prr_delivered_bytes)
+    };
+    let mut ten = config(10);
+    ten.proportional_rate_reduction = true;
+    let with_sack = run(ten.clone(), Recovery::Sack, 9, 10);
+    assert_eq!(with_sack.0[2], ("r0".to_string(), 6625));
+    assert_eq!(with_sack, run(ten, Recovery::NewReno, 9, 10));
+    let with_sack = run(section8_config(true), Recovery::Sack, 21, 22);
+    assert_eq!(with_sack.0[2], ("r0".to_string(), 18500));
+    assert_eq!(
+        with_sack,
+        run(section8_config(true), Recovery::NewReno, 21, 22)
+    );
+}
+
 /// §6.2 without SACK with NewReno and two losses in one window (segments
-/// 0 and 8): the duplicate ACKs of segments 1-7 and 9 are the eight of
-/// `newreno_nine_dupacks` (the sender cannot tell which segments they
-/// report): "r0" and segment 10, cwnd 5000, prr_delivered 6000, prr_out
-/// 2000, six duplicate ACKs of the episode (the third to the eighth).
+/// 0 and 8): the duplicate ACKs of segments 1-7 and 9 are the first eight
+/// of `newreno_nine_dupacks` (the sender cannot tell which segments they
+/// report): "r0", segments 10-12, cwnd 5000, prr_delivered 6000, prr_out
+/// 4000, the estimate 8000.
 ///
 /// * The retransmission of segment 0 arrives: ACK 8, a partial ACK (RFC
-///   6582 step 3: below `recover` = 10). DeliveredData = 8000 - 6000 =
-///   2000, prr_delivered 8000, no duplicate ACK left. The ACK marks
-///   segment 8 lost: inflight = 11000 - 8000 - 0 - 1000 = 2000, and it is
-///   no SafeACK ("no further loss is indicated" fails). PRR-CRB: SndCnt =
-///   MIN(5000 - 2000, MAX(8000 - 2000, 2000)) = 3000, cwnd 5000. Sent:
-///   "r8" (RFC 6582's retransmission, prr_out 3000), then new segments up
-///   to 8000 + 5000: 11, 12 (prr_out 5000).
+///   6582 step 3: below `recover` = 10). It covered segments 0-7, of which
+///   1-7 were reported: the estimate falls to 1000 (segment 9, which it
+///   is), DeliveredData = 8000 - 7000 = 1000 (segment 0), prr_delivered
+///   7000. The ACK marks segment 8 lost: inflight = 13000 - 8000 - 1000 -
+///   1000 = 3000, and it is no SafeACK ("no further loss is indicated"
+///   fails). PRR-CRB: SndCnt = MIN(5000 - 3000, MAX(7000 - 4000, 1000)) =
+///   2000, cwnd 5000. Sent: "r8" (RFC 6582's retransmission, prr_out
+///   5000), then new data up to 8000 + 5000 + 1000: segment 13.
 /// * Segment 10 arrives: a duplicate ACK of 8. DeliveredData 1000,
-///   prr_delivered 9000; inflight = 13000 - 8000 - 1000 = 4000: SndCnt =
-///   MIN(1000, MAX(9000 - 5000, 1000)) = 1000, cwnd 5000, reach 8000 +
-///   5000 + 1000 = 14000: segment 13.
+///   prr_delivered 8000, the estimate 2000; inflight = 14000 - 8000 - 2000
+///   = 4000: SndCnt = MIN(1000, MAX(8000 - 6000, 1000)) = 1000, cwnd 5000,
+///   reach 8000 + 5000 + 2000 = 15000: segment 14.
 /// * The retransmission of segment 8 arrives: ACK 11 covers `recover`:
-///   §6.4, cwnd = ssthresh 5000; FlightSize 3000: segments 14 and 15.
+///   §6.4, cwnd = ssthresh 5000; FlightSize 4000: segment 15.
 ///
 /// Without the option (RFC 6582), cwnd = 8000 + 5 * 1000 = 13000 after
 /// the eighth duplicate ACK (segments 10-12 sent), and the partial ACK
@@ -646,23 +680,23 @@ fn s6_2_newreno_without_sack_partial_ack() {
     let rows = [
         ("", 10000),
         ("", 10000),
-        ("r0", 8500),
-        ("", 8000),
-        ("", 7500),
-        ("10", 7000),
-        ("", 6500),
+        ("r0", 6625),
+        ("", 6250),
         ("", 5000),
+        ("10", 5000),
+        ("11", 5000),
+        ("12", 5000),
     ];
     dupacks_of_0(&mut sc, &rows, 1, "PRR");
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 2, 6));
-    assert_eq!(sc.ack(8, &[]), "r8 11 12");
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 6, 4, 8, 10));
+    assert_eq!(sc.ack(8, &[]), "r8 13");
     assert!(sc.s.core.in_recovery);
     assert_eq!(sc.window(), (5.0, 5.0));
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 8, 5, 0));
-    assert_eq!(sc.ack(8, &[]), "13");
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 7, 6, 1, 10));
+    assert_eq!(sc.ack(8, &[]), "14");
     assert_eq!(sc.cwnd(), 5.0);
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 9, 6, 1));
-    assert_eq!(sc.ack(11, &[]), "14 15");
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 8, 7, 2, 10));
+    assert_eq!(sc.ack(11, &[]), "15");
     assert!(!sc.s.core.in_recovery);
     assert_eq!(sc.window(), (5.0, 5.0));
 
@@ -673,59 +707,65 @@ fn s6_2_newreno_without_sack_partial_ack() {
     assert_eq!(sc.cwnd(), 6.0);
 }
 
-/// §6.2 without SACK: an advance of SND.UNA smaller than the duplicate
-/// ACKs not yet deducted delivers 0 ("the change in SND.UNA, minus 1 SMSS
-/// for each preceding duplicate ACK" would be negative; the rest is
-/// deducted from the next advance), and "if (DeliveredData is 0) Return":
-/// cwnd stays. Segments 0 and 5 lost: the duplicate ACKs of 1-4 and 6-9
-/// are the eight of `s6_2_newreno_without_sack_partial_ack` (cwnd 5000,
-/// six duplicate ACKs of the episode). The retransmission of segment 0
-/// arrives: ACK 5, partial; 5000 - 6000 < 0: DeliveredData 0, one
-/// duplicate ACK left (prr_delivered 6000). cwnd 5000; "r5" (prr_out
-/// 3000); FlightSize 11000 - 5000 = 6000, reach 5000 + 5000 + 1000 =
-/// 11000 = SND.NXT: nothing more. Segment 10 arrives (a duplicate ACK of
-/// 5): DeliveredData 1000, prr_delivered 7000, two left; inflight = 6000 -
-/// 2000 = 4000: SndCnt = MIN(1000, MAX(7000 - 3000, 1000)) = 1000, cwnd
-/// 5000, reach 12000: segment 11.
+/// §6.2 without SACK, a partial ACK whose duplicate ACKs also reported
+/// segments above it: "the change in SND.UNA, minus 1 SMSS for each
+/// preceding duplicate ACK" would be less than nothing (5000 - 8000); the
+/// ACK takes out of the estimate only the segments it covered but the
+/// lost one (Linux's `tcp_remove_reno_sacks` reads it so), and the
+/// estimate keeps the segments above it. Segments 0 and 5 lost: the
+/// duplicate ACKs of 1-4 and 6-9 are the eight of
+/// `s6_2_newreno_without_sack_partial_ack` ("r0 10 11 12", cwnd 5000,
+/// prr_delivered 6000, prr_out 4000, the estimate 8000). The
+/// retransmission of segment 0 arrives: ACK 5 covered 0-4, the estimate
+/// falls by 4000 to 4000 (segments 6-9, which it is), DeliveredData 1000,
+/// prr_delivered 7000; segment 5 marked lost: inflight = 13000 - 5000 -
+/// 4000 - 1000 = 3000: SndCnt = MIN(2000, MAX(3000, 1000)) = 2000, cwnd
+/// 5000; "r5" (prr_out 5000), reach 5000 + 5000 + 4000 = 14000: segment 13.
+/// Segment 10 arrives (a duplicate ACK of 5): DeliveredData 1000,
+/// prr_delivered 8000, the estimate 5000; inflight = 14000 - 5000 - 5000 =
+/// 4000: SndCnt = MIN(1000, MAX(2000, 1000)) = 1000, cwnd 5000, reach
+/// 15000: segment 14. (Taking out all 5000 the ACK advanced, the estimate
+/// would count 3000 for four reported segments, and inflight would stay
+/// above what is in the network for the rest of the recovery.)
 #[test]
-fn s6_2_without_sack_an_advance_below_the_duplicate_acks_delivers_nothing() {
+fn s6_2_without_sack_a_partial_ack_keeps_the_segments_reported_above_it() {
     let mut sc = no_sack_sender(true, Recovery::NewReno);
-    assert_eq!(sc.dupacks(0, 8), "r0 10");
-    assert_eq!(sc.ack(5, &[]), "r5");
+    assert_eq!(sc.dupacks(0, 8), "r0 10 11 12");
+    assert_eq!(sc.ack(5, &[]), "r5 13");
     assert_eq!(sc.cwnd(), 5.0);
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 3, 1));
-    assert_eq!(sc.ack(5, &[]), "11");
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 7, 6, 4, 10));
+    assert_eq!(sc.ack(5, &[]), "14");
     assert_eq!(sc.cwnd(), 5.0);
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 7, 4, 2));
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 8, 7, 5, 10));
 }
 
 /// §6.2 without SACK, the over-count rule: "PRR disallows incrementing
 /// DeliveredData when the total bytes delivered in a PRR episode would
 /// exceed ... RecoverFS", and inflight subtracts "min(RecoverFS, 1 SMSS
 /// for each preceding duplicate ACK ...)" ("to protect against
-/// misbehaving receivers"). After `newreno_nine_dupacks` (prr_delivered
-/// 7000, segments 0-11 sent) the retransmission of segment 0 is delayed
-/// and duplicate ACKs keep coming: those of segments 10, 11 and 12 deliver
-/// 1000 each up to prr_delivered = RecoverFS = 10000, each with inflight =
-/// SND.NXT - 8000, 9000, 10000 = 4000: PRR-CRB SndCnt = MIN(1000,
-/// MAX(prr_delivered - prr_out, 1000)) = 1000, cwnd 5000: segments 12, 13,
-/// 14. The next duplicate ACK (segment 13), and three extraneous ones,
-/// deliver 0 ("Return": cwnd 5000), and inflight stays 15000 - min(10000,
-/// 11000, 12000, ...) = 5000 = cwnd: nothing is sent. The ACK of segment
-/// 0's retransmission (ACK 14) ends recovery, cwnd = ssthresh = 5000:
-/// segments 15-18.
+/// misbehaving receivers"; with the two duplicate ACKs before the episode
+/// counted, at most RecoverFS + 2000 = 10000). After
+/// `newreno_nine_dupacks` (prr_delivered 7000, prr_out 5000, the estimate
+/// 9000, segments 0-13 sent) the retransmission of segment 0 is delayed
+/// and duplicate ACKs keep coming. The tenth delivers the last 1000 of
+/// RecoverFS (prr_delivered 8000); the estimate 10000, inflight 14000 -
+/// 10000 = 4000: SndCnt = MIN(1000, MAX(3000, 1000)) = 1000, cwnd 5000,
+/// reach 15000: segment 14. The next five deliver 0 ("Return": cwnd 5000)
+/// and the estimate, though it counts them, counts at most 10000: inflight
+/// stays 15000 - 10000 = 5000 = cwnd, and nothing is sent. The ACK of
+/// segment 0's retransmission (ACK 14) ends recovery, cwnd = ssthresh =
+/// 5000, FlightSize 1000: segments 15-18.
 #[test]
 fn s6_2_without_sack_at_most_recoverfs_is_delivered() {
     let mut sc = no_sack_sender(true, Recovery::NewReno);
     newreno_nine_dupacks(&mut sc);
     for (k, (sent, state)) in [
-        ("12", episode(10, 8, 4, 8)),
-        ("13", episode(10, 9, 5, 9)),
-        ("14", episode(10, 10, 6, 10)),
-        ("", episode(10, 10, 6, 11)),
-        ("", episode(10, 10, 6, 12)),
-        ("", episode(10, 10, 6, 13)),
-        ("", episode(10, 10, 6, 14)),
+        ("14", episode(8, 8, 6, 10, 10)),
+        ("", episode(8, 8, 6, 11, 10)),
+        ("", episode(8, 8, 6, 12, 10)),
+        ("", episode(8, 8, 6, 13, 10)),
+        ("", episode(8, 8, 6, 14, 10)),
+        ("", episode(8, 8, 6, 15, 10)),
     ]
     .into_iter()
     .enumerate()
@@ -745,47 +785,38 @@ fn s6_2_without_sack_at_most_recoverfs_is_delivered() {
 /// §5 and §6.4 with Reno (RFC 5681 §3.2): its recovery ends at the first
 /// ACK of new data, so one PRR episode covers the duplicate ACKs only.
 /// Segments 0 and 8 lost: the first eight duplicate ACKs are NewReno's
-/// (derivation at `newreno_nine_dupacks`). ACK 8 (a partial ACK to
-/// NewReno) ends Reno's recovery: cwnd = ssthresh = 5000 (RFC 5681 step 6
-/// and §6.4 agree); FlightSize 11000 - 8000 = 3000: segments 11, 12, and no
-/// retransmission. The duplicate ACKs of segments 10-12 start a second
-/// fast recovery (RFC 5681) and a second episode (§6.1): ssthresh =
-/// FlightSize 5000 / 2 = 2500, RecoverFS = 13000 - 8000 = 5000;
-/// DeliveredData 1000, inflight = 5000 - 1000 - 1000 (segment 8) = 3000 >
-/// 2500: SndCnt = DIV_ROUND_UP(1000 * 2500, 5000) = 500, cwnd 3500; "r8"
-/// (prr_out 1000), reach 8000 + 3500 + 1000 = 12500 < 13000. Without the
-/// option the third duplicate ACK sets cwnd = 2500 + 3000 = 5500.
+/// ("r0 10 11 12", cwnd 5000; derivation at `newreno_nine_dupacks`).
+/// Without the option Reno's inflation sends the same segments, with cwnd
+/// 13000. ACK 8 (a partial ACK to NewReno) ends Reno's recovery: cwnd =
+/// ssthresh = 5000 (RFC 5681 step 6 and §6.4 agree); FlightSize 13000 -
+/// 8000 = 5000: nothing. The duplicate ACKs of segments 10-12 start a
+/// second fast recovery (RFC 5681) and a second episode (§6.1): ssthresh =
+/// FlightSize 5000 / 2 = 2500, RecoverFS = 5000 - 2000 = 3000, the
+/// estimate 2000 + 1000 (at most 5000); DeliveredData 1000, inflight =
+/// 5000 - 3000 - 1000 (segment 8) = 1000, not above 2500: PRR-CRB, SndCnt =
+/// MIN(2500 - 1000, MAX(1000, 1000)) = 1000, cwnd 2000; "r8" (prr_out
+/// 1000), reach 8000 + 2000 + 3000 = 13000 = SND.NXT. Without the option
+/// the third duplicate ACK sets cwnd = 2500 + 3000 = 5500.
 #[test]
 fn s6_reno_without_sack_one_episode_per_fast_recovery() {
     for prr in [true, false] {
         let mut sc = no_sack_sender(prr, Recovery::Reno);
-        let sent = sc.dupacks(0, 8);
-        assert_eq!(sent, if prr { "r0 10" } else { "r0 10 11 12" });
-        if !prr {
-            // Reno's inflation sent two more: the rest of this test is
-            // PRR's.
-            assert_eq!(sc.cwnd(), 13.0);
-            assert_eq!(sc.s.core.prr_episode(), PrrEpisode::default());
-            continue;
-        }
-        assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 2, 6));
-        assert_eq!(sc.ack(8, &[]), "11 12");
+        assert_eq!(sc.dupacks(0, 8), "r0 10 11 12");
+        assert_eq!(sc.cwnd(), if prr { 5.0 } else { 13.0 });
+        assert_eq!(sc.ack(8, &[]), "");
         assert!(!sc.s.core.in_recovery);
         assert_eq!(sc.window(), (5.0, 5.0));
         assert_eq!(sc.dupacks(8, 2), "");
         assert_eq!(sc.ack(8, &[]), "r8");
         assert!(sc.s.core.in_recovery);
-        assert_eq!(sc.window(), (3.5, 2.5));
-        assert_eq!(sc.s.core.prr_episode(), episode(5, 1, 1, 1));
+        if prr {
+            assert_eq!(sc.window(), (2.0, 2.5));
+            assert_eq!(sc.s.core.prr_episode(), episode(3, 1, 1, 3, 5));
+        } else {
+            assert_eq!(sc.window(), (5.5, 2.5));
+            assert_eq!(sc.s.core.prr_episode(), PrrEpisode::default());
+        }
     }
-    // Without the option: RFC 5681 step 3 at the second fast retransmit.
-    let mut sc = no_sack_sender(false, Recovery::Reno);
-    sc.dupacks(0, 8);
-    assert_eq!(sc.ack(8, &[]), "");
-    assert_eq!(sc.window(), (5.0, 5.0));
-    sc.dupacks(8, 2);
-    assert_eq!(sc.ack(8, &[]), "r8");
-    assert_eq!(sc.window(), (5.5, 2.5));
 }
 
 /// Tahoe has no fast recovery (a fast retransmit, then slow start from one
@@ -844,22 +875,23 @@ impl airtcp_core::tcp::classify::LossClassifier for NotCongestion {
 /// retransmits it; §9: an ACK that causes "some other segment to be
 /// marked for retransmission"), so it is no SafeACK and PRR-SSRB adds
 /// nothing. Segments 0 and 8 lost, every loss judged not congestion: the
-/// target is the window at the loss, 10000 (RecoverFS 10000 too).
+/// target is the window at the loss, 10000 (RecoverFS 8000).
 ///
-/// * DupACK 3 (§6.1, §6.2): DeliveredData 1000; inflight = 10000 - 1000 -
-///   1000 (segment 0) = 8000, not above 10000: PRR-CRB, SndCnt =
-///   MIN(10000 - 8000, MAX(1000 - 0, 1000)) = 1000, cwnd 9000; "r0"
-///   (prr_out 1000), reach 9000 + 1000 = SND.NXT: nothing else.
-/// * DupACKs 4-8 (k = 2..6 of the episode): prr_delivered k * 1000,
-///   prr_out (k - 1) * 1000 before sending, inflight = SND.NXT - k * 1000
-///   = 8000 each time: SndCnt = MIN(2000, MAX(1000, 1000)) = 1000, cwnd
-///   9000, one new segment each: 10 .. 14 (prr_out 6000, SND.NXT 15000).
-/// * ACK 8 (the retransmission of segment 0 arrives; segment 8 lost):
-///   DeliveredData = 8000 - 6000 = 2000, prr_delivered 8000; inflight =
-///   7000 - 0 - 1000 (segment 8) = 6000; no SafeACK: SndCnt =
-///   MIN(10000 - 6000, MAX(8000 - 6000, 2000)) = 2000, cwnd 8000 (a
-///   SafeACK would add 1000: 9000, and one more new segment). "r8"
-///   (prr_out 7000), then reach 8000 + 8000 = 16000: segment 15.
+/// * DupACK 3 (§6.1, §6.2): DeliveredData 1000; inflight = 10000 - 3000 -
+///   1000 (segment 0) = 6000, not above 10000: PRR-CRB, SndCnt =
+///   MIN(10000 - 6000, MAX(1000 - 0, 1000)) = 1000, cwnd 7000; "r0"
+///   (prr_out 1000), reach 7000 + 3000 = SND.NXT: nothing else.
+/// * DupACKs 4-8: prr_delivered 2000 .. 6000, prr_out 1000 .. 5000 before
+///   sending, inflight = SND.NXT - the estimate = 6000 each time: SndCnt =
+///   MIN(4000, MAX(1000, 1000)) = 1000, cwnd 7000, one new segment each:
+///   10 .. 14 (prr_out 6000, SND.NXT 15000).
+/// * ACK 8 (the retransmission of segment 0 arrives; segment 8 lost): it
+///   covered 0-7, the estimate falls by 7000 to 1000, DeliveredData 1000,
+///   prr_delivered 7000; inflight = 7000 - 1000 - 1000 (segment 8) = 5000;
+///   no SafeACK: SndCnt = MIN(10000 - 5000, MAX(7000 - 6000, 1000)) =
+///   1000, cwnd 6000; "r8" (prr_out 7000), reach 8000 + 6000 + 1000 =
+///   15000 = SND.NXT: nothing more. A SafeACK would add 1000: cwnd 7000,
+///   and segment 15.
 #[test]
 fn s6_2_without_sack_a_partial_ack_is_not_a_safe_ack() {
     let mut cfg = config(10);
@@ -869,17 +901,17 @@ fn s6_2_without_sack_a_partial_ack_is_not_a_safe_ack() {
     let rows = [
         ("", 10000),
         ("", 10000),
-        ("r0", 9000),
-        ("10", 9000),
-        ("11", 9000),
-        ("12", 9000),
-        ("13", 9000),
-        ("14", 9000),
+        ("r0", 7000),
+        ("10", 7000),
+        ("11", 7000),
+        ("12", 7000),
+        ("13", 7000),
+        ("14", 7000),
     ];
     dupacks_of_0(&mut sc, &rows, 1, "not congestion");
     assert_eq!(sc.s.core.recovery_cwnd, 10 * MSS);
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 6, 6, 6));
-    assert_eq!(sc.ack(8, &[]), "r8 15");
-    assert_eq!(sc.s.core.w.cwnd, 8000);
-    assert_eq!(sc.s.core.prr_episode(), episode(10, 8, 8, 0));
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 6, 6, 8, 10));
+    assert_eq!(sc.ack(8, &[]), "r8");
+    assert_eq!(sc.s.core.w.cwnd, 6000);
+    assert_eq!(sc.s.core.prr_episode(), episode(8, 7, 7, 1, 10));
 }

@@ -1337,8 +1337,10 @@ impl SenderCore {
     /// initialization and §6.2's steps for the ACK that starts recovery
     /// (`from_ack`; RACK's reordering timer starts one with no ACK, and
     /// nothing delivered). Without SACK (Reno, NewReno, with PRR only) the
-    /// segment at SND.UNA, about to be fast retransmitted, is the one
-    /// marked lost (§6.2's inflight).
+    /// duplicate ACKs since SND.UNA last advanced stand for the SACKed
+    /// bytes (`PrrEpisode::begin_without_sack`), and the segment at
+    /// SND.UNA, about to be fast retransmitted, is the one marked lost
+    /// (§6.2's inflight).
     pub fn set_recovery_window(&mut self, from_ack: bool) {
         let outstanding_bytes = self.snd_max - self.snd_una;
         let sacked_bytes = self.sb.sacked_bytes();
@@ -1359,12 +1361,16 @@ impl SenderCore {
             loss_marks_before: loss_marks,
             duplicate: false,
         });
-        prr.episode = PrrEpisode::begin(
-            outstanding_bytes,
-            sacked_bytes,
-            newly_sacked_bytes,
-            input.cum_acked_bytes,
-        );
+        prr.episode = if self.sack_enabled {
+            PrrEpisode::begin(
+                outstanding_bytes,
+                sacked_bytes,
+                newly_sacked_bytes,
+                input.cum_acked_bytes,
+            )
+        } else {
+            PrrEpisode::begin_without_sack(outstanding_bytes, u64::from(self.dupacks), self.mss)
+        };
         self.prr_step(input, true, !self.sack_enabled);
     }
 

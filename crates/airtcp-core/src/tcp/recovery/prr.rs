@@ -26,9 +26,20 @@ pub struct PrrEpisode {
     pub prr_delivered_bytes: u64,
     /// prr_out: bytes sent (new data and retransmissions) since the start.
     pub prr_out_bytes: u64,
-    /// Without SACK: 1 SMSS for each duplicate ACK of the episode not yet
-    /// deducted from an advance of SND.UNA (§6.2); 0 with SACK.
+    /// Without SACK: the estimate of what the SACKed bytes would be, 1
+    /// SMSS for each duplicate ACK since SND.UNA last advanced (those
+    /// before recovery too), less what later advances of SND.UNA covered
+    /// (§6.2; [`Self::delivered_without_sack`]); 0 with SACK.
     pub dupack_bytes: u64,
+    /// Without SACK, the most `dupack_bytes` counts for inflight: what was
+    /// outstanding at the start. §6.2's "min(RecoverFS, 1 SMSS for each
+    /// preceding duplicate ACK in the fast recovery episode)" bounds the
+    /// episode's duplicate ACKs by RecoverFS "to protect against
+    /// misbehaving receivers"; the estimate here also counts the duplicate
+    /// ACKs before the episode, which RecoverFS leaves out (as it leaves
+    /// out the SACKed bytes), so its bound is RecoverFS plus those. 0 with
+    /// SACK.
+    pub dupack_cap_bytes: u64,
 }
 
 /// What one ACK tells PRR (RFC 9937 §6.2), in bytes.
@@ -64,6 +75,26 @@ impl PrrEpisode {
             prr_delivered_bytes: 0,
             prr_out_bytes: 0,
             dupack_bytes: 0,
+            dupack_cap_bytes: 0,
+        }
+    }
+
+    /// §6.1 without SACK: the episode begins on the DupThresh-th duplicate
+    /// ACK, with the `duplicate_acks` since SND.UNA last advanced (this one
+    /// included) as the SACKed bytes' estimate: RecoverFS = SND.NXT -
+    /// SND.UNA - (the duplicate ACKs before this one) SMSS, what RFC 6675's
+    /// pipe was before this ACK, as with SACK; this ACK's SMSS is counted
+    /// by its §6.2 step ([`Self::delivered_without_sack`]).
+    pub fn begin_without_sack(
+        outstanding_bytes: u64,
+        duplicate_acks: u64,
+        smss_bytes: u64,
+    ) -> Self {
+        let before_bytes = duplicate_acks.saturating_sub(1) * smss_bytes;
+        Self {
+            dupack_bytes: before_bytes,
+            dupack_cap_bytes: outstanding_bytes,
+            ..Self::begin(outstanding_bytes, before_bytes, 0, 0)
         }
     }
 
@@ -75,14 +106,20 @@ impl PrrEpisode {
     /// then PRR disallows incrementing DeliveredData when the total bytes
     /// delivered in a PRR episode would exceed ... RecoverFS".
     ///
-    /// Read as: the duplicate ACKs of this episode (from the one that
-    /// starts it) whose SMSS no advance has deducted yet; an advance
-    /// smaller than them delivers 0 and leaves the rest to be deducted
-    /// from the next ones (the RFC does not say what a negative difference
-    /// means: so no byte is counted twice, and over the episode
-    /// DeliveredData adds up to the advance of SND.UNA); the total is
-    /// capped at RecoverFS by cutting this ACK's share to what is left.
-    /// An ACK that neither advances SND.UNA nor is a duplicate delivers 0.
+    /// Read as the SACK rule (the change in SND.UNA plus the signed change
+    /// in SACKed bytes) with the duplicate ACKs as the SACKed bytes'
+    /// estimate (`dupack_bytes`): a duplicate ACK adds 1 SMSS; an advance
+    /// of SND.UNA takes out of the estimate the segments it covered that
+    /// duplicate ACKs had reported, all of it but the one segment at the
+    /// old SND.UNA, whose loss started the recovery or was revealed by the
+    /// last partial ACK (Linux's `tcp_remove_reno_sacks` reads it so), and
+    /// delivers the rest. After a full ACK this is the RFC's text; after a
+    /// partial one, whose duplicate ACKs also reported segments above the
+    /// new SND.UNA, the text would give less than nothing. With neither
+    /// ACK loss nor reordering the estimate is the scoreboard's SACKed
+    /// bytes, and PRR sends what it sends with SACK. The total is capped
+    /// at RecoverFS by cutting this ACK's share to what is left. An ACK
+    /// that neither advances SND.UNA nor is a duplicate delivers 0.
     pub fn delivered_without_sack(
         &mut self,
         cum_acked_bytes: u64,
@@ -90,9 +127,11 @@ impl PrrEpisode {
         smss_bytes: u64,
     ) -> u64 {
         let delivered = if cum_acked_bytes > 0 {
-            let deducted = cum_acked_bytes.min(self.dupack_bytes);
-            self.dupack_bytes -= deducted;
-            cum_acked_bytes - deducted
+            let reported = cum_acked_bytes
+                .saturating_sub(smss_bytes)
+                .min(self.dupack_bytes);
+            self.dupack_bytes -= reported;
+            cum_acked_bytes - reported
         } else if duplicate {
             self.dupack_bytes += smss_bytes;
             smss_bytes
@@ -107,8 +146,8 @@ impl PrrEpisode {
 
     /// §6.2's inflight without SACK: SND.NXT - SND.UNA, less "min(RecoverFS,
     /// 1 SMSS for each preceding duplicate ACK in the fast recovery
-    /// episode)" (in place of the SACKed bytes: the duplicate ACKs not yet
-    /// deducted, as in [`Self::delivered_without_sack`]), less the bytes
+    /// episode)" (in place of the SACKed bytes: their estimate,
+    /// `dupack_bytes`, as in [`Self::delivered_without_sack`]), less the bytes
     /// marked lost and not retransmitted since (`lost_bytes`: the segment
     /// the recovery is about to retransmit; those retransmitted are
     /// "added" back, so count once).
@@ -116,10 +155,10 @@ impl PrrEpisode {
         flight_size_bytes.saturating_sub(self.dupack_credit_bytes() + lost_bytes)
     }
 
-    /// min(RecoverFS, the duplicate ACKs' SMSS): what inflight leaves out
-    /// of SND.NXT - SND.UNA for the duplicate ACKs, without SACK.
+    /// The duplicate ACKs' estimate, at most `dupack_cap_bytes`: what
+    /// inflight leaves out of SND.NXT - SND.UNA for them, without SACK.
     pub fn dupack_credit_bytes(&self) -> u64 {
-        self.dupack_bytes.min(self.recover_fs_bytes)
+        self.dupack_bytes.min(self.dupack_cap_bytes)
     }
 
     /// §6.2, the per-ACK steps after DeliveredData is known: returns the
@@ -197,27 +236,34 @@ mod tests {
         assert_eq!(p.on_ack(ack(2, 5, true), false), Some(5 + 4)); // max(4 - 1, 2) + 1
     }
 
-    /// §6.2 without SACK: 1 SMSS per duplicate ACK; an advance delivers
-    /// its size less the duplicate ACKs' SMSS not yet deducted (what an
-    /// advance cannot cover is deducted from the next); never more than
-    /// RecoverFS in all; inflight leaves out min(RecoverFS, those SMSS).
+    /// §6.1 and §6.2 without SACK, the SACKed bytes' estimate: an episode
+    /// begun on the third duplicate ACK counts the two before it
+    /// (RecoverFS = outstanding - 2 SMSS, as RFC 6675's pipe before that
+    /// ACK); each duplicate ACK adds 1 SMSS and delivers it; an advance of
+    /// SND.UNA takes out what it covered but its first segment (lost, so
+    /// never reported) and delivers the rest; at most RecoverFS delivered
+    /// in all; inflight leaves out the estimate, at most what was
+    /// outstanding at the start.
     #[test]
     fn delivered_and_inflight_without_sack() {
-        let mut p = PrrEpisode::begin(10, 0, 0, 0);
-        for _ in 0..3 {
-            assert_eq!(p.delivered_without_sack(0, true, 1), 1);
-        }
+        let mut p = PrrEpisode::begin_without_sack(10, 3, 1);
+        assert_eq!(
+            (p.recover_fs_bytes, p.dupack_bytes, p.dupack_cap_bytes),
+            (8, 2, 10)
+        );
+        assert_eq!(p.delivered_without_sack(0, true, 1), 1);
+        assert_eq!(p.dupack_bytes, 3);
         assert_eq!(p.inflight_without_sack(10, 1), 6);
         assert_eq!(p.delivered_without_sack(0, false, 1), 0);
-        assert_eq!(p.delivered_without_sack(2, false, 1), 0);
-        assert_eq!(p.dupack_bytes, 1);
-        assert_eq!(p.delivered_without_sack(4, false, 1), 3);
+        assert_eq!(p.delivered_without_sack(2, false, 1), 1, "the lost one");
+        assert_eq!(p.dupack_bytes, 2);
+        assert_eq!(p.delivered_without_sack(5, false, 1), 3);
         assert_eq!(p.dupack_bytes, 0);
-        p.prr_delivered_bytes = 9;
+        p.prr_delivered_bytes = 7;
         assert_eq!(p.delivered_without_sack(0, true, 1), 1);
-        p.prr_delivered_bytes = 10;
+        p.prr_delivered_bytes = 8;
         assert_eq!(p.delivered_without_sack(0, true, 1), 0, "at most RecoverFS");
         p.dupack_bytes = 25;
-        assert_eq!(p.inflight_without_sack(30, 0), 20, "min(RecoverFS, ...)");
+        assert_eq!(p.inflight_without_sack(30, 0), 20, "at most 10");
     }
 }
