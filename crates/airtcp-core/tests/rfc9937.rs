@@ -540,6 +540,20 @@ fn dupacks_of_0(sc: &mut Script, rows: &[(&str, u64)], first: usize, label: &str
     }
 }
 
+/// What each of `newreno_nine_dupacks`' duplicate ACKs sends, and cwnd
+/// after it.
+const NEWRENO_NINE_DUPACKS: [(&str, u64); 9] = [
+    ("", 10000),
+    ("", 10000),
+    ("r0", 6625),
+    ("", 6250),
+    ("", 5000),
+    ("10", 5000),
+    ("11", 5000),
+    ("12", 5000),
+    ("13", 5000),
+];
+
 /// §6.2 without SACK, NewReno's first nine duplicate ACKs (segment 0
 /// lost, segments 1-9 arrive), shared by the tests below.
 ///
@@ -559,18 +573,7 @@ fn dupacks_of_0(sc: &mut Script, rows: &[(&str, u64)], first: usize, label: &str
 ///   prr_out, 1000)) = 1000, cwnd 5000, reach SND.NXT + 1000: one new
 ///   segment each, 10 .. 13 (prr_out 5000).
 fn newreno_nine_dupacks(sc: &mut Script) {
-    let rows = [
-        ("", 10000),
-        ("", 10000),
-        ("r0", 6625),
-        ("", 6250),
-        ("", 5000),
-        ("10", 5000),
-        ("11", 5000),
-        ("12", 5000),
-        ("13", 5000),
-    ];
-    dupacks_of_0(sc, &rows, 1, "PRR");
+    dupacks_of_0(sc, &NEWRENO_NINE_DUPACKS, 1, "PRR");
     assert_eq!(sc.ssthresh(), 5.0);
     assert_eq!(sc.s.core.prr_episode(), episode(8, 7, 5, 9, 10));
 }
@@ -677,17 +680,7 @@ fn s6_2_without_sack_one_loss_is_what_sack_gives() {
 #[test]
 fn s6_2_newreno_without_sack_partial_ack() {
     let mut sc = no_sack_sender(true, Recovery::NewReno);
-    let rows = [
-        ("", 10000),
-        ("", 10000),
-        ("r0", 6625),
-        ("", 6250),
-        ("", 5000),
-        ("10", 5000),
-        ("11", 5000),
-        ("12", 5000),
-    ];
-    dupacks_of_0(&mut sc, &rows, 1, "PRR");
+    dupacks_of_0(&mut sc, &NEWRENO_NINE_DUPACKS[..8], 1, "PRR");
     assert_eq!(sc.s.core.prr_episode(), episode(8, 6, 4, 8, 10));
     assert_eq!(sc.ack(8, &[]), "r8 13");
     assert!(sc.s.core.in_recovery);
