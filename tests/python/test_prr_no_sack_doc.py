@@ -2,7 +2,7 @@
 recovery ("What the bound does to a long NewReno recovery"): the transfer
 times, the traced recovery's segment counts and the second loss burst are
 what this build gives (the runs are deterministic), so the page cannot
-drift from the code. The two figures from other builds (3280596's first
+drift from the code. The two figures from other builds (f2ef643's first
 reading, and a local build without the bound) are not run here; the page
 names them as such."""
 
