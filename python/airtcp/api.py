@@ -264,7 +264,9 @@ class Result:
         straight from the core's tables (``tables/text.rs``: byte for byte
         what pandas' ``to_csv(index=False)`` writes, and JSON records in full
         precision), without a Python object per cell."""
-        if not self._runs:
+        if not self._runs and self.seeds:
+            # Released once both the lists and the Arrow tables were made
+            # (a result with no run, Ctrl-C before any finished, has none).
             raise RuntimeError("the core's tables of this result were released; write its DataFrames instead")
         _core.write_text(self._runs, self.seed is None, table, path, fmt)
 

@@ -205,6 +205,27 @@ def test_bench_scenarios_are_valid():
     assert all(f["tcp"]["variant"] == "newreno" and f["app"]["kind"] == "bulk" for f in s1000["flow"])
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_out_of_no_finished_run_is_empty_tables(tmp_path, fmt):
+    """Ctrl-C before any of --runs N finished: the result has no run, and
+    --out still writes every table, empty (CSV: the header pandas writes
+    for the empty table, seed column first; JSON: an empty list), rather
+    than failing (it raised a RuntimeError once)."""
+    from airtcp.api import Result
+    from airtcp.cli import write_result
+
+    res = Result._from_many([], [], 400.0)
+    files = write_result(res, str(tmp_path), fmt)
+    assert sorted(files) == sorted(TABLES)
+    for t in TABLES:
+        text = (tmp_path / files[t]).read_text()
+        if fmt == "csv":
+            assert text == getattr(res, t).to_csv(index=False), t
+            assert text.startswith("seed,"), t
+        else:
+            assert text == "[\n]\n", t
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_keeps_finished_runs(tmp_path):
     # Runs long enough that Ctrl-C lands while they are going.
