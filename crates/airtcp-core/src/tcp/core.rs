@@ -1156,10 +1156,8 @@ impl SenderCore {
         if let Some(i) = lost {
             return Some(NextSeg::Lost(i));
         }
-        // Rule (2): new data, within the receiver's window.
-        let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
-        if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd {
-            return Some(NextSeg::NewData(len as u32));
+        if let Some(len) = self.new_data_len() {
+            return Some(NextSeg::NewData(len));
         }
         // Rule (3).
         if let Some(i) = self.sb.next_unsacked_segment(self.high_rxt) {
@@ -1176,22 +1174,48 @@ impl SenderCore {
         None
     }
 
+    /// NextSeg() rule (2): the length of the next new segment, if the
+    /// application has data and the receiver's window takes it.
+    fn new_data_len(&self) -> Option<u32> {
+        let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
+        (len > 0 && self.snd_max + len <= self.snd_una + self.rwnd).then_some(len as u32)
+    }
+
     /// RFC 6675 §5 (C): while cwnd - pipe >= 1 SMSS, send NextSeg().
+    ///
+    /// pipe (SetPipe: a scan of the scoreboard) is computed again after
+    /// each retransmission. A new segment adds its own length to it
+    /// (counted once: neither lost nor retransmitted) and changes nothing
+    /// else NextSeg() reads (it marks nothing lost and leaves HighRxt), so
+    /// once rule (2) answers it answers until the window, the application
+    /// or the receiver's window stops it: those segments go out without a
+    /// scan each (a scan per segment made a burst of n segments cost n
+    /// scans of a scoreboard of about n: 9 s for the 100,000 segments a
+    /// fuzz input's 12 MB window of 100 B segments let out at once).
     fn send_by_pipe(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
-        loop {
-            let pipe = self.sb.pipe(self.high_rxt);
-            if self.w.cwnd < pipe + self.mss {
-                break;
-            }
+        let mut pipe = self.sb.pipe(self.high_rxt);
+        while self.w.cwnd >= pipe + self.mss {
             match self.next_seg() {
                 Some(NextSeg::Lost(i) | NextSeg::Unsacked(i)) => {
-                    self.retransmit_index(i, now_ns, out)
+                    self.retransmit_index(i, now_ns, out);
+                    pipe = self.sb.pipe(self.high_rxt);
                 }
-                Some(NextSeg::NewData(len)) => self.send_new(now_ns, len, out),
+                Some(NextSeg::NewData(first_len)) => {
+                    let mut len = first_len;
+                    loop {
+                        self.send_new(now_ns, len, out);
+                        pipe += u64::from(len);
+                        match self.new_data_len() {
+                            Some(next) if self.w.cwnd >= pipe + self.mss => len = next,
+                            _ => break,
+                        }
+                    }
+                }
                 Some(NextSeg::Rescue(i)) => {
                     // RescueRxt = RecoveryPoint; HighRxt is not updated.
                     self.rescue_rxt = self.recover;
                     self.retransmit_out_of_order(i, now_ns, out);
+                    pipe = self.sb.pipe(self.high_rxt);
                 }
                 None => break,
             }
@@ -1469,11 +1493,10 @@ impl SenderCore {
     pub fn send_new_segments(&mut self, now_ns: TimeNs, n: u32, out: &mut Vec<Packet>) -> u32 {
         let mut sent = 0;
         while sent < n {
-            let len = (self.app_limit - self.snd_max.min(self.app_limit)).min(self.mss);
-            if len == 0 || self.snd_max + len > self.snd_una + self.rwnd {
+            let Some(len) = self.new_data_len() else {
                 break;
-            }
-            self.send_new(now_ns, len as u32, out);
+            };
+            self.send_new(now_ns, len, out);
             sent += 1;
         }
         sent
