@@ -233,6 +233,14 @@ impl PyRunTables {
     }
 }
 
+/// Table `t`'s `seed` column of `runs`: each run's seed on each of its
+/// rows.
+fn seed_values(runs: &[&PyRunTables], t: usize) -> Vec<Values> {
+    runs.iter()
+        .map(|r| Values::U64(vec![r.seed; r.tables[t].rows]))
+        .collect()
+}
+
 /// {table: `new_table()`} for the tables of `runs`, each filled by
 /// `each(table, column name, kind, arrow type, the column's values in each
 /// run)` for its columns in schema order; with `seed_column`, each table
@@ -251,10 +259,7 @@ fn tables_of<'py, T>(
         for (t, (key, schema)) in TABLES.iter().zip(schemas()).enumerate() {
             let table = new_table();
             if seed_column {
-                let seeds: Vec<Values> = runs
-                    .iter()
-                    .map(|r| Values::U64(vec![r.seed; r.tables[t].rows]))
-                    .collect();
+                let seeds = seed_values(&runs, t);
                 each(
                     &table,
                     "seed",

@@ -1403,12 +1403,7 @@ impl SenderCore {
     /// starts recovery had it in [`Self::set_recovery_window`], the one
     /// that ends it has none).
     pub fn prr_after_ack(&mut self, now_ns: TimeNs) {
-        let Some(input) = self.prr.as_mut().and_then(|p| p.pending_ack.take()) else {
-            return;
-        };
-        if self.in_recovery && self.prr_step(input, false, false) {
-            self.trace_window(now_ns);
-        }
+        self.prr_pending_ack(now_ns, false);
     }
 
     /// RFC 9937 §6.2 for an ACK of fast recovery without SACK that reveals
@@ -1416,10 +1411,16 @@ impl SenderCore {
     /// before the recovery strategy retransmits it: the §6.2 step first,
     /// then the transmissions (§6.3), as at the start of recovery.
     pub fn prr_before_retransmitting_first(&mut self, now_ns: TimeNs) {
+        self.prr_pending_ack(now_ns, true);
+    }
+
+    /// The §6.2 step of the ACK being processed, once (its input is taken),
+    /// in recovery; `first_lost` as in [`Self::prr_step`].
+    fn prr_pending_ack(&mut self, now_ns: TimeNs, first_lost: bool) {
         let Some(input) = self.prr.as_mut().and_then(|p| p.pending_ack.take()) else {
             return;
         };
-        if self.in_recovery && self.prr_step(input, false, true) {
+        if self.in_recovery && self.prr_step(input, false, first_lost) {
             self.trace_window(now_ns);
         }
     }

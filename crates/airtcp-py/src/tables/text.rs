@@ -25,7 +25,7 @@ use airtcp_core::observe::OutputError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::{schemas, Kind, PyRunTables, Values, TABLES};
+use super::{schemas, seed_values, PyRunTables, Values, TABLES};
 
 /// The text formats of `--out`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,10 +68,9 @@ pub fn write_text(
     })
 }
 
-/// One column's name, kind and values in each run.
+/// One column's name and values in each run.
 struct Column<'a> {
     name: &'a str,
-    kind: Kind,
     runs: Vec<&'a Values>,
 }
 
@@ -82,22 +81,17 @@ fn write_table(
     path: &Path,
     format: Format,
 ) -> std::io::Result<()> {
-    let seeds: Vec<Values> = runs
-        .iter()
-        .map(|r| Values::U64(vec![r.seed; r.tables[t].rows]))
-        .collect();
+    let seeds = seed_values(runs, t);
     let mut columns = Vec::new();
     if seed_column {
         columns.push(Column {
             name: "seed",
-            kind: Kind::U64,
             runs: seeds.iter().collect(),
         });
     }
     for (c, schema) in schemas()[t].iter().enumerate() {
         columns.push(Column {
             name: &schema.name,
-            kind: schema.kind,
             runs: runs.iter().map(|r| &r.tables[t].columns[c]).collect(),
         });
     }
@@ -159,14 +153,7 @@ fn write_table(
             first_row = false;
             for (c, column) in columns.iter().enumerate() {
                 line.extend_from_slice(&prefixes[c]);
-                cells.push(
-                    &mut line,
-                    column.kind,
-                    column.runs[r],
-                    &names[c],
-                    row,
-                    format,
-                );
+                cells.push(&mut line, column.runs[r], &names[c], row, format);
             }
             match format {
                 Format::Csv => line.extend_from_slice(LINE_END.as_bytes()),
@@ -193,12 +180,11 @@ struct CellWriter {
 }
 
 impl CellWriter {
-    /// Append row `row` of `values` (of kind `kind`; `names`: a string
-    /// column's names, encoded).
+    /// Append row `row` of `values` (`names`: a string column's names,
+    /// encoded).
     fn push(
         &mut self,
         out: &mut Vec<u8>,
-        kind: Kind,
         values: &Values,
         names: &[Vec<u8>],
         row: usize,
@@ -208,14 +194,10 @@ impl CellWriter {
             Format::Csv => b"",
             Format::Json => b"null",
         };
-        match (kind, values) {
-            (Kind::U32, Values::U32(v)) => {
-                out.extend_from_slice(self.integers.format(v[row]).as_bytes())
-            }
-            (Kind::U64, Values::U64(v)) => {
-                out.extend_from_slice(self.integers.format(v[row]).as_bytes())
-            }
-            (Kind::F64, Values::F64(v)) => {
+        match values {
+            Values::U32(v) => out.extend_from_slice(self.integers.format(v[row]).as_bytes()),
+            Values::U64(v) => out.extend_from_slice(self.integers.format(v[row]).as_bytes()),
+            Values::F64(v) => {
                 let x = v[row];
                 // CSV: NaN is an empty field (pandas' na_rep), an infinity
                 // `inf`; JSON: null for both (JSON has neither).
@@ -226,14 +208,11 @@ impl CellWriter {
                 }
             }
             // A count that may be missing is a double in the tables.
-            (Kind::OptU64, Values::OptU64(v)) => match v[row] {
+            Values::OptU64(v) => match v[row] {
                 Some(n) => push_float_repr(out, n as f64, &mut self.floats),
                 None => out.extend_from_slice(missing),
             },
-            (Kind::Str, Values::Str { index, .. }) => {
-                out.extend_from_slice(&names[index[row] as usize])
-            }
-            _ => unreachable!("a column's values match its kind"),
+            Values::Str { index, .. } => out.extend_from_slice(&names[index[row] as usize]),
         }
     }
 }
