@@ -608,15 +608,15 @@ impl World {
             // receiver holds it or a copy is still in the network.
             let epoch = t.epoch;
             let held = t.receiver().is_some_and(|r| r.holds(seq));
-            let in_network = self.pool.live_packets_of(flow).any(|p| {
-                p.epoch == epoch
-                    && !p.has_flag(crate::tcp::kick::KICK)
-                    && p.kind == PacketKind::TcpData
-                    && p.payload_len > 0
-                    && p.seq <= seq
-                    && seq < p.end_seq()
-            });
-            if held || in_network {
+            let in_network = || {
+                self.pool.live_segments_of(flow).any(|p| {
+                    p.epoch == epoch
+                        && !p.has_flag(crate::tcp::kick::KICK)
+                        && p.seq <= seq
+                        && seq < p.end_seq()
+                })
+            };
+            if held || in_network() {
                 if let FlowKind::Tcp(t) = &mut self.flows[fi].kind {
                     t.spurious_timeouts += 1;
                 }

@@ -78,37 +78,60 @@ struct KnownHop {
 /// Slots for packets in flight, so that events carry a 4-byte index.
 struct PacketPool {
     slots: Vec<(Packet, u32)>,
-    live: Vec<bool>,
+    /// Each live slot's neighbours in its flow's list of live packets
+    /// ([`FlowLinks`], parallel to `slots`; a free slot's are stale).
+    links: Vec<FlowLinks>,
     /// Slots the memory budget allows (`World::limit_packets`); the pool
     /// grows up to it and flags `exceeded` when a packet needs one more.
     max_slots: usize,
     exceeded: bool,
     free: Vec<u32>,
-    /// Live packets per flow, so that a flow with none in the network
-    /// skips the scan of every slot (`live_packets_of`): with many flows,
-    /// most retransmission timeouts find their flow's packets all gone.
-    live_per_flow: Vec<u32>,
+    /// The newest live data segment of each flow (`NO_SLOT` if none), the
+    /// head of its list: a retransmission timeout asks whether a copy of
+    /// its segment is still in the network (`live_segments_of`), and reads
+    /// its own flow's segments, not every slot. ACKs and other packets are
+    /// not listed (half the hops do no list work). A scan of the pool cost each
+    /// timeout O(packets in the network): with 100,000 flows and their
+    /// queues full, 86% of the loop (`examples/event_cost.rs`,
+    /// `per-flow-share`).
+    newest_of_flow: Vec<u32>,
+}
+
+/// Does the pool list `pkt` in its flow's segments: TCP data with a
+/// payload (the packets a retransmission timeout asks about).
+fn is_segment(pkt: &Packet) -> bool {
+    pkt.kind == PacketKind::TcpData && pkt.payload_len > 0
+}
+
+/// No slot: the end of a flow's list.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A live data segment's neighbours in its flow's list, newest first: 8 bytes a
+/// slot in an array of their own, so that unlinking a packet touches its
+/// neighbour's 8 bytes rather than its neighbour's packet.
+#[derive(Clone, Copy)]
+struct FlowLinks {
+    newer: u32,
+    older: u32,
 }
 
 impl PacketPool {
     fn new(n_flows: usize) -> Self {
         Self {
             slots: Vec::new(),
-            live: Vec::new(),
+            links: Vec::new(),
             max_slots: usize::MAX,
             exceeded: false,
             free: Vec::new(),
-            live_per_flow: vec![0; n_flows],
+            newest_of_flow: vec![NO_SLOT; n_flows],
         }
     }
 
+    #[inline(always)]
     fn put(&mut self, pkt: Packet, link: u32) -> u32 {
-        if let Some(n) = self.live_per_flow.get_mut(pkt.flow as usize) {
-            *n += 1;
-        }
-        if let Some(i) = self.free.pop() {
+        let (flow, listed) = (pkt.flow as usize, is_segment(&pkt));
+        let i = if let Some(i) = self.free.pop() {
             self.slots[i as usize] = (pkt, link);
-            self.live[i as usize] = true;
             i
         } else {
             let len = self.slots.len();
@@ -122,36 +145,80 @@ impl PacketPool {
                 // would allocate up to twice what the budget allows).
                 let grow = len.max(4).min(self.max_slots.saturating_sub(len)).max(1);
                 self.slots.reserve_exact(grow);
-                self.live.reserve_exact(grow);
+                self.links.reserve_exact(grow);
             }
             self.slots.push((pkt, link));
-            self.live.push(true);
+            self.links.push(FlowLinks {
+                newer: NO_SLOT,
+                older: NO_SLOT,
+            });
             len as u32
+        };
+        if let Some(newest) = self.newest_of_flow.get_mut(flow).filter(|_| listed) {
+            let older = std::mem::replace(newest, i);
+            self.links[i as usize] = FlowLinks {
+                newer: NO_SLOT,
+                older,
+            };
+            if older != NO_SLOT {
+                self.links[older as usize].newer = i;
+            }
         }
+        i
     }
 
+    #[inline(always)]
     fn take(&mut self, i: u32) -> (Packet, u32) {
-        self.live[i as usize] = false;
         self.free.push(i);
         let slot = self.slots[i as usize];
-        if let Some(n) = self.live_per_flow.get_mut(slot.0.flow as usize) {
-            *n -= 1;
+        if let Some(newest) = self
+            .newest_of_flow
+            .get_mut(slot.0.flow as usize)
+            .filter(|_| is_segment(&slot.0))
+        {
+            let FlowLinks { newer, older } = self.links[i as usize];
+            if newer == NO_SLOT {
+                *newest = older;
+            } else {
+                self.links[newer as usize].older = older;
+            }
+            if older != NO_SLOT {
+                self.links[older as usize].newer = newer;
+            }
         }
         slot
     }
 
-    /// The live packets of `flow`.
-    fn live_packets_of(&self, flow: u32) -> impl Iterator<Item = &Packet> {
-        let any = self
-            .live_per_flow
+    /// Hint into cache what taking the segment in `slot` of `flow` writes
+    /// besides its own links: its neighbours' links, or the flow's head.
+    fn prefetch_flow_list(&self, slot: u32, flow: u32) {
+        let Some(&FlowLinks { newer, older }) = self.links.get(slot as usize) else {
+            return;
+        };
+        for neighbour in [newer, older] {
+            if let Some(links) = self.links.get(neighbour as usize) {
+                prefetch(links);
+            }
+        }
+        if newer == NO_SLOT {
+            if let Some(head) = self.newest_of_flow.get(flow as usize) {
+                prefetch(head);
+            }
+        }
+    }
+
+    /// The live data segments of `flow`, newest first.
+    fn live_segments_of(&self, flow: u32) -> impl Iterator<Item = &Packet> {
+        let newest = self
+            .newest_of_flow
             .get(flow as usize)
-            .is_some_and(|&n| n > 0);
-        self.slots
-            .iter()
-            .zip(&self.live)
-            .take(if any { usize::MAX } else { 0 })
-            .filter(move |((p, _), &l)| l && p.flow == flow)
-            .map(|((p, _), _)| p)
+            .copied()
+            .unwrap_or(NO_SLOT);
+        std::iter::successors((newest != NO_SLOT).then_some(newest), |&i| {
+            let older = self.links[i as usize].older;
+            (older != NO_SLOT).then_some(older)
+        })
+        .map(|i| &self.slots[i as usize].0)
     }
 }
 
@@ -444,8 +511,16 @@ impl World {
         let Some((pkt, _)) = self.pool.slots.get(slot as usize) else {
             return;
         };
+        if k == PREFETCH_STAGES - 2 && is_segment(pkt) {
+            // Taking the segment from the pool unlinks it from its flow's
+            // list (its links were hinted with it).
+            self.pool.prefetch_flow_list(slot, pkt.flow);
+        }
         if k == PREFETCH_STAGES - 1 {
             prefetch(pkt);
+            if let Some(links) = self.pool.links.get(slot as usize) {
+                prefetch(links);
+            }
         } else if pkt.dst == node {
             // Delivered here: the flow's endpoint, one stage later than a
             // timer's (the packet names the flow), and the link its answer
@@ -854,5 +929,60 @@ impl World {
             FlowKind::Tcp(t) => t.latest_receiver(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::*;
+    use crate::net::packet::testing::{ack, data};
+    use rand::{Rng, SeedableRng};
+
+    /// The live segments of a flow by brute force: every slot not on the
+    /// free list holding a data segment of the flow.
+    fn scanned(pool: &PacketPool, flow: u32) -> Vec<u64> {
+        let mut uids: Vec<u64> = pool
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(i, (p, _))| {
+                !pool.free.contains(&(*i as u32)) && p.flow == flow && is_segment(p)
+            })
+            .map(|(_, (p, _))| p.uid)
+            .collect();
+        uids.sort_unstable();
+        uids
+    }
+
+    /// `live_segments_of` lists exactly what a scan of every slot finds
+    /// (what it replaced): packets of three flows and of none
+    /// (`u32::MAX`), data, empty segments and ACKs, put and taken in a
+    /// random order, slots reused through the free list.
+    #[test]
+    fn a_flows_live_segments_are_what_a_scan_of_the_slots_finds() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut pool = PacketPool::new(3);
+        let mut live: Vec<u32> = Vec::new();
+        for uid in 0..5_000u64 {
+            if live.is_empty() || rng.gen_bool(0.55) {
+                let mut p = match rng.gen_range(0..3) {
+                    0 => ack(uid),
+                    1 => data(uid, 0),
+                    _ => data(uid, 1_000),
+                };
+                p.uid = uid;
+                p.flow = [0, 1, 2, u32::MAX][rng.gen_range(0..4)];
+                live.push(pool.put(p, 0));
+            } else {
+                let slot = live.swap_remove(rng.gen_range(0..live.len()));
+                pool.take(slot);
+            }
+            for flow in 0..3 {
+                let mut listed: Vec<u64> = pool.live_segments_of(flow).map(|p| p.uid).collect();
+                listed.sort_unstable();
+                assert_eq!(listed, scanned(&pool, flow), "flow {flow} after uid {uid}");
+            }
+        }
+        assert!(live.len() > 100, "the pool held many packets at once");
     }
 }
