@@ -91,13 +91,15 @@ def dumbbell(
     }
 
 
-def compact_dumbbell(n: int, bottleneck: str, duration_s: float, seed: int = 1) -> str:
+def compact_dumbbell(
+    n: int, bottleneck: str, duration_s: float, seed: int = 1, bottleneck_delay: str = "10ms"
+) -> str:
     """:func:`dumbbell` written compactly (``count``, docs/scenario.md), as
     TOML text: the same scenario, whatever ``n``, in 35 lines."""
     d = dumbbell(1, bottleneck, duration_s, seed=seed)
     q = d["link"][1]["queue"]
     queue = ", ".join(f"{k} = {_toml_scalar(v)}" for k, v in q.items())
-    step_us = 1_000_000 // max(n, 1)
+    step_us = int(min(1.0, duration_s / 2) * 1_000_000) // max(n, 1)
     return f"""[simulation]
 duration = "{duration_s:g}s"
 seed = {seed}
@@ -113,7 +115,7 @@ delay = "1ms"
 a = "R1"
 b = "R2"
 rate = "{bottleneck}"
-delay = "10ms"
+delay = "{bottleneck_delay}"
 queue = {{ {queue} }}
 
 [[link]]
@@ -132,6 +134,16 @@ stagger = "{step_us}us"
 tcp = {{ variant = "newreno" }}
 app = {{ kind = "bulk" }}
 """
+
+
+def per_flow_share_dumbbell(n: int, duration_s: float, seed: int = 1) -> str:
+    """:func:`compact_dumbbell` with a bottleneck of 1 Mb/s per flow over
+    60 ms (a 124 ms round trip: about ten 1,500 B segments in flight per
+    flow), so that each flow has the same share, and the events the same
+    mix, at every size: what changes with ``n`` is memory. On the fixed
+    100 Mb/s bottleneck many flows sit in retransmission timeouts instead
+    (README, Performance)."""
+    return compact_dumbbell(n, f"{n}Mbps", duration_s, seed=seed, bottleneck_delay="60ms")
 
 
 def snoop_base_station(n: int, duration_s: float, seed: int = 1) -> str:
@@ -254,6 +266,10 @@ def scenarios(quick: bool = False, large: bool = False) -> list[tuple[str, dict[
         ("dumbbell-10flows-100Mbps", dumbbell(10, "100Mbps", 100 * k)),
         ("dumbbell-1000flows-1Gbps", dumbbell(1000, "1Gbps", 10 * k)),
         ("dumbbell-10000flows-100Mbps", compact_dumbbell(10_000, "100Mbps", 10 * k)),
+        # Every flow active, its packets filling the queues: a cost that
+        # grows with the packets in the network (as a retransmission
+        # timeout's scan of every packet did) shows here.
+        ("dumbbell-10000flows-1Mbps-each", per_flow_share_dumbbell(10_000, 4 * k)),
         # One agent holding 10,000 flows: its cost per packet must not grow
         # with the flows it holds.
         ("snoop-10000hosts", snoop_base_station(10_000, 1 * k)),

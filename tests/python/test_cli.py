@@ -159,10 +159,11 @@ def test_bench_quick():
         "dumbbell-10flows-100Mbps",
         "dumbbell-1000flows-1Gbps",
         "dumbbell-10000flows-100Mbps",
+        "dumbbell-10000flows-1Mbps-each",
         "snoop-10000hosts",
     ]
     sim = [float(r.split()[1]) for r in rows]
-    assert sim == [10.0, 1.0, 1.0, 0.1]
+    assert sim == [10.0, 1.0, 1.0, 0.4, 0.1]
     peak = [float(r.split()[cols.index("peak MiB")]) for r in rows]
     assert all(0 < m < 4096 for m in peak)
     # The whole `airtcp run` (printing its summary, and writing its tables
@@ -183,11 +184,15 @@ def test_bench_quick():
 def test_bench_scenarios_are_valid():
     from airtcp import bench
 
-    (n10, s10), (n1000, s1000), (n10k, s10k), (nsnoop, ssnoop) = bench.scenarios()
+    (n10, s10), (n1000, s1000), (n10k, s10k), (nshare, sshare), (nsnoop, ssnoop) = bench.scenarios()
     c = airtcp.Scenario(s10k, "<bench>")
     assert (c.nodes, c.links, c.flows, c.duration_s) == (20002, 20001, 10000, 10.0)
     assert len(s10k.splitlines()) < 40
-    assert len(bench.scenarios(large=True)) == 5
+    # The same dumbbell, its bottleneck 1 Mb/s per flow over 60 ms.
+    sh = airtcp.Scenario(sshare, "<bench>")
+    assert (sh.nodes, sh.links, sh.flows, sh.duration_s) == (20002, 20001, 10000, 4.0)
+    assert 'rate = "10000Mbps"\ndelay = "60ms"' in sshare
+    assert len(bench.scenarios(large=True)) == 6
     # One Snoop base station holding all 10,000 flows.
     sn = airtcp.Scenario(ssnoop, "<bench>")
     assert (sn.nodes, sn.links, sn.flows, sn.duration_s) == (20001, 20000, 10000, 1.0)

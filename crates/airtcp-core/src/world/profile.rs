@@ -65,6 +65,17 @@ pub struct EventProfile {
 }
 
 impl EventProfile {
+    /// Adds another run's counts (`examples/event_cost.rs` sums the runs
+    /// of one dumbbell over several seeds).
+    pub fn merge(&mut self, other: &EventProfile) {
+        for (mine, theirs) in self.events.iter_mut().zip(&other.events) {
+            *mine += theirs;
+        }
+        for (mine, theirs) in self.ticks.iter_mut().zip(&other.ticks) {
+            *mine += theirs;
+        }
+    }
+
     pub(super) fn add(&mut self, class: EventClass, ticks: u64) {
         self.events[class as usize] += 1;
         self.ticks[class as usize] += ticks;
