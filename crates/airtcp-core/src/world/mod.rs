@@ -78,7 +78,7 @@ struct KnownHop {
 /// Slots for packets in flight, so that events carry a 4-byte index.
 struct PacketPool {
     slots: Vec<(Packet, u32)>,
-    /// Each live slot's neighbours in its flow's list of live packets
+    /// Each listed slot's neighbours in its flow's list of data segments
     /// ([`FlowLinks`], parallel to `slots`; a free slot's are stale).
     links: Vec<FlowLinks>,
     /// Slots the memory budget allows (`World::limit_packets`); the pool
@@ -90,9 +90,9 @@ struct PacketPool {
     /// head of its list: a retransmission timeout asks whether a copy of
     /// its segment is still in the network (`live_segments_of`), and reads
     /// its own flow's segments, not every slot. ACKs and other packets are
-    /// not listed (half the hops do no list work). A scan of the pool cost each
-    /// timeout O(packets in the network): with 100,000 flows and their
-    /// queues full, 86% of the loop (`examples/event_cost.rs`,
+    /// not listed (half the hops do no list work). A scan of the pool cost
+    /// each timeout O(packets in the network): with 100,000 flows and
+    /// their queues full, 86% of the loop (`examples/event_cost.rs`,
     /// `per-flow-share`).
     newest_of_flow: Vec<u32>,
 }
@@ -106,9 +106,9 @@ fn is_segment(pkt: &Packet) -> bool {
 /// No slot: the end of a flow's list.
 const NO_SLOT: u32 = u32::MAX;
 
-/// A live data segment's neighbours in its flow's list, newest first: 8 bytes a
-/// slot in an array of their own, so that unlinking a packet touches its
-/// neighbour's 8 bytes rather than its neighbour's packet.
+/// A live data segment's neighbours in its flow's list, newest first: 8
+/// bytes a slot in an array of their own, so that unlinking a segment
+/// touches its neighbours' 8 bytes rather than their packets.
 #[derive(Clone, Copy)]
 struct FlowLinks {
     newer: u32,
