@@ -908,3 +908,359 @@ fn s6_2_without_sack_a_partial_ack_is_not_a_safe_ack() {
     assert_eq!(sc.s.core.w.cwnd, 6000);
     assert_eq!(sc.s.core.prr_episode(), episode(8, 7, 7, 1, 10));
 }
+
+// ECN-Echo reductions (RFC 9937 §4, §5, §6.1, §6.4, §11.2). §4: "PRR has
+// also been adapted to perform multiplicative window reduction for
+// non-loss-based congestion control algorithms, such as for Explicit
+// Congestion Notification (ECN) as specified in [RFC3168]. This can be
+// done by using some parts of the loss recovery state machine (in
+// particular, the RecoveryPoint from [RFC6675]) to invoke the PRR ACK
+// processing for exactly one round trip worth of ACKs." §5: PRR "MAY be
+// used in conjunction with any congestion control algorithm that intends
+// to make a multiplicative decrease in its sending rate over
+// approximately the time scale of one round-trip time". §11.2: PRR
+// "only operates during a congestion control response episode, such as
+// fast recovery or when there is a step reduction in the cwnd from the
+// TCP ECN reaction defined in [RFC3168]". So with the option an
+// ECN-Echo (RFC 3168 §6.1.2) starts a PRR episode: §6.1's ssthresh =
+// CongCtrlAlg() (the controller's, as without the option), prr_delivered
+// = prr_out = 0, RecoverFS = SND.NXT - SND.UNA - SACKed + newly SACKed +
+// newly cumulatively acknowledged, measured on the ECN-Echo ACK, which
+// takes the first §6.2 step; the episode's RecoveryPoint is HighData at
+// the ECN-Echo, and the ACK that reaches it ends the episode (§6.4: cwnd
+// = ssthresh, no §6.2 step on it). A loss detected before then is of
+// the same window of data: RFC 3168 §6.1.2 reduces "only once in
+// response to a series of dropped and/or CE packets from a single window
+// of data", so no new response episode and (§6.1) no new PRR state: fast
+// recovery runs inside the same episode, which it then ends (§6.4: "upon
+// ... completing fast recovery").
+
+/// An ECN sender (`ecn = true`) with ten segments out, PRR as given, the
+/// recovery as given.
+fn ecn_sender(prr: bool, recovery: Recovery) -> Script {
+    let mut cfg = config(10);
+    cfg.ecn = true;
+    cfg.proportional_rate_reduction = prr;
+    let mut sc = Script::new(cfg, recovery);
+    assert_eq!(sc.start(100), range(0, 9));
+    sc
+}
+
+/// Deliver `pkt`; what was sent, cwnd in bytes after it, and whether the
+/// first segment sent carries CWR.
+fn step_cwr(sc: &mut Script, pkt: &airtcp_core::net::packet::Packet) -> (String, u64, bool) {
+    sc.now += STEP_NS;
+    let mut out = Vec::new();
+    sc.s.on_packet(sc.now, pkt, &mut out);
+    let cwr = out
+        .first()
+        .is_some_and(|p| p.has_flag(airtcp_core::net::packet::flags::CWR));
+    (sent(&out), sc.s.core.w.cwnd, cwr)
+}
+
+/// §4, §6.1, §6.2, §6.4 for an ECN-Echo reduction, no loss, Reno
+/// congestion control; the same with and without SACK (no SACK block is
+/// sent: pipe = FlightSize, and no duplicate ACK). Segments 0-9 out
+/// (cwnd 10000); the receiver echoes ECE on every ACK until CWR reaches
+/// it, i.e. on the ACKs of segments 0-9 (ACKs 1-10).
+///
+/// * ACK 1 (ECE): RFC 3168 §6.1.2's ssthresh = max(FlightSize / 2, 2 SMSS)
+///   = 5000 (CongCtrlAlg()); §6.1 RecoverFS = 10000 - 1000 + 1000 (newly
+///   cumulatively acknowledged) = 10000, RecoveryPoint = SND.NXT = 10000.
+///   §6.2: DeliveredData 1000 = prr_delivered, inflight 9000 > ssthresh:
+///   SndCnt = DIV_ROUND_UP(1000 * 5000, 10000) - 0 = 500, cwnd = 9500:
+///   not cut at once. Nothing sent (FlightSize 9000 + 1000 > 9500).
+/// * ACK 2 (ECE, the same window: no second reduction): prr_delivered
+///   2000, inflight 8000: SndCnt = 1000 - 0, cwnd 9000: segment 10, with
+///   CWR (RFC 3168 §6.1.2: the first new data packet after the
+///   reduction); prr_out 1000.
+/// * ACKs 3-7, the proportional part: cwnd = inflight + DIV_ROUND_UP(k *
+///   500) - prr_out = 8500, 8000 ("11"), 7500, 7000 ("12"), 6500: a
+///   segment every second ACK (prr_out 3000).
+/// * ACK 8: inflight 13000 - 8000 = 5000, not above ssthresh: PRR-CRB,
+///   SndCnt = MIN(5000 - 5000, ...) = 0, cwnd 5000, nothing sent.
+/// * ACK 9: inflight 4000: SndCnt = MIN(1000, MAX(9000 - 3000, 1000) +
+///   1000 (SafeACK)) = 1000, cwnd 5000: segment 13 (prr_out 4000).
+/// * ACK 10 reaches RecoveryPoint: §6.4, cwnd = ssthresh = 5000, no §6.2
+///   step; FlightSize 4000: segment 14.
+/// * ACK 11 (no ECE): congestion avoidance again, cwnd 5000 + 1000 * 1000
+///   / 5000 = 5200: segment 15.
+///
+/// Without the option (RFC 3168 §6.1.2 at once): cwnd 5000 from ACK 1,
+/// nothing sent until FlightSize falls below it (ACK 6), then one segment
+/// per ACK: the same segments by ACK 10, the reduction not spread.
+#[test]
+fn s4_ecn_echo_reduction_spread_over_one_round_trip() {
+    for recovery in [Recovery::NewReno, Recovery::Sack] {
+        let mut sc = ecn_sender(true, recovery);
+        let rows: [(&str, u64); 10] = [
+            ("", 9500),
+            ("10", 9000),
+            ("", 8500),
+            ("11", 8000),
+            ("", 7500),
+            ("12", 7000),
+            ("", 6500),
+            ("", 5000),
+            ("13", 5000),
+            ("14", 5000),
+        ];
+        for (k, &(s, cwnd)) in (1..=10u64).zip(rows.iter()) {
+            let (got, c, cwr) = step_cwr(&mut sc, &ack_ece(k, &[]));
+            assert_eq!((got.as_str(), c), (s, cwnd), "{recovery:?}, ACK {k}");
+            assert_eq!(sc.ssthresh(), 5.0, "{recovery:?}, ACK {k}");
+            assert_eq!(cwr, k == 2, "{recovery:?}, ACK {k}: CWR");
+            if k == 1 {
+                let e = sc.s.core.prr_episode();
+                assert_eq!(
+                    (e.recover_fs_bytes, e.prr_delivered_bytes, e.prr_out_bytes),
+                    (10 * MSS, MSS, 0),
+                    "{recovery:?}"
+                );
+            }
+        }
+        assert_eq!(sc.s.core.stats.ecn_reductions, 1, "{recovery:?}");
+        let e = sc.s.core.prr_episode();
+        assert_eq!(
+            (e.recover_fs_bytes, e.prr_delivered_bytes, e.prr_out_bytes),
+            (10 * MSS, 9 * MSS, 4 * MSS),
+            "{recovery:?}: the episode ended on ACK 10, before its step"
+        );
+        assert_eq!(sc.ack(11, &[]), "15", "{recovery:?}");
+        assert_eq!(sc.s.core.w.cwnd, 5200, "{recovery:?}");
+        assert!(!sc.s.core.in_recovery);
+
+        let mut sc = ecn_sender(false, recovery);
+        for k in 1..=10u64 {
+            let expected = if k < 6 {
+                String::new()
+            } else {
+                (k + 4).to_string()
+            };
+            assert_eq!(
+                sc.deliver(&ack_ece(k, &[])),
+                expected,
+                "{recovery:?}, ACK {k}"
+            );
+            assert_eq!(sc.window(), (5.0, 5.0), "{recovery:?}, ACK {k}");
+        }
+        assert_eq!(sc.s.core.prr_episode(), PrrEpisode::default());
+    }
+}
+
+/// A loss detected during an ECN-Echo's episode, without SACK (NewReno):
+/// segment 1 lost; ACK 1 carries ECE (as in
+/// `s4_ecn_echo_reduction_spread_over_one_round_trip`: ssthresh 5000,
+/// RecoverFS 10000, cwnd 9500; the estimate of the SACKed bytes 0, its
+/// bound 9000, what was outstanding after ACK 1); then the duplicate ACKs
+/// of segments 2-9 (§6.2 without SACK: 1 SMSS delivered each).
+///
+/// * DupACK 1: prr_delivered 2000, inflight = 9000 - 1000 = 8000: SndCnt
+///   = 1000 - 0, cwnd 9000; reach SND.UNA + cwnd + the estimate = 11000:
+///   segment 10 (prr_out 1000).
+/// * DupACK 2: 3000, inflight 10000 - 2000 = 8000: SndCnt = 1500 - 1000,
+///   cwnd 8500, reach 11500: nothing.
+/// * DupACK 3: RFC 6582's fast retransmit, in the same window as the
+///   ECN-Echo: ssthresh stays 5000 (no second reduction) and the episode
+///   goes on (RecoverFS stays 10000). §6.2 before the retransmission:
+///   prr_delivered 4000, inflight = 10000 - 3000 - 1000 (segment 1, lost,
+///   not yet retransmitted) = 6000: SndCnt = 2000 - 1000, cwnd 7000; "r1"
+///   (prr_out 2000); reach 11000: nothing else.
+/// * DupACK 4: 5000, inflight 10000 - 4000 = 6000: SndCnt = 2500 - 2000,
+///   cwnd 6500: nothing.
+/// * DupACK 5: 6000, inflight 5000: PRR-CRB, SndCnt = MIN(0, ...) = 0,
+///   cwnd 5000.
+/// * DupACKs 6-8: 7000 .. 9000, inflight SND.NXT - SND.UNA - 6000 .. 8000
+///   = 4000: SndCnt = MIN(1000, ...), cwnd 5000: segments 11, 12, 13
+///   (prr_out 5000).
+///
+/// Segment 10 carries CWR (RFC 3168 §6.1.2, the first new data packet
+/// after the ECN-Echo's reduction); segment 11 does not: the loss made no
+/// new reduction ("CWR ... after reducing the congestion window").
+///
+/// The ACK of everything sent (segment 14) ends fast recovery and with
+/// it the episode: cwnd = ssthresh = 5000, five segments out. Without the
+/// option the ECN-Echo cut cwnd to 5000 at once, and the fast retransmit
+/// then set ssthresh again from FlightSize (9000 / 2 = 4500: RFC 3168's
+/// once-per-window rule is not applied in that direction without the
+/// option, as before this change; see docs/tcp-conformance.md) and cwnd
+/// to 4500 + 3 SMSS.
+#[test]
+fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_without_sack() {
+    let mut sc = ecn_sender(true, Recovery::NewReno);
+    assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 1, 0, 0, 9));
+    let rows = [
+        ("10", 9000),
+        ("", 8500),
+        ("r1", 7000),
+        ("", 6500),
+        ("", 5000),
+        ("11", 5000),
+        ("12", 5000),
+        ("13", 5000),
+    ];
+    for (k, &(s, cwnd)) in rows.iter().enumerate() {
+        let (got, c, cwr) = step_cwr(&mut sc, &ack(1, &[]));
+        assert_eq!((got.as_str(), c), (s, cwnd), "duplicate ACK {}", k + 1);
+        assert_eq!(sc.ssthresh(), 5.0, "duplicate ACK {}", k + 1);
+        assert_eq!(cwr, k == 0, "duplicate ACK {}: CWR", k + 1);
+    }
+    assert!(sc.s.core.in_recovery);
+    assert_eq!(sc.s.core.prr_episode(), episode(10, 9, 5, 8, 9));
+    assert_eq!(
+        (
+            sc.s.core.stats.ecn_reductions,
+            sc.s.core.stats.fast_retransmits
+        ),
+        (1, 1)
+    );
+    assert_eq!(sc.ack(14, &[]), range(14, 18));
+    assert!(!sc.s.core.in_recovery);
+    assert_eq!(sc.window(), (5.0, 5.0));
+
+    let mut sc = ecn_sender(false, Recovery::NewReno);
+    assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+    assert_eq!(sc.dupacks(1, 3), "r1");
+    assert_eq!(sc.window(), (7.5, 4.5));
+}
+
+/// The same with SACK (RFC 6675): the duplicate ACKs SACK segments 2..k.
+/// DeliveredData is the newly SACKed segment, inflight RFC 6675's pipe;
+/// before loss recovery the sender sends in order, up to SND.UNA + cwnd +
+/// (FlightSize - pipe), so that cwnd - pipe >= 1 SMSS lets a segment out
+/// as in recovery. The same rows as without SACK: DupACK 1: pipe 8000,
+/// cwnd 9000, segment 10; DupACK 2: pipe 8000, cwnd 8500; DupACK 3
+/// (segment 1 IsLost: fast retransmit, no new ssthresh, the episode goes
+/// on): pipe 6000, SndCnt = 2000 - 1000, cwnd 7000, "r1"; DupACK 4:
+/// pipe 6000 (segment 1 retransmitted counts), cwnd 6500; DupACK 5: pipe
+/// 5000, PRR-CRB 0, cwnd 5000; DupACKs 6-8: pipe 4000, cwnd 5000,
+/// segments 11, 12, 13; CWR on segment 10 only. The cumulative ACK of
+/// segment 13 ends recovery:
+/// cwnd = ssthresh = 5000. Without the option: ssthresh 4500 at the fast
+/// retransmit, as without SACK.
+#[test]
+fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_with_sack() {
+    let mut sc = ecn_sender(true, Recovery::Sack);
+    assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+    let rows = [
+        ("10", 9000),
+        ("", 8500),
+        ("r1", 7000),
+        ("", 6500),
+        ("", 5000),
+        ("11", 5000),
+        ("12", 5000),
+        ("13", 5000),
+    ];
+    for (k, &(s, cwnd)) in (2..=9u64).zip(rows.iter()) {
+        let (got, c, cwr) = step_cwr(&mut sc, &ack(1, &[(2, k)]));
+        assert_eq!((got.as_str(), c), (s, cwnd), "SACK of 2..{k}");
+        assert_eq!(sc.ssthresh(), 5.0, "SACK of 2..{k}");
+        assert_eq!(cwr, k == 2, "SACK of 2..{k}: CWR");
+    }
+    assert!(sc.s.core.in_recovery);
+    assert_eq!(
+        sc.s.core.prr_episode(),
+        PrrEpisode {
+            recover_fs_bytes: 10 * MSS,
+            prr_delivered_bytes: 9 * MSS,
+            prr_out_bytes: 5 * MSS,
+            ..PrrEpisode::default()
+        }
+    );
+    assert_eq!(sc.ack(14, &[]), range(14, 18));
+    assert!(!sc.s.core.in_recovery);
+    assert_eq!(sc.window(), (5.0, 5.0));
+
+    let mut sc = ecn_sender(false, Recovery::Sack);
+    assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+    sc.ack(1, &[(2, 2)]);
+    sc.ack(1, &[(2, 3)]);
+    assert_eq!(sc.ack(1, &[(2, 4)]), "r1");
+    assert_eq!(sc.ssthresh(), 4.5);
+}
+
+/// RFC 3168 §6.1.2's window of one, with the option: "the sending TCP
+/// MUST reset the retransmit timer on receiving the ECN-Echo packet when
+/// the congestion window is one", and send "only when the retransmit
+/// timer expires". There is nothing to spread (cwnd cannot fall below one
+/// segment): no PRR episode, the rule as without the option
+/// (`rfc3168.rs::s6_1_2_ece_at_a_window_of_one_resets_the_timer_and_waits_for_it`):
+/// cwnd 1, ssthresh 2, nothing sent until one RTO after the ECN-Echo,
+/// then segment 1 with CWR, no backoff.
+#[test]
+fn s4_ecn_echo_at_a_window_of_one_still_waits_for_the_timer() {
+    for recovery in [Recovery::NewReno, Recovery::Sack] {
+        let mut cfg = config(1);
+        cfg.ecn = true;
+        cfg.proportional_rate_reduction = true;
+        let mut sc = Script::new(cfg, recovery);
+        assert_eq!(sc.start(100), "0");
+        let ece_at = sc.now + STEP_NS;
+        assert_eq!(sc.deliver(&ack_ece(1, &[])), "", "{recovery:?}");
+        assert_eq!(sc.window(), (1.0, 2.0), "{recovery:?}");
+        assert_eq!(sc.s.next_deadline(), Some(ece_at + RTO_NS), "{recovery:?}");
+        assert_eq!(sc.s.core.prr_episode(), PrrEpisode::default());
+        let d = sc.s.next_deadline().unwrap();
+        sc.now = d;
+        let mut out = Vec::new();
+        sc.s.on_timer(d, &mut out);
+        assert_eq!(sent(&out), "1", "{recovery:?}");
+        assert!(out[0].has_flag(airtcp_core::net::packet::flags::CWR));
+        assert_eq!(sc.s.core.stats.timeouts, 0, "{recovery:?}");
+        assert_eq!(sc.s.next_deadline(), Some(ece_at + 2 * RTO_NS));
+        assert_eq!(sc.window(), (1.0, 2.0), "{recovery:?}");
+    }
+}
+
+/// A retransmission timeout during an ECN-Echo's episode ends it (§6.4's
+/// cwnd = ssthresh first, so that the timeout starts from the window the
+/// reduction heads for, as without the option), and RFC 5681 (4)-(6)
+/// take over: ssthresh = FlightSize / 2 = 4500, cwnd 1 SMSS, go-back-N;
+/// PRR neither counts what is sent after it nor sets cwnd on the ACKs
+/// that follow (slow start). With and without the option the same
+/// segments and windows, ACK 1 (ECE) aside.
+#[test]
+fn timeout_during_an_ecn_echo_episode_ends_it() {
+    let run = |prr: bool| {
+        let mut sc = ecn_sender(prr, Recovery::NewReno);
+        sc.deliver(&ack_ece(1, &[]));
+        let rto = sc.timeout();
+        let episode = sc.s.core.prr_episode();
+        let mut log = vec![(rto, sc.window())];
+        for n in 2..=5u64 {
+            log.push((sc.ack(n, &[]), sc.window()));
+        }
+        assert_eq!(sc.s.core.prr_episode(), episode, "prr {prr}");
+        log
+    };
+    let with = run(true);
+    assert_eq!(with[0], ("r1".to_string(), (1.0, 4.5)));
+    assert_eq!(with, run(false));
+}
+
+/// §6.4 for an ECN-Echo's episode: "On the completion of a PRR episode
+/// ... cwnd = ssthresh", on the ACK that reaches the RecoveryPoint,
+/// whatever the §6.2 steps before it left. ACK 1 (ECE) leaves cwnd 9500
+/// (`s4_ecn_echo_reduction_spread_over_one_round_trip`); the ACKs of
+/// segments 1-8 are lost and the next one acknowledges all ten segments:
+/// it ends the episode, cwnd = ssthresh = 5000, and five segments leave,
+/// as after a cut at once. As at the end of a fast recovery, the ACK that
+/// ends the episode does not grow the window; without the option the cut
+/// was made on ACK 1 (cwnd 5000) and this ACK, without ECE, grows it
+/// (congestion avoidance: 5200), the same five segments.
+#[test]
+fn s6_4_the_ack_reaching_the_ecn_echo_recovery_point_sets_cwnd_to_ssthresh() {
+    for prr in [true, false] {
+        for recovery in [Recovery::NewReno, Recovery::Sack] {
+            let mut sc = ecn_sender(prr, recovery);
+            assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+            assert_eq!(sc.cwnd(), if prr { 9.5 } else { 5.0 });
+            assert_eq!(sc.ack(10, &[]), range(10, 14), "prr {prr}, {recovery:?}");
+            let cwnd = if prr { 5.0 } else { 5.2 };
+            assert_eq!(sc.window(), (cwnd, 5.0), "prr {prr}, {recovery:?}");
+            assert!(!sc.s.core.ecn_reduction_under_way());
+        }
+    }
+}

@@ -69,7 +69,10 @@ pub struct SenderConfig {
     /// (RFC 6675, RACK-TLP) cwnd follows `recovery::prr` on each ACK
     /// instead of dropping to ssthresh at the start of recovery; without
     /// (Reno, NewReno) instead of RFC 5681 §3.2's ssthresh + 3 SMSS and
-    /// inflation by duplicate ACKs. Tahoe has no fast recovery: no effect.
+    /// inflation by duplicate ACKs. Tahoe has no fast recovery: no effect
+    /// there. With `ecn`, an ECN-Echo's reduction (RFC 3168 §6.1.2) is
+    /// spread the same way over the round trip that follows it (RFC 9937
+    /// §4) instead of cutting cwnd at once.
     pub proportional_rate_reduction: bool,
     // Read when the connection starts only: past `SenderCore::HOT_BYTES`.
     pub initial_cwnd_segments: u32,
@@ -460,6 +463,29 @@ struct PrrState {
     /// acknowledged and the scoreboard's loss marks before its loss
     /// detection, until PRR's per-ACK step reads them.
     pending_ack: Option<PrrAckInput>,
+    /// An ECN-Echo's episode outside loss recovery (RFC 9937 §4), from
+    /// the ECN-Echo ACK until SND.UNA reaches its RecoveryPoint, a
+    /// timeout, or a loss recovery that takes it over.
+    ecn: Option<EcnEpisode>,
+    /// Set when a loss recovery starts during an ECN-Echo's begun
+    /// episode: `set_recovery_window` goes on with that episode instead of
+    /// initializing one (no new congestion control response, §6.1).
+    continue_episode: bool,
+}
+
+/// An ECN-Echo's PRR episode (RFC 9937 §4: "using ... the RecoveryPoint
+/// from [RFC6675] to invoke the PRR ACK processing for exactly one round
+/// trip worth of ACKs"). Its target (§6.1's ssthresh) is
+/// `SenderCore::recovery_cwnd`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct EcnEpisode {
+    /// RecoveryPoint: HighData at the ECN-Echo (here one past it, the
+    /// byte the ACK that ends the episode reaches; RFC 3168's
+    /// `ecn_recover`).
+    recovery_point: u64,
+    /// §6.1's initialization has run: on the ECN-Echo ACK, once its
+    /// delivery is known (after it is applied).
+    begun: bool,
 }
 
 impl SenderCore {
@@ -606,15 +632,32 @@ impl SenderCore {
                     .reduction_before_floor(&self.w, flight)
                     .max(self.mss),
             };
-            // "SHOULD NOT increase the congestion window in response to the
-            // receipt of an ECN-Echo ACK": ssthresh's 2-SMSS floor could.
-            self.w.cwnd = cwnd_after.min(cwnd_before);
-            if cwnd_before <= self.mss {
-                // "MUST reset the retransmit timer on receiving the
-                // ECN-Echo packet when the congestion window is one", and
-                // send a new packet "only when the retransmit timer
-                // expires" (see `ece_hold_until`).
-                self.ece_hold_until = Some(now_ns + self.rtt.rto_ns());
+            // With PRR (RFC 9937 §4, §11.2: PRR operates "when there is a
+            // step reduction in the cwnd from the TCP ECN reaction defined
+            // in [RFC3168]"), the cut is spread over the next round trip:
+            // cwnd heads for what it would be cut to, and reaches it at the
+            // RecoveryPoint (§6.4). Nothing to spread at a window of one or
+            // when nothing is cut.
+            let spread = cwnd_before > self.mss && cwnd_after < cwnd_before;
+            if let Some(prr) = self.prr.as_deref_mut().filter(|_| spread) {
+                self.recovery_cwnd = cwnd_after;
+                prr.ecn = Some(EcnEpisode {
+                    recovery_point: self.snd_max,
+                    begun: false,
+                });
+                prr.continue_episode = false;
+            } else {
+                // "SHOULD NOT increase the congestion window in response to
+                // the receipt of an ECN-Echo ACK": ssthresh's 2-SMSS floor
+                // could.
+                self.w.cwnd = cwnd_after.min(cwnd_before);
+                if cwnd_before <= self.mss {
+                    // "MUST reset the retransmit timer on receiving the
+                    // ECN-Echo packet when the congestion window is one",
+                    // and send a new packet "only when the retransmit timer
+                    // expires" (see `ece_hold_until`).
+                    self.ece_hold_until = Some(now_ns + self.rtt.rto_ns());
+                }
             }
             self.cwr_pending = true;
             self.ecn_recover = self.snd_max;
@@ -723,6 +766,20 @@ impl SenderCore {
     /// congestion controller). The decision is recorded for scoring against
     /// the ground truth.
     pub fn congestion_signal(&mut self, now_ns: TimeNs, how: LossDetection) -> LossCause {
+        self.congestion_signal_during(now_ns, how, false)
+    }
+
+    /// [`Self::congestion_signal`]; `reduction_under_way`: the window of
+    /// this loss is already being reduced (an ECN-Echo's PRR episode), so
+    /// its verdict is recorded and nothing else is done (RFC 3168 §6.1.2:
+    /// "reduced only once in response to a series of dropped and/or CE
+    /// packets from a single window of data").
+    fn congestion_signal_during(
+        &mut self,
+        now_ns: TimeNs,
+        how: LossDetection,
+        reduction_under_way: bool,
+    ) -> LossCause {
         let seq = self.snd_una;
         let cause = self.classifier.classify(now_ns, seq, how, &self.rtt);
         let last_sent_ns = self.sb.get(0).map_or(0, |s| s.last_sent_ns);
@@ -738,6 +795,10 @@ impl SenderCore {
         };
         if cause == LossCause::NonCongestion {
             self.stats.non_congestion_losses += 1;
+            self.loss_decisions.push(decision);
+            return cause;
+        }
+        if reduction_under_way {
             self.loss_decisions.push(decision);
             return cause;
         }
@@ -890,10 +951,24 @@ impl SenderCore {
 
     /// [`Self::begin_fast_retransmit`] without its retransmission (RACK,
     /// RFC 8985: the segments RACK marked lost go out by NextSeg).
+    ///
+    /// During an ECN-Echo's PRR episode the loss is of the window the
+    /// ECN-Echo is reducing (the episode ends when SND.UNA passes that
+    /// window): no second reduction (RFC 3168 §6.1.2), and no new
+    /// congestion control response, hence no new PRR episode (RFC 9937
+    /// §6.1): fast recovery goes on with the episode and its target, and
+    /// ends it (§6.4).
     pub fn enter_loss_recovery(&mut self, now_ns: TimeNs) -> LossCause {
         let cwnd_before = self.w.cwnd;
-        let cause = self.congestion_signal(now_ns, LossDetection::DuplicateAcks);
+        let ecn = self.prr.as_deref_mut().and_then(|p| {
+            let e = p.ecn.take();
+            p.continue_episode = e.is_some_and(|e| e.begun);
+            e
+        });
+        let cause =
+            self.congestion_signal_during(now_ns, LossDetection::DuplicateAcks, ecn.is_some());
         self.recovery_cwnd = match cause {
+            _ if ecn.is_some() => self.recovery_cwnd,
             LossCause::Congestion => self.w.ssthresh,
             LossCause::NonCongestion => cwnd_before,
         };
@@ -938,8 +1013,13 @@ impl SenderCore {
 
     /// A loss repaired outside loss recovery (RFC 8985 §7.4.2: only the
     /// tail loss probe's retransmission arrived): the window reduction of
-    /// a fast recovery, at once.
+    /// a fast recovery, at once. An ECN-Echo's PRR episode under way ends
+    /// here: this reduction replaces it, as it follows an ECN-Echo's cut
+    /// made at once without the option.
     pub fn reduce_window_for_repaired_loss(&mut self, now_ns: TimeNs, flight: u64) {
+        if let Some(prr) = self.prr.as_deref_mut() {
+            prr.ecn = None;
+        }
         self.w.ssthresh = self.cc.ssthresh_after_congestion(&self.w, flight);
         self.w.cwnd = self.w.ssthresh;
         self.note_reduction(now_ns);
@@ -1031,10 +1111,13 @@ impl SenderCore {
         };
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
-        if self.cfg.proportional_rate_reduction && self.in_recovery {
+        if self.cfg.proportional_rate_reduction {
+            let in_recovery = self.in_recovery;
             if let Some(prr) = self.prr.as_mut() {
-                // RFC 9937 §6.3.
-                prr.episode.on_transmit(len as u64);
+                if in_recovery || prr.ecn.is_some_and(|e| e.begun) {
+                    // RFC 9937 §6.3.
+                    prr.episode.on_transmit(len as u64);
+                }
             }
         }
         if retransmission {
@@ -1081,17 +1164,28 @@ impl SenderCore {
     }
 
     /// How far past SND.UNA in-order sending may reach: cwnd (RFC 5681's
-    /// FlightSize <= cwnd), except in fast recovery with PRR without SACK,
-    /// where cwnd is RFC 9937's inflight + SndCnt and inflight leaves out
-    /// what the duplicate ACKs say has left the network (§6.2): there
-    /// the reach is cwnd plus that, so that SndCnt bytes go out, as
-    /// "inflight < cwnd" allows. At most the receiver's window.
+    /// FlightSize <= cwnd), except in a PRR episode, where cwnd is RFC
+    /// 9937's inflight + SndCnt and inflight leaves out what has left the
+    /// network (§6.2): without SACK, in fast recovery or an ECN-Echo's
+    /// episode, what the duplicate ACKs say; with SACK, in an ECN-Echo's
+    /// episode (loss recovery sends by pipe), FlightSize - pipe. There the
+    /// reach is cwnd plus that, so that SndCnt bytes go out, as "inflight
+    /// < cwnd" allows. At most the receiver's window.
     fn send_window(&self) -> u64 {
-        let dupack_credit = match self.prr.as_deref() {
-            Some(p) if self.in_recovery && !self.sack_enabled => p.episode.dupack_credit_bytes(),
+        let credit = match self.prr.as_deref() {
+            Some(p) if self.in_recovery || p.ecn.is_some_and(|e| e.begun) => {
+                if !self.sack_enabled {
+                    p.episode.dupack_credit_bytes()
+                } else if self.in_recovery {
+                    0
+                } else {
+                    let flight = self.flight_size();
+                    flight - self.sb.pipe(self.high_rxt).min(flight)
+                }
+            }
             _ => 0,
         };
-        (self.w.cwnd + dupack_credit).min(self.rwnd)
+        (self.w.cwnd + credit).min(self.rwnd)
     }
 
     /// Send whatever the window, the application and the recovery state
@@ -1110,8 +1204,9 @@ impl SenderCore {
     /// Window-limited sending from snd_nxt: go-back-N retransmissions first
     /// (after a timeout, snd_nxt < snd_max), then new data.
     fn send_in_order(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
+        // Nothing sent here moves SND.UNA or the windows.
+        let limit = self.snd_una + self.send_window();
         loop {
-            let limit = self.snd_una + self.send_window();
             if self.snd_nxt < self.snd_max {
                 let Some(i) = self.sb.index_of(self.snd_nxt) else {
                     break;
@@ -1246,6 +1341,14 @@ impl SenderCore {
         self.hole_repair_until = None;
         // The retransmit timer expired: RFC 3168 §6.1.2's wait is over.
         self.ece_hold_until = None;
+        // And an ECN-Echo's PRR episode: it ends with its §6.4 cwnd, the
+        // window the timeout then starts from (as after a cut at once).
+        if let Some(prr) = self.prr.as_deref_mut() {
+            prr.continue_episode = false;
+            if prr.ecn.take().is_some() {
+                self.w.cwnd = self.recovery_cwnd;
+            }
+        }
         self.stats.timeouts += 1;
         if self.rtt.backoff_count() == 0 {
             self.stats.first_expiries += 1;
@@ -1364,16 +1467,16 @@ impl SenderCore {
     /// duplicate ACKs since SND.UNA last advanced stand for the SACKed
     /// bytes (`PrrEpisode::begin_without_sack`), and the segment at
     /// SND.UNA, about to be fast retransmitted, is the one marked lost
-    /// (§6.2's inflight).
+    /// (§6.2's inflight). A recovery that starts during an ECN-Echo's
+    /// begun episode takes this ACK's §6.2 step in that episode instead of
+    /// initializing one (`enter_loss_recovery`).
     pub fn set_recovery_window(&mut self, from_ack: bool) {
-        let outstanding_bytes = self.snd_max - self.snd_una;
-        let sacked_bytes = self.sb.sacked_bytes();
-        let newly_sacked_bytes = if from_ack { self.newly_sacked_bytes } else { 0 };
         let loss_marks = self.sb.loss_marks();
         let Some(prr) = self.prr.as_mut() else {
             self.w.cwnd = self.recovery_cwnd;
             return;
         };
+        let continuing = std::mem::take(&mut prr.continue_episode);
         let input = if from_ack {
             prr.pending_ack.take()
         } else {
@@ -1385,24 +1488,77 @@ impl SenderCore {
             loss_marks_before: loss_marks,
             duplicate: false,
         });
-        prr.episode = if self.sack_enabled {
-            PrrEpisode::begin(
-                outstanding_bytes,
-                sacked_bytes,
-                newly_sacked_bytes,
-                input.cum_acked_bytes,
-            )
-        } else {
-            PrrEpisode::begin_without_sack(outstanding_bytes, u64::from(self.dupacks), self.mss)
-        };
+        if !continuing {
+            self.begin_prr_episode(input.cum_acked_bytes, from_ack);
+        }
         self.prr_step(input, true, !self.sack_enabled);
     }
 
-    /// RFC 9937 §6.2 for an ACK during fast recovery, after the
-    /// recovery strategy's loss detection and before sending (the ACK that
-    /// starts recovery had it in [`Self::set_recovery_window`], the one
-    /// that ends it has none).
+    /// RFC 9937 §6.1: prr_delivered = prr_out = 0 and RecoverFS, on the
+    /// ACK being processed (its SACK blocks in the scoreboard, its
+    /// `cum_acked_bytes`) or, with `from_ack` false, on none.
+    fn begin_prr_episode(&mut self, cum_acked_bytes: u64, from_ack: bool) {
+        let outstanding_bytes = self.snd_max - self.snd_una;
+        let episode = if self.sack_enabled {
+            let newly_sacked_bytes = if from_ack { self.newly_sacked_bytes } else { 0 };
+            PrrEpisode::begin(
+                outstanding_bytes,
+                self.sb.sacked_bytes(),
+                newly_sacked_bytes,
+                cum_acked_bytes,
+            )
+        } else {
+            PrrEpisode::begin_without_sack(
+                outstanding_bytes,
+                u64::from(self.dupacks),
+                cum_acked_bytes,
+                self.mss,
+            )
+        };
+        if let Some(prr) = self.prr.as_mut() {
+            prr.episode = episode;
+        }
+    }
+
+    /// An ECN-Echo's PRR episode is under way (RFC 9937 §4): from the
+    /// ECN-Echo ACK to the ACK that reaches its RecoveryPoint (included),
+    /// unless a timeout ends it or a loss recovery takes it over. The
+    /// window does not grow on those ACKs (RFC 3168 §6.1.2's reduction
+    /// is still being made).
+    pub fn ecn_reduction_under_way(&self) -> bool {
+        self.prr.as_ref().is_some_and(|p| p.ecn.is_some())
+    }
+
+    /// RFC 9937 §6.2 for an ACK during fast recovery or an ECN-Echo's
+    /// episode, after the recovery strategy's loss detection and before
+    /// sending (the ACK that starts recovery had it in
+    /// [`Self::set_recovery_window`], the one that ends it has none). An
+    /// ECN-Echo's episode begins here on the ECN-Echo ACK (§6.1, then its
+    /// §6.2 step) and ends on the ACK that reaches its RecoveryPoint
+    /// (§6.4: cwnd = ssthresh, no §6.2 step: "excluding the ACK that
+    /// concludes a PRR episode").
     pub fn prr_after_ack(&mut self, now_ns: TimeNs) {
+        if let Some(e) = self.prr.as_ref().and_then(|p| p.ecn) {
+            if !e.begun {
+                let cum_acked_bytes = self
+                    .prr
+                    .as_ref()
+                    .and_then(|p| p.pending_ack)
+                    .map_or(0, |i| i.cum_acked_bytes);
+                self.begin_prr_episode(cum_acked_bytes, true);
+            }
+            let Some(prr) = self.prr.as_deref_mut() else {
+                return;
+            };
+            if self.snd_una >= e.recovery_point {
+                prr.ecn = None;
+                prr.pending_ack = None;
+                self.w.cwnd = self.recovery_cwnd;
+                self.trace_window(now_ns);
+                return;
+            }
+            prr.ecn = Some(EcnEpisode { begun: true, ..e });
+        }
         self.prr_pending_ack(now_ns, false);
     }
 
@@ -1417,10 +1573,14 @@ impl SenderCore {
     /// The §6.2 step of the ACK being processed, once (its input is taken),
     /// in recovery; `first_lost` as in [`Self::prr_step`].
     fn prr_pending_ack(&mut self, now_ns: TimeNs, first_lost: bool) {
-        let Some(input) = self.prr.as_mut().and_then(|p| p.pending_ack.take()) else {
+        let Some(prr) = self.prr.as_deref_mut() else {
             return;
         };
-        if self.in_recovery && self.prr_step(input, false, first_lost) {
+        let Some(input) = prr.pending_ack.take() else {
+            return;
+        };
+        let in_episode = self.in_recovery || prr.ecn.is_some();
+        if in_episode && self.prr_step(input, false, first_lost) {
             self.trace_window(now_ns);
         }
     }

@@ -203,8 +203,9 @@ impl TcpSender {
             acked == 0 && ack.payload_len == 0 && c.snd_max > c.snd_una && ack.wnd == rwnd_before
         };
         // RFC 3168 §6.1.2, MECN §2.3: no window growth on an ACK that
-        // reports congestion.
-        let ece = c.ack_reports_congestion(ack);
+        // reports congestion, nor while an ECN-Echo's reduction is being
+        // spread by PRR (RFC 9937 §4; to the ACK that ends it).
+        let ece = c.ack_reports_congestion(ack) || c.ecn_reduction_under_way();
         if acked > 0 {
             let c = &mut self.core;
             let was_in_recovery = c.in_recovery;
@@ -228,7 +229,8 @@ impl TcpSender {
         }
         self.recovery
             .after_ack(&mut self.core, ack, acked, now_ns, out);
-        // RFC 9937 §6.2 (with the option, in fast recovery).
+        // RFC 9937 §6.2 (with the option, in fast recovery or an
+        // ECN-Echo's episode).
         self.core.prr_after_ack(now_ns);
         // RFC 6675 §5: Limited Transmit (step (3)) only on an ACK that
         // revealed no loss (steps (1)-(2), or RACK's detection in

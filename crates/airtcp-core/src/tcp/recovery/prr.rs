@@ -10,7 +10,10 @@
 //! Pure arithmetic on the episode's state: no sender state is read here.
 //! `SenderCore` feeds it (DeliveredData, inflight, SafeACK, transmissions)
 //! and applies the cwnd it returns; the SACK, RACK-TLP, Reno and NewReno
-//! recoveries start an episode when they enter recovery. With SACK the
+//! recoveries start an episode when they enter recovery, and `SenderCore`
+//! starts one on an RFC 3168 ECN-Echo (RFC 9937 §4: "the PRR ACK
+//! processing for exactly one round trip worth of ACKs", to the
+//! RecoveryPoint, HighData at the ECN-Echo). With SACK the
 //! core measures DeliveredData and inflight on its scoreboard; without,
 //! §6.2 estimates both from duplicate ACKs
 //! ([`PrrEpisode::delivered_without_sack`],
@@ -79,22 +82,26 @@ impl PrrEpisode {
         }
     }
 
-    /// §6.1 without SACK: the episode begins on the DupThresh-th duplicate
-    /// ACK, with the `duplicate_acks` since SND.UNA last advanced (this one
-    /// included) as the SACKed bytes' estimate: RecoverFS = SND.NXT -
-    /// SND.UNA - (the duplicate ACKs before this one) SMSS, what RFC 6675's
-    /// pipe was before this ACK, as with SACK; this ACK's SMSS is counted
-    /// by its §6.2 step ([`Self::delivered_without_sack`]).
+    /// §6.1 without SACK: a loss episode begins on the DupThresh-th
+    /// duplicate ACK, with the `duplicate_acks` since SND.UNA last advanced
+    /// (this one included) as the SACKed bytes' estimate: RecoverFS =
+    /// SND.NXT - SND.UNA - (the duplicate ACKs before this one) SMSS, what
+    /// RFC 6675's pipe was before this ACK, as with SACK; this ACK's SMSS
+    /// is counted by its §6.2 step ([`Self::delivered_without_sack`]). An
+    /// ECN-Echo's episode may begin on an ACK that advanced SND.UNA (no
+    /// duplicate ACK then): "RecoverFS += (bytes newly cumulatively
+    /// acknowledged)", `newly_cum_acked_bytes` (0 on a duplicate ACK).
     pub fn begin_without_sack(
         outstanding_bytes: u64,
         duplicate_acks: u64,
+        newly_cum_acked_bytes: u64,
         smss_bytes: u64,
     ) -> Self {
         let before_bytes = duplicate_acks.saturating_sub(1) * smss_bytes;
         Self {
             dupack_bytes: before_bytes,
             dupack_cap_bytes: outstanding_bytes,
-            ..Self::begin(outstanding_bytes, before_bytes, 0, 0)
+            ..Self::begin(outstanding_bytes, before_bytes, 0, newly_cum_acked_bytes)
         }
     }
 
@@ -246,7 +253,7 @@ mod tests {
     /// outstanding at the start.
     #[test]
     fn delivered_and_inflight_without_sack() {
-        let mut p = PrrEpisode::begin_without_sack(10, 3, 1);
+        let mut p = PrrEpisode::begin_without_sack(10, 3, 0, 1);
         assert_eq!(
             (p.recover_fs_bytes, p.dupack_bytes, p.dupack_cap_bytes),
             (8, 2, 10)
@@ -265,5 +272,20 @@ mod tests {
         assert_eq!(p.delivered_without_sack(0, true, 1), 0, "at most RecoverFS");
         p.dupack_bytes = 25;
         assert_eq!(p.inflight_without_sack(30, 0), 20, "at most 10");
+    }
+
+    /// §6.1 on an ACK that advanced SND.UNA by 1 (an ECN-Echo's episode,
+    /// no duplicate ACK): RecoverFS = outstanding 9 + 1 newly cumulatively
+    /// acknowledged = 10, no SACKed bytes' estimate, its bound what is
+    /// outstanding; §6.2 delivers the advance whole.
+    #[test]
+    fn begin_without_sack_counts_the_newly_acknowledged_bytes() {
+        let mut p = PrrEpisode::begin_without_sack(9, 0, 1, 1);
+        assert_eq!(
+            (p.recover_fs_bytes, p.dupack_bytes, p.dupack_cap_bytes),
+            (10, 0, 9)
+        );
+        assert_eq!(p.delivered_without_sack(1, false, 1), 1);
+        assert_eq!(p.inflight_without_sack(9, 0), 9);
     }
 }
