@@ -554,7 +554,7 @@ fn rfc9937_prr_needs_fast_recovery() {
         ),
         20,
         "flow[0].tcp.proportional_rate_reduction",
-        "has no effect with Tahoe, which has no fast recovery",
+        "is not offered with Tahoe, which has no fast recovery",
     );
 }
 

@@ -1746,7 +1746,7 @@ fn tcp_spec(sc: &Scenario, fl: &FlowSpec, i: usize) -> Result<TcpSpec, ScenarioE
     if t.proportional_rate_reduction == Some(true) && variant == Variant::Tahoe {
         return Err(err(
             "proportional_rate_reduction",
-            "has no effect with Tahoe, which has no fast recovery for RFC 9937 PRR to pace (it slow-starts from one segment): use reno, newreno or sack",
+            "is not offered with Tahoe, which has no fast recovery for RFC 9937 PRR to pace (it slow-starts from one segment; its ECN-Echo reductions stay at once): use reno, newreno or sack",
         ));
     }
     if t.reno_one_fast_retransmit_per_window == Some(true)
