@@ -415,6 +415,22 @@ impl World {
         self.advance(until_ns.min(self.duration_ns), |_| true);
     }
 
+    /// Events processed so far (the results' `events`): with
+    /// [`Self::run_until`], a way to bound the work of a run by its
+    /// events rather than its simulated time (the fuzz harness does).
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+
+    /// The time of the next event (none after the end of the run), if
+    /// any: between [`Self::run_until`] calls, the next time anything
+    /// happens, so that a caller stepping through a run can step over a
+    /// quiet stretch at once. Before the first `run_until` nothing is
+    /// scheduled yet (None). Reading it changes nothing in the run.
+    pub fn next_event_ns(&mut self) -> Option<TimeNs> {
+        self.events.next_time_ns()
+    }
+
     /// Run to the end and collect the results.
     pub fn finish(&mut self) -> RunResult {
         self.run(|_| true)
