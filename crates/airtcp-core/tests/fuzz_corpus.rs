@@ -67,11 +67,7 @@ fn scenario_run_seeds_load_within_the_harness_bounds() {
             !fuzz_harness::beyond_run_size(&sc),
             "{name}: beyond the run harness's bounds, so never run"
         );
-        let world = sc.build(None).unwrap_or_else(|e| panic!("{e}"));
-        assert!(
-            !fuzz_harness::beyond_run_series(&world),
-            "{name}: a time-series interval finer than the run harness's bound, so never run"
-        );
+        sc.build(None).unwrap_or_else(|e| panic!("{e}"));
     }
     assert!(seeds >= 10, "only {seeds} seeds");
 }

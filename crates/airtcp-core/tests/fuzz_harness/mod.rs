@@ -371,20 +371,39 @@ pub fn tcp_endpoints(data: &[u8]) {
 /// input costs more than a few milliseconds of simulation per run.
 pub const RUN_MAX_FLOWS: usize = 16;
 pub const RUN_MAX_LINKS: usize = 32;
-/// The simulated time `scenario_run` runs at most (the scenario's
-/// duration if shorter), in steps of [`RUN_STEP_NS`]; and the packet
-/// offers to links after which it stops at the end of a step (a 10 Gb/s
-/// link would otherwise carry a million packets in a second).
-pub const RUN_HORIZON_NS: TimeNs = 1_000_000_000;
+/// A `scenario_run` input runs to the scenario's end (`duration`, up to
+/// the loader's 10^7 s) unless one of these bounds stops it first, so that
+/// what happens late in a run is reached too: with RFC 6298's 1 s minimum
+/// RTO, everything after the first timeout (backoff to the maximum RTO,
+/// responses to a timeout, Kick TCP's kick timer, later stalls, fades,
+/// application periods and samples). Its cost is in its events, not its
+/// simulated time: it runs in steps of [`RUN_STEP_NS`] of
+/// `World::run_until`, and a stretch with nothing to do is stepped over
+/// (the next step is the one holding the next event,
+/// `World::next_event_ns`), so a quiet hour costs one step. It stops at
+/// the end of the first step after which the links have been offered
+/// more than [`RUN_MAX_PACKET_OFFERS`] packets or the world has processed
+/// more than [`RUN_MAX_EVENTS`] events (timers, application events and
+/// samples besides packets' arrivals; 50,000 to 60,000 events with
+/// 20,000 offers cost 9 to 18 ms, two runs compared). A step is 10 ms of
+/// simulated time, so the bounds are passed by at most what a run does
+/// in 10 ms (a 10 Gb/s link carries 8,300 full-size packets).
 pub const RUN_STEP_NS: TimeNs = 10_000_000;
 pub const RUN_MAX_PACKET_OFFERS: u64 = 20_000;
-/// The finest `output.timeseries.interval` a `scenario_run` input may
-/// have: a finer one is skipped. The product accepts 1 us (a million
-/// points a simulated second, within the results memory budget), but
-/// such an input costs hundreds of MB and stops a campaign run with an
-/// RSS limit, which is there to catch memory that grows for no reason.
-/// At 1 ms the first second records at most 1,001 samples.
-pub const RUN_MIN_SERIES_INTERVAL_NS: TimeNs = 1_000_000;
+pub const RUN_MAX_EVENTS: u64 = 100_000;
+/// The most time-series points a `scenario_run` input records: it stops
+/// at the last sample within this bound (the points of a sample counted
+/// at most: every flow and link direction with every metric of its
+/// kind). The product records a million points a simulated second at a
+/// 1 us interval, as many as the memory budget (which a scenario may
+/// raise) allows, and a sample is one event: without this an input with
+/// a fine interval could record 100,000 samples of hundreds of points
+/// (gigabytes) and stop a campaign run with an RSS limit, which is there
+/// to catch memory that grows for no reason. It allows 416 samples of
+/// the largest input (16 flows and 32 links: 240 points at most), which
+/// cost 26 ms with their two runs compared (108 ms for 1,040 samples),
+/// or 9,090 samples of one flow over one link (11 points).
+pub const RUN_MAX_SERIES_POINTS: u64 = 100_000;
 
 /// Is the scenario larger than `scenario_run` runs (checked before it is
 /// built: the loader accepts 200,000-flow files)?
@@ -392,13 +411,38 @@ pub fn beyond_run_size(sc: &Scenario) -> bool {
     sc.flow_count() > RUN_MAX_FLOWS || sc.link_count() > RUN_MAX_LINKS
 }
 
-/// Does the built world sample a time series finer than `scenario_run`
-/// runs?
-pub fn beyond_run_series(world: &airtcp_core::world::World) -> bool {
-    world
-        .series_cfg
-        .as_ref()
-        .is_some_and(|c| c.interval_ns < RUN_MIN_SERIES_INTERVAL_NS)
+/// The end of a `scenario_run` input's run: the scenario's duration, or
+/// the time of the last sample within [`RUN_MAX_SERIES_POINTS`] if the
+/// world samples a time series whose points would pass it.
+pub fn run_end_ns(world: &airtcp_core::world::World) -> TimeNs {
+    use airtcp_core::metrics::{SeriesKind, SeriesMetric};
+    let Some(cfg) = &world.series_cfg else {
+        return world.duration_ns;
+    };
+    let metrics = |kind| {
+        SeriesMetric::ALL
+            .iter()
+            .filter(|m| m.kind() == kind)
+            .count()
+    };
+    let per_sample = if cfg.flows {
+        world.flows.len() * metrics(SeriesKind::Flow)
+    } else {
+        0
+    } + if cfg.links {
+        world.links.len() * metrics(SeriesKind::Link)
+    } else {
+        0
+    };
+    match RUN_MAX_SERIES_POINTS.checked_div(per_sample as u64) {
+        // Samples at 0, interval, 2 interval, ...: `samples` of them by
+        // (samples - 1) intervals.
+        Some(samples) => cfg
+            .interval_ns
+            .saturating_mul(samples.saturating_sub(1))
+            .min(world.duration_ns),
+        None => world.duration_ns,
+    }
 }
 
 /// The result columns that are NaN when there is nothing to average
@@ -430,8 +474,9 @@ fn check_row(table: &str, row: &dyn airtcp_core::metrics::Row) {
     });
 }
 
-/// A scenario run for a bounded time (the loader's bytes, then the run
-/// path the loader harness never reaches). Invariants: no panic; the same
+/// A scenario run to its end or to a bound on its work (the loader's
+/// bytes, then the run path the loader harness never reaches; the bounds
+/// at [`RUN_STEP_NS`]). Invariants: no panic; the same
 /// scenario and seed give identical results, whether run in steps of
 /// `run_until` or at once; every number in the result tables is finite
 /// and not negative; per flow, bytes delivered <= bytes sent and, for a
@@ -449,16 +494,29 @@ pub fn scenario_run(data: &[u8]) {
     if beyond_run_size(&sc) {
         return;
     }
-    // First run: in steps, until the horizon or the packet bound.
+    // First run: in steps, to the end or until a bound; a quiet stretch
+    // is one step.
     let mut world = sc.build(None).expect("loaded, so it builds");
-    if beyond_run_series(&world) {
-        return;
-    }
-    let end_ns = world.duration_ns.min(RUN_HORIZON_NS);
+    let end_ns = run_end_ns(&world);
     let mut until_ns = 0;
-    while until_ns < end_ns && packet_offers(&world) <= RUN_MAX_PACKET_OFFERS {
-        until_ns = (until_ns + RUN_STEP_NS).min(end_ns);
+    loop {
+        // Nothing is scheduled before the first step; after the last
+        // event, nothing more happens.
+        let next_ns = if until_ns == 0 {
+            0
+        } else {
+            world.next_event_ns().unwrap_or(end_ns)
+        };
+        until_ns = (until_ns + RUN_STEP_NS)
+            .max(next_ns.next_multiple_of(RUN_STEP_NS))
+            .min(end_ns);
         world.run_until(until_ns);
+        if until_ns == end_ns
+            || packet_offers(&world) > RUN_MAX_PACKET_OFFERS
+            || world.events_processed() > RUN_MAX_EVENTS
+        {
+            break;
+        }
     }
     let _ = sc.overrun_error(&world);
     let stepped = world.results();
