@@ -231,6 +231,22 @@ thread_local! {
         Default::default();
 }
 
+/// The most packets the adversarial network holds each way: a real path
+/// holds only so much.
+const NETWORK_PACKETS: usize = 4096;
+
+/// Put an endpoint's output on a network queue, as much as it has room
+/// for (the rest is lost): the first packets, never the others copied. A
+/// forged ACK advertising gigabytes opens the sender's window to hundreds
+/// of thousands of 100-byte segments in one call; appending them all and
+/// cutting the queue back afterwards (as the harness did until
+/// 2026-11-28) doubled that burst's memory, the largest part of a
+/// campaign's peak RSS (docs/fuzzing.md).
+fn enqueue(queue: &mut Vec<Packet>, out: &mut Vec<Packet>) {
+    out.truncate(NETWORK_PACKETS.saturating_sub(queue.len()));
+    queue.append(out);
+}
+
 /// The sans-I/O TCP sender and receiver, joined by an adversarial
 /// network the input drives: it delivers, drops, duplicates and reorders
 /// segments and ACKs, lets time pass, fires timers, marks congestion, and
@@ -249,7 +265,7 @@ pub fn tcp_endpoints(data: &[u8]) {
     let mut out = Vec::new();
     sender.start(now, &mut out);
     sender.app_write(now, size.unwrap_or(u64::MAX), &mut out);
-    to_receiver.append(&mut out);
+    enqueue(&mut to_receiver, &mut out);
     let mut snd_una = sender.core.snd_una;
     let mut rcv_nxt = receiver.rcv_nxt;
     for _ in 0..2000 {
@@ -275,7 +291,7 @@ pub fn tcp_endpoints(data: &[u8]) {
                     };
                 }
                 receiver.on_packet(now, &p, &mut out);
-                to_sender.append(&mut out);
+                enqueue(&mut to_sender, &mut out);
             }
             2 if !to_receiver.is_empty() => {
                 let i = input.below(to_receiver.len());
@@ -289,7 +305,7 @@ pub fn tcp_endpoints(data: &[u8]) {
                     to_sender.remove(i)
                 };
                 sender.on_packet(now, &p, &mut out);
-                to_receiver.append(&mut out);
+                enqueue(&mut to_receiver, &mut out);
             }
             5 if !to_sender.is_empty() => {
                 let i = input.below(to_sender.len());
@@ -306,9 +322,9 @@ pub fn tcp_endpoints(data: &[u8]) {
                     _ => now + input.byte() as TimeNs * 1_000_000,
                 };
                 sender.on_timer(now, &mut out);
-                to_receiver.append(&mut out);
+                enqueue(&mut to_receiver, &mut out);
                 receiver.on_timer(now, &mut out);
-                to_sender.append(&mut out);
+                enqueue(&mut to_sender, &mut out);
             }
             7 => {
                 // A forged ACK near the window, with an optional SACK block.
@@ -337,7 +353,7 @@ pub fn tcp_endpoints(data: &[u8]) {
                     p.sack_count = 1;
                 }
                 sender.on_packet(now, &p, &mut out);
-                to_receiver.append(&mut out);
+                enqueue(&mut to_receiver, &mut out);
             }
             _ => {
                 // Reorder: move the newest segment to the front.
@@ -346,9 +362,6 @@ pub fn tcp_endpoints(data: &[u8]) {
                 }
             }
         }
-        // Bound the network's memory: a real path holds only so much.
-        to_receiver.truncate(4096);
-        to_sender.truncate(4096);
         let sent = sender.core.snd_max;
         assert!(sender.core.snd_una >= snd_una, "SND.UNA moved back");
         assert!(sender.core.snd_una <= sent, "SND.UNA passed SND.MAX");
