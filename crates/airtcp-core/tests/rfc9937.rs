@@ -1048,6 +1048,20 @@ fn s4_ecn_echo_reduction_spread_over_one_round_trip() {
     }
 }
 
+/// What each duplicate ACK after the ECN-Echo ACK sends and cwnd after
+/// it, the same with and without SACK (derived in the two tests' doc
+/// comments).
+const LOSS_DURING_AN_ECN_ECHO_EPISODE: [(&str, u64); 8] = [
+    ("10", 9000),
+    ("", 8500),
+    ("r1", 7000),
+    ("", 6500),
+    ("", 5000),
+    ("11", 5000),
+    ("12", 5000),
+    ("13", 5000),
+];
+
 /// A loss detected during an ECN-Echo's episode, without SACK (NewReno):
 /// segment 1 lost; ACK 1 carries ECE (as in
 /// `s4_ecn_echo_reduction_spread_over_one_round_trip`: ssthresh 5000,
@@ -1090,16 +1104,7 @@ fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_without_sack() {
     let mut sc = ecn_sender(true, Recovery::NewReno);
     assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
     assert_eq!(sc.s.core.prr_episode(), episode(10, 1, 0, 0, 9));
-    let rows = [
-        ("10", 9000),
-        ("", 8500),
-        ("r1", 7000),
-        ("", 6500),
-        ("", 5000),
-        ("11", 5000),
-        ("12", 5000),
-        ("13", 5000),
-    ];
+    let rows = LOSS_DURING_AN_ECN_ECHO_EPISODE;
     for (k, &(s, cwnd)) in rows.iter().enumerate() {
         let (got, c, cwr) = step_cwr(&mut sc, &ack(1, &[]));
         assert_eq!((got.as_str(), c), (s, cwnd), "duplicate ACK {}", k + 1);
@@ -1143,16 +1148,7 @@ fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_without_sack() {
 fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_with_sack() {
     let mut sc = ecn_sender(true, Recovery::Sack);
     assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
-    let rows = [
-        ("10", 9000),
-        ("", 8500),
-        ("r1", 7000),
-        ("", 6500),
-        ("", 5000),
-        ("11", 5000),
-        ("12", 5000),
-        ("13", 5000),
-    ];
+    let rows = LOSS_DURING_AN_ECN_ECHO_EPISODE;
     for (k, &(s, cwnd)) in (2..=9u64).zip(rows.iter()) {
         let (got, c, cwr) = step_cwr(&mut sc, &ack(1, &[(2, k)]));
         assert_eq!((got.as_str(), c), (s, cwnd), "SACK of 2..{k}");
