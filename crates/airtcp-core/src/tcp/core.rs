@@ -473,6 +473,14 @@ struct PrrState {
     continue_episode: bool,
 }
 
+impl PrrState {
+    /// A PRR episode is running: fast recovery (`in_recovery`), or an
+    /// ECN-Echo's episode once begun on its ACK.
+    fn episode_running(&self, in_recovery: bool) -> bool {
+        in_recovery || self.ecn.is_some_and(|e| e.begun)
+    }
+}
+
 /// An ECN-Echo's PRR episode (RFC 9937 §4: "using ... the RecoveryPoint
 /// from [RFC6675] to invoke the PRR ACK processing for exactly one round
 /// trip worth of ACKs"). Its target (§6.1's ssthresh) is
@@ -1114,7 +1122,7 @@ impl SenderCore {
         if self.cfg.proportional_rate_reduction {
             let in_recovery = self.in_recovery;
             if let Some(prr) = self.prr.as_mut() {
-                if in_recovery || prr.ecn.is_some_and(|e| e.begun) {
+                if prr.episode_running(in_recovery) {
                     // RFC 9937 §6.3.
                     prr.episode.on_transmit(len as u64);
                 }
@@ -1173,7 +1181,7 @@ impl SenderCore {
     /// < cwnd" allows. At most the receiver's window.
     fn send_window(&self) -> u64 {
         let credit = match self.prr.as_deref() {
-            Some(p) if self.in_recovery || p.ecn.is_some_and(|e| e.begun) => {
+            Some(p) if p.episode_running(self.in_recovery) => {
                 if !self.sack_enabled {
                     p.episode.dupack_credit_bytes()
                 } else if self.in_recovery {
@@ -1579,7 +1587,7 @@ impl SenderCore {
         let Some(input) = prr.pending_ack.take() else {
             return;
         };
-        let in_episode = self.in_recovery || prr.ecn.is_some();
+        let in_episode = prr.episode_running(self.in_recovery);
         if in_episode && self.prr_step(input, false, first_lost) {
             self.trace_window(now_ns);
         }
