@@ -93,6 +93,93 @@ fn s6_1_2_once_per_window_counts_a_fast_retransmit() {
     assert_eq!(sc.s.core.stats.ecn_reductions, 0);
 }
 
+/// §6.1.2, the other direction: "the TCP sender's congestion window
+/// should be reduced only once in response to a series of dropped and/or
+/// CE packets from a single window of data". Segments 0-9 are out; ACK 1
+/// echoes CE, so cwnd = ssthresh = max(FlightSize / 2, 2 SMSS) = 5. Segment
+/// 1 was also dropped: the third duplicate ACK of 1 is a loss in the
+/// window the ECN-Echo reduced (SND.UNA below the end of the data sent
+/// before the ECN-Echo), so segment 1 is fast retransmitted and ssthresh
+/// stays 5 (FlightSize / 2 at the loss would be 4.5). Recovery heads for
+/// the ECN-Echo's window: RFC 5681 §3.2 step 3 and RFC 6582 §3.2 step 2,
+/// cwnd = ssthresh + 3 SMSS = 8 (FlightSize 9: nothing new); RFC 6675 §5
+/// (4.2), cwnd = ssthresh = 5 (pipe 6: segments 5-9 and the
+/// retransmission). Tahoe keeps the window too and goes back N from the
+/// retransmission (as after a loss judged not congestion): segments 1-5.
+/// One reduction, one fast retransmit.
+#[test]
+fn s6_1_2_a_loss_in_the_window_an_ece_reduced_does_not_reduce_again() {
+    for (recovery, out_expected, cwnd) in [
+        (Recovery::Reno, "r1", 8.0),
+        (Recovery::NewReno, "r1", 8.0),
+        (Recovery::Sack, "r1", 5.0),
+        (Recovery::Tahoe, "r1 r2 r3 r4 r5", 5.0),
+    ] {
+        let mut sc = ecn(recovery);
+        sc.start(100);
+        assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+        assert_eq!(sc.window(), (5.0, 5.0), "{recovery:?}");
+        let out = if recovery == Recovery::Sack {
+            let sacks = [(2, 2), (2, 3), (2, 4)].map(|b| sc.ack(1, &[b]));
+            sacks
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            sc.dupacks(1, 3)
+        };
+        assert_eq!(out, out_expected, "{recovery:?}");
+        assert_eq!(sc.window(), (cwnd, 5.0), "{recovery:?}");
+        let stats = &sc.s.core.stats;
+        assert_eq!(
+            (stats.ecn_reductions, stats.fast_retransmits),
+            (1, 1),
+            "{recovery:?}"
+        );
+    }
+}
+
+/// §6.1.2's "single window of data" ends where the data sent before the
+/// ECN-Echo ends: a loss after it is new congestion. ACK 1 echoes CE
+/// (cwnd = ssthresh = 5); ACK 10 acknowledges everything sent before it
+/// and, without ECN-Echo, grows cwnd in congestion avoidance to 5.2
+/// (segments 10-14 leave). Segment 10 is lost: the third duplicate ACK of
+/// 10 reduces again, ssthresh = FlightSize / 2 = 2.5 and cwnd = 2.5 + 3
+/// (RFC 6582 §3.2 steps 1-2).
+#[test]
+fn s6_1_2_a_loss_in_the_next_window_reduces() {
+    let mut sc = ecn(Recovery::NewReno);
+    sc.start(100);
+    assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+    assert_eq!(sc.ack(10, &[]), range(10, 14));
+    assert_eq!(sc.dupacks(10, 3), "r10");
+    assert_eq!(sc.window(), (5.5, 2.5));
+}
+
+/// §6.1.2: "the sender MUST set the CWR bit in the TCP header of the first
+/// new data packet sent after the window reduction". A loss in the window
+/// an ECN-Echo reduced makes no reduction, so it sets no second CWR: ACK 1
+/// echoes CE (cwnd 5); ACKs 5 and 6 let segment 10 out, with CWR. Segment
+/// 6 was lost: the third duplicate ACK of 6 fast retransmits it with
+/// ssthresh kept at 5, cwnd = 5 + 3 = 8, FlightSize 5: segments 11-13
+/// leave with the retransmission, without CWR.
+#[test]
+fn s6_1_2_no_second_cwr_for_a_loss_in_the_window_an_ece_reduced() {
+    let mut sc = ecn(Recovery::NewReno);
+    sc.start(100);
+    assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+    assert_eq!(sc.ack(5, &[]), "");
+    let out = deliver(&mut sc, &ack(6, &[]));
+    assert_eq!(sent(&out), "10");
+    assert!(out[0].has_flag(flags::CWR));
+    sc.dupacks(6, 2);
+    let out = deliver(&mut sc, &ack(6, &[]));
+    assert_eq!(sent(&out), "r6 11 12 13");
+    assert!(out.iter().all(|p| !p.has_flag(flags::CWR)));
+    assert_eq!(sc.window(), (8.0, 5.0));
+}
+
 /// §6.1.2: CWR after ANY window reduction, here a fast retransmit: the
 /// first new data packet sent after it carries CWR.
 #[test]

@@ -361,6 +361,36 @@ fn s7_4_2_an_ack_beyond_a_retransmitted_probe_reduces_the_window() {
     assert_eq!(sc.window(), (2.5, 2.5));
 }
 
+/// §7.4.2's reduction for a loss the probe repaired is a fast recovery's,
+/// and RFC 3168 §6.1.2 reduces "only once in response to a series of
+/// dropped and/or CE packets from a single window of data". The script of
+/// `s7_4_2_an_ack_beyond_a_retransmitted_probe_reduces_the_window` with
+/// ECN: ACK 9 echoes CE (cwnd = ssthresh = 10 / 2 = 5), so segment 9,
+/// which the probe repairs, is in the window the ECN-Echo reduced. The
+/// five new segments: 10-13 fit (SND.UNA 9 + cwnd 5), ACK 10 grows cwnd
+/// in congestion avoidance (5000 + 1000 * 1000 / 5000 = 5200: 14 leaves),
+/// and ACK 15, beyond TLP.end_seq, makes no reduction (without the
+/// ECN-Echo: ssthresh = cwnd = 2.5) and grows cwnd again (+192).
+#[test]
+fn s7_4_2_no_reduction_for_a_repaired_loss_in_the_window_an_ecn_echo_reduced() {
+    let mut cfg = config(10);
+    cfg.timestamps = true;
+    cfg.ecn = true;
+    let mut sc = Script::new(cfg, Recovery::RackTlp);
+    assert_eq!(sc.start(10), range(0, 9));
+    let mut ece = ack_ts(9, &[], ms(1));
+    ece.flags |= airtcp_core::net::packet::flags::ECE;
+    assert_eq!(sc.deliver_at(ms(101), &ece), "");
+    assert_eq!(sc.window(), (5.0, 5.0));
+    assert_eq!(sc.timeout(), "r9");
+    assert_eq!(sc.write_at(ms(550), 5), "10 11 12 13");
+    assert_eq!(ack_at(&mut sc, 601, 10, &[], 501), "14");
+    assert_eq!(sc.window(), (5.2, 5.0));
+    assert_eq!(ack_at(&mut sc, 651, 15, &[], 550), "");
+    assert_eq!(sc.window(), (5.392, 5.0));
+    assert_eq!(sc.s.core.stats.ecn_reductions, 1);
+}
+
 /// §7.4.1 case 1: a DSACK for the probe's segment (both the original and
 /// the probe arrived): the episode ends without a reduction, and slow
 /// start goes on.

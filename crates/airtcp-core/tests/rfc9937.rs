@@ -1095,10 +1095,9 @@ const LOSS_DURING_AN_ECN_ECHO_EPISODE: [(&str, u64); 8] = [
 /// The ACK of everything sent (segment 14) ends fast recovery and with
 /// it the episode: cwnd = ssthresh = 5000, five segments out. Without the
 /// option the ECN-Echo cut cwnd to 5000 at once, and the fast retransmit
-/// then set ssthresh again from FlightSize (9000 / 2 = 4500: RFC 3168's
-/// once-per-window rule is not applied in that direction without the
-/// option, as before this change; see docs/tcp-conformance.md) and cwnd
-/// to 4500 + 3 SMSS.
+/// keeps ssthresh (RFC 3168's once per window,
+/// `rfc3168.rs::s6_1_2_a_loss_in_the_window_an_ece_reduced_does_not_reduce_again`):
+/// cwnd = 5000 + 3 SMSS.
 #[test]
 fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_without_sack() {
     let mut sc = ecn_sender(true, Recovery::NewReno);
@@ -1127,7 +1126,7 @@ fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_without_sack() {
     let mut sc = ecn_sender(false, Recovery::NewReno);
     assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
     assert_eq!(sc.dupacks(1, 3), "r1");
-    assert_eq!(sc.window(), (7.5, 4.5));
+    assert_eq!(sc.window(), (8.0, 5.0));
 }
 
 /// The same with SACK (RFC 6675): the duplicate ACKs SACK segments 2..k.
@@ -1142,8 +1141,9 @@ fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_without_sack() {
 /// 5000, PRR-CRB 0, cwnd 5000; DupACKs 6-8: pipe 4000, cwnd 5000,
 /// segments 11, 12, 13; CWR on segment 10 only. The cumulative ACK of
 /// segment 13 ends recovery:
-/// cwnd = ssthresh = 5000. Without the option: ssthresh 4500 at the fast
-/// retransmit, as without SACK.
+/// cwnd = ssthresh = 5000. Without the option: cwnd = ssthresh = 5000 at
+/// the fast retransmit (RFC 6675 §5 (4.2), ssthresh kept), as without
+/// SACK.
 #[test]
 fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_with_sack() {
     let mut sc = ecn_sender(true, Recovery::Sack);
@@ -1174,7 +1174,7 @@ fn s6_1_a_loss_during_an_ecn_echo_episode_continues_it_with_sack() {
     sc.ack(1, &[(2, 2)]);
     sc.ack(1, &[(2, 3)]);
     assert_eq!(sc.ack(1, &[(2, 4)]), "r1");
-    assert_eq!(sc.ssthresh(), 4.5);
+    assert_eq!(sc.window(), (5.0, 5.0));
 }
 
 /// RFC 3168 §6.1.2's window of one, with the option: "the sending TCP

@@ -402,6 +402,11 @@ pub struct SenderCore {
     pub sack_after_timeout: bool,
     pub sack_enabled: bool,
     cwr_pending: bool,
+    /// The last window reduction was an ECN-Echo's (`congestion_echo`);
+    /// cleared by any other (`note_reduction`). With `ecn_recover`, it
+    /// tells a loss in the window an ECN-Echo reduced (RFC 3168 §6.1.2;
+    /// ns-2's `last_cwnd_action_ == CWND_ACTION_ECN`).
+    last_reduction_by_ecn_echo: bool,
     /// The handshake's, read only then; here it fills what would be
     /// padding after the flags above (at the end of the rare part it took
     /// 8 bytes, and a flow's record one more cache line, `world/flows.rs`).
@@ -544,6 +549,7 @@ impl SenderCore {
             rto_generation: 0,
             timed: None,
             ecn_recover: 0,
+            last_reduction_by_ecn_echo: false,
             cwr_pending: false,
             ece_hold_until: None,
             ts_recent: 0,
@@ -647,18 +653,19 @@ impl SenderCore {
             // RecoveryPoint (§6.4). Nothing to spread at a window of one or
             // when nothing is cut.
             let spread = cwnd_before > self.mss && cwnd_after < cwnd_before;
+            // "SHOULD NOT increase the congestion window in response to
+            // the receipt of an ECN-Echo ACK": ssthresh's 2-SMSS floor
+            // could. A loss in this window of data recovers towards it
+            // (`enter_loss_recovery`).
+            self.recovery_cwnd = cwnd_after.min(cwnd_before);
             if let Some(prr) = self.prr.as_deref_mut().filter(|_| spread) {
-                self.recovery_cwnd = cwnd_after;
                 prr.ecn = Some(EcnEpisode {
                     recovery_point: self.snd_max,
                     begun: false,
                 });
                 prr.continue_episode = false;
             } else {
-                // "SHOULD NOT increase the congestion window in response to
-                // the receipt of an ECN-Echo ACK": ssthresh's 2-SMSS floor
-                // could.
-                self.w.cwnd = cwnd_after.min(cwnd_before);
+                self.w.cwnd = self.recovery_cwnd;
                 if cwnd_before <= self.mss {
                     // "MUST reset the retransmit timer on receiving the
                     // ECN-Echo packet when the congestion window is one",
@@ -669,6 +676,7 @@ impl SenderCore {
             }
             self.cwr_pending = true;
             self.ecn_recover = self.snd_max;
+            self.last_reduction_by_ecn_echo = true;
             self.stats.ecn_reductions += 1;
             self.trace(now_ns, TraceEvent::EcnReduction);
             self.trace_window(now_ns);
@@ -778,10 +786,12 @@ impl SenderCore {
     }
 
     /// [`Self::congestion_signal`]; `reduction_under_way`: the window of
-    /// this loss is already being reduced (an ECN-Echo's PRR episode), so
-    /// its verdict is recorded and nothing else is done (RFC 3168 §6.1.2:
-    /// "reduced only once in response to a series of dropped and/or CE
-    /// packets from a single window of data").
+    /// this loss has already been reduced by an ECN-Echo (at once, or by
+    /// its PRR episode), so its verdict is recorded and nothing else is
+    /// done (RFC 3168 §6.1.2: "reduced only once in response to a series
+    /// of dropped and/or CE packets from a single window of data"); it
+    /// returns `NonCongestion` then, as for a cut the once-per-RTT rule
+    /// blocks: retransmit, do not reduce (Tahoe reads it).
     fn congestion_signal_during(
         &mut self,
         now_ns: TimeNs,
@@ -808,7 +818,7 @@ impl SenderCore {
         }
         if reduction_under_way {
             self.loss_decisions.push(decision);
-            return cause;
+            return LossCause::NonCongestion;
         }
         let flight = match how {
             LossDetection::DuplicateAcks => {
@@ -870,6 +880,18 @@ impl SenderCore {
             self.cwr_pending = true;
         }
         self.ecn_recover = self.ecn_recover.max(self.snd_max);
+        self.last_reduction_by_ecn_echo = false;
+    }
+
+    /// The byte `seq` is in the window of data an ECN-Echo reduced, with
+    /// no reduction since: RFC 3168 §6.1.2, "the TCP sender's congestion
+    /// window should be reduced only once in response to a series of
+    /// dropped and/or CE packets from a single window of data", so its
+    /// loss is repaired without a second reduction (as ns-2's
+    /// `dupack_action` after an ECN action, and Linux, whose loss recovery
+    /// from its CWR state keeps ssthresh).
+    fn in_window_an_ecn_echo_reduced(&self, seq: u64) -> bool {
+        self.last_reduction_by_ecn_echo && seq < self.ecn_recover
     }
 
     /// A timeout's congestion signal: RFC 5681 (4), except that during
@@ -947,10 +969,12 @@ impl SenderCore {
     /// Common entry into fast retransmit / fast recovery (RFC 5681 §3.2
     /// steps 2–3, RFC 6582 §3.2 step 2, RFC 6675 §5 step 4): classify, set
     /// ssthresh, remember the recovery point, retransmit the first
-    /// unacknowledged segment. Returns the classifier's verdict. The window
-    /// recovery works towards is the new ssthresh after a congestion loss
-    /// and the current cwnd after a non-congestion loss (retransmit, do not
-    /// reduce; ssthresh is left alone).
+    /// unacknowledged segment. Returns `Congestion` if the loss reduced the
+    /// window (`congestion_signal_during`). The window recovery works
+    /// towards is the new ssthresh after a congestion loss, the current
+    /// cwnd after a non-congestion loss (retransmit, do not reduce;
+    /// ssthresh is left alone), and the ECN-Echo's after a loss in the
+    /// window it reduced.
     pub fn begin_fast_retransmit(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> LossCause {
         let cause = self.enter_loss_recovery(now_ns);
         self.retransmit_first(now_ns, out);
@@ -960,23 +984,30 @@ impl SenderCore {
     /// [`Self::begin_fast_retransmit`] without its retransmission (RACK,
     /// RFC 8985: the segments RACK marked lost go out by NextSeg).
     ///
-    /// During an ECN-Echo's PRR episode the loss is of the window the
-    /// ECN-Echo is reducing (the episode ends when SND.UNA passes that
-    /// window): no second reduction (RFC 3168 §6.1.2), and no new
-    /// congestion control response, hence no new PRR episode (RFC 9937
-    /// §6.1): fast recovery goes on with the episode and its target, and
-    /// ends it (§6.4).
+    /// A loss in the window an ECN-Echo reduced (`SND.UNA` below the end
+    /// of the data sent before it, no reduction since) makes no second
+    /// reduction (RFC 3168 §6.1.2): ssthresh stays, and recovery heads for
+    /// the window the ECN-Echo set. During the ECN-Echo's PRR episode
+    /// (which ends when SND.UNA passes that window) there is no new
+    /// congestion control response either, hence no new PRR episode (RFC
+    /// 9937 §6.1): fast recovery goes on with the episode and its target,
+    /// and ends it (§6.4).
     pub fn enter_loss_recovery(&mut self, now_ns: TimeNs) -> LossCause {
         let cwnd_before = self.w.cwnd;
+        let ecn_reduced = self.in_window_an_ecn_echo_reduced(self.snd_una);
         let ecn = self.prr.as_deref_mut().and_then(|p| {
             let e = p.ecn.take();
             p.continue_episode = e.is_some_and(|e| e.begun);
             e
         });
+        debug_assert!(
+            ecn.is_none() || ecn_reduced,
+            "an ECN-Echo's episode outlived its window"
+        );
         let cause =
-            self.congestion_signal_during(now_ns, LossDetection::DuplicateAcks, ecn.is_some());
+            self.congestion_signal_during(now_ns, LossDetection::DuplicateAcks, ecn_reduced);
         self.recovery_cwnd = match cause {
-            _ if ecn.is_some() => self.recovery_cwnd,
+            _ if ecn_reduced => self.recovery_cwnd,
             LossCause::Congestion => self.w.ssthresh,
             LossCause::NonCongestion => cwnd_before,
         };
@@ -1021,10 +1052,19 @@ impl SenderCore {
 
     /// A loss repaired outside loss recovery (RFC 8985 §7.4.2: only the
     /// tail loss probe's retransmission arrived): the window reduction of
-    /// a fast recovery, at once. An ECN-Echo's PRR episode under way ends
-    /// here: this reduction replaces it, as it follows an ECN-Echo's cut
-    /// made at once without the option.
-    pub fn reduce_window_for_repaired_loss(&mut self, now_ns: TimeNs, flight: u64) {
+    /// a fast recovery, at once; none if `repaired_seq` is in the window
+    /// an ECN-Echo reduced (RFC 3168 §6.1.2, as for a fast retransmit:
+    /// `enter_loss_recovery`). Otherwise an ECN-Echo's PRR episode under
+    /// way ends here: this reduction replaces it.
+    pub fn reduce_window_for_repaired_loss(
+        &mut self,
+        now_ns: TimeNs,
+        flight: u64,
+        repaired_seq: u64,
+    ) {
+        if self.in_window_an_ecn_echo_reduced(repaired_seq) {
+            return;
+        }
         if let Some(prr) = self.prr.as_deref_mut() {
             prr.ecn = None;
         }

@@ -306,7 +306,8 @@ impl RackTlpRecovery {
             // The probe repaired the only loss: FlightSize before this ACK.
             self.tlp_end_seq = None;
             let flight = core.snd_max - self.seen_snd_una.min(core.snd_max);
-            core.reduce_window_for_repaired_loss(now_ns, flight);
+            // The probe resent the segment that ends at TLP.end_seq.
+            core.reduce_window_for_repaired_loss(now_ns, flight, end - 1);
         } else if acked == 0 && ack.sack_count == 0 {
             // Case 2: a duplicate ACK without SACK: both copies arrived.
             self.tlp_end_seq = None;
