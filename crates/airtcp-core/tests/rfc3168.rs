@@ -6,7 +6,7 @@
 mod common;
 use airtcp_core::net::mecn::MecnLevel;
 use airtcp_core::net::packet::{flags, Ecn, Packet};
-use airtcp_core::tcp::core::MarkWindowFloor;
+use airtcp_core::tcp::core::{MarkWindowFloor, TimeoutInRecoverySsthresh};
 use common::script::*;
 
 fn ecn(recovery: Recovery) -> Script {
@@ -178,6 +178,43 @@ fn s6_1_2_no_second_cwr_for_a_loss_in_the_window_an_ece_reduced() {
     assert_eq!(sent(&out), "r6 11 12 13");
     assert!(out.iter().all(|p| !p.has_flag(flags::CWR)));
     assert_eq!(sc.window(), (8.0, 5.0));
+}
+
+/// §6.1.2's once per window holds for a retransmission timeout too, with
+/// its exception: "if any retransmitted packets are dropped, then this is
+/// interpreted by the source TCP as a new instance of congestion". ACK 1
+/// echoes CE (cwnd = ssthresh = 5). If the timer then expires for segment
+/// 1, never resent, ssthresh stays 5 and only cwnd falls to the loss
+/// window (RFC 5681 (5): one segment; ns-2's timeout after an ECN action:
+/// `slowdown(CLOSE_CWND_ONE)`). If segment 1 was fast retransmitted and the
+/// retransmission is what the timer finds lost, that is new congestion:
+/// with `timeout_in_recovery_ssthresh = "flight_size"`, RFC 5681 (4) sets
+/// ssthresh = FlightSize / 2 = 4.5 (the segment was not resent "by way of
+/// the retransmission timer"); with the default `"keep"` (a timeout during
+/// fast recovery keeps the ssthresh it started with, as Linux) it stays 5.
+#[test]
+fn s6_1_2_a_timeout_in_the_window_an_ece_reduced_reduces_only_for_a_dropped_retransmission() {
+    for recovery in [Recovery::NewReno, Recovery::Sack] {
+        let mut sc = ecn(recovery);
+        sc.start(100);
+        assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+        assert_eq!(sc.timeout(), "r1", "{recovery:?}");
+        assert_eq!(sc.window(), (1.0, 5.0), "{recovery:?}");
+    }
+    for (rule, ssthresh) in [
+        (TimeoutInRecoverySsthresh::FlightSize, 4.5),
+        (TimeoutInRecoverySsthresh::Keep, 5.0),
+    ] {
+        let mut cfg = config(10);
+        cfg.ecn = true;
+        cfg.timeout_in_recovery_ssthresh = rule;
+        let mut sc = Script::new(cfg, Recovery::NewReno);
+        sc.start(100);
+        assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+        assert_eq!(sc.dupacks(1, 3), "r1");
+        assert_eq!(sc.timeout(), "r1");
+        assert_eq!(sc.window(), (1.0, ssthresh), "{rule:?}");
+    }
 }
 
 /// §6.1.2: CWR after ANY window reduction, here a fast retransmit: the

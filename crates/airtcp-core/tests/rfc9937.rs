@@ -1212,8 +1212,10 @@ fn s4_ecn_echo_at_a_window_of_one_still_waits_for_the_timer() {
 
 /// A retransmission timeout during an ECN-Echo's episode ends it (§6.4's
 /// cwnd = ssthresh first, so that the timeout starts from the window the
-/// reduction heads for, as without the option), and RFC 5681 (4)-(6)
-/// take over: ssthresh = FlightSize / 2 = 4500, cwnd 1 SMSS, go-back-N;
+/// reduction heads for, as without the option), and RFC 5681 (5)-(6)
+/// take over: cwnd 1 SMSS, go-back-N, ssthresh kept at the ECN-Echo's
+/// 5000 (RFC 3168 §6.1.2, once per window: segment 1 was never resent,
+/// `rfc3168.rs::s6_1_2_a_timeout_in_the_window_an_ece_reduced_reduces_only_for_a_dropped_retransmission`);
 /// PRR neither counts what is sent after it nor sets cwnd on the ACKs
 /// that follow (slow start). With and without the option the same
 /// segments and windows, ACK 1 (ECE) aside.
@@ -1232,7 +1234,7 @@ fn timeout_during_an_ecn_echo_episode_ends_it() {
         log
     };
     let with = run(true);
-    assert_eq!(with[0], ("r1".to_string(), (1.0, 4.5)));
+    assert_eq!(with[0], ("r1".to_string(), (1.0, 5.0)));
     assert_eq!(with, run(false));
 }
 

@@ -896,10 +896,18 @@ impl SenderCore {
 
     /// A timeout's congestion signal: RFC 5681 (4), except that during
     /// fast recovery the `timeout_in_recovery_ssthresh` rule may keep the
-    /// ssthresh fast recovery set.
+    /// ssthresh fast recovery set, and that a timeout of a segment of the
+    /// window an ECN-Echo reduced keeps the ECN-Echo's unless that segment
+    /// was retransmitted (RFC 3168 §6.1.2: once per window, but "if any
+    /// retransmitted packets are dropped, then this is interpreted by the
+    /// source TCP as a new instance of congestion"; ns-2's timeout "in
+    /// recovery from a recent ECN" sets cwnd to one, not ssthresh).
     pub fn timeout_congestion_signal(&mut self, now_ns: TimeNs) -> LossCause {
-        let keep = self.in_recovery
-            && self.cfg.timeout_in_recovery_ssthresh == TimeoutInRecoverySsthresh::Keep;
+        let ecn_reduced = self.in_window_an_ecn_echo_reduced(self.snd_una)
+            && self.sb.get(0).is_some_and(|s| !s.retransmitted);
+        let keep = ecn_reduced
+            || self.in_recovery
+                && self.cfg.timeout_in_recovery_ssthresh == TimeoutInRecoverySsthresh::Keep;
         let ssthresh = self.w.ssthresh;
         let cause = self.congestion_signal(now_ns, LossDetection::Timeout);
         if keep {
