@@ -137,6 +137,13 @@ fn s6_1_2_a_loss_in_the_window_an_ece_reduced_does_not_reduce_again() {
             (1, 1),
             "{recovery:?}"
         );
+        // The classifier's verdict (congestion) is recorded as a loss
+        // whose cut was not made: not a window cut for the type-2 counts.
+        let d = *sc.s.core.loss_decisions.last().unwrap();
+        assert!(
+            d.window_already_reduced && !d.halved_window && !d.cut_blocked,
+            "{recovery:?}"
+        );
     }
 }
 

@@ -582,9 +582,10 @@ impl Row for FlowResult {
                 "wireless_losses_cut",
                 "count",
                 "Channel-error losses the loss classifier called congestion whose window cut was made \
-                 (a timeout, or a duplicate-ACK loss whose cut the once-per-RTT rule did not skip): the \
-                 type-2 errors at which the window could be halved; `wireless_losses_halved` counts \
-                 those where it was.",
+                 (a timeout, or a duplicate-ACK loss whose cut the once-per-RTT rule did not skip \
+                 and that was not in a window an ECN-Echo had already reduced, RFC 3168 §6.1.2): \
+                 the type-2 errors at which the window could be halved; `wireless_losses_halved` \
+                 counts those where it was.",
             ),
             U64(self.wireless_losses_cut),
         );

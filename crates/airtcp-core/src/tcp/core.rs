@@ -324,6 +324,9 @@ pub struct LossDecision {
     /// Of a blocked cut: the new ssthresh it would have set is at most half
     /// the cwnd (it would have halved the window).
     pub blocked_cut_would_halve: bool,
+    /// A loss in the window an ECN-Echo had already reduced: no cut (RFC
+    /// 3168 §6.1.2, once per window), the window kept.
+    pub window_already_reduced: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -785,7 +788,7 @@ impl SenderCore {
         self.congestion_signal_during(now_ns, how, false)
     }
 
-    /// [`Self::congestion_signal`]; `reduction_under_way`: the window of
+    /// [`Self::congestion_signal`]; `window_already_reduced`: the window of
     /// this loss has already been reduced by an ECN-Echo (at once, or by
     /// its PRR episode), so its verdict is recorded and nothing else is
     /// done (RFC 3168 §6.1.2: "reduced only once in response to a series
@@ -796,7 +799,7 @@ impl SenderCore {
         &mut self,
         now_ns: TimeNs,
         how: LossDetection,
-        reduction_under_way: bool,
+        window_already_reduced: bool,
     ) -> LossCause {
         let seq = self.snd_una;
         let cause = self.classifier.classify(now_ns, seq, how, &self.rtt);
@@ -810,13 +813,14 @@ impl SenderCore {
             halved_window: false,
             cut_blocked: false,
             blocked_cut_would_halve: false,
+            window_already_reduced,
         };
         if cause == LossCause::NonCongestion {
             self.stats.non_congestion_losses += 1;
             self.loss_decisions.push(decision);
             return cause;
         }
-        if reduction_under_way {
+        if window_already_reduced {
             self.loss_decisions.push(decision);
             return LossCause::NonCongestion;
         }

@@ -476,7 +476,7 @@ impl World {
                     LossCause::NonCongestion => 1,
                 };
                 t.confusion[truth][verdict] += 1;
-                if truth == 1 && verdict == 0 && !d.cut_blocked {
+                if truth == 1 && verdict == 0 && !d.cut_blocked && !d.window_already_reduced {
                     t.wireless_losses_cut += 1;
                     if d.how == LossDetection::DuplicateAcks {
                         t.wireless_losses_cut_by_dupacks += 1;
