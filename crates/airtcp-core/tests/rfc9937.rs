@@ -31,7 +31,7 @@ fn section8_sender(prr: bool, recovery: Recovery) -> Script {
 
 /// inflight (RFC 6675's pipe) in segments.
 fn inflight(sc: &Script) -> u64 {
-    sc.s.core.sb.pipe(sc.s.core.high_rxt) / MSS
+    sc.s.core.sb.pipe() / MSS
 }
 
 /// One column of §8's figures: the ACK, then cwnd and inflight "after

@@ -123,7 +123,7 @@ fn dclor_7_1_timeout_due_to_congestion() {
     assert!(out.iter().all(|p| p.is_retransmission));
     assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (2 * MSS, 10 * MSS));
     assert_eq!(
-        s.core.sb.pipe(s.core.high_rxt),
+        s.core.sb.pipe(),
         2 * MSS,
         "only the two retransmissions in flight"
     );

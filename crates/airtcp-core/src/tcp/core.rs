@@ -357,8 +357,6 @@ pub struct SenderCore {
     /// Bytes the application has handed to TCP so far.
     pub app_limit: u64,
     pub mss: u64,
-    /// RFC 6675 HighRxt.
-    pub high_rxt: u64,
     /// Retransmission timer deadline (None = stopped).
     pub rto_deadline: Option<TimeNs>,
     /// Incremented whenever the retransmission timer is set, reset or stopped.
@@ -541,7 +539,6 @@ impl SenderCore {
             hole_repair_until: None,
             hole_repair_partial_acks: 0,
             recovery_partial_acks: 0,
-            high_rxt: 0,
             recovery_cwnd: 0,
             loss_decisions: Vec::new(),
             sack_after_timeout: false,
@@ -937,8 +934,8 @@ impl SenderCore {
         let before = self.snd_max;
         if self.sack_enabled {
             // (3.1) HighRxt = HighACK; (3.2)-(3.3) SetPipe and send.
-            self.high_rxt = self.snd_una;
-            while self.w.cwnd >= self.sb.pipe(self.high_rxt) + self.mss {
+            self.sb.set_high_rxt(self.snd_una);
+            while self.w.cwnd >= self.sb.pipe() + self.mss {
                 if self.send_new_segments(now_ns, 1, out) == 0 {
                     break;
                 }
@@ -1104,8 +1101,8 @@ impl SenderCore {
     /// Retransmit the scoreboard segment at index `i`.
     pub fn retransmit_index(&mut self, i: usize, now_ns: TimeNs, out: &mut Vec<Packet>) {
         let rec = self.sb.mark_retransmitted(i, now_ns);
-        if self.high_rxt < rec.end {
-            self.high_rxt = rec.end;
+        if self.sb.high_rxt() < rec.end {
+            self.sb.set_high_rxt(rec.end);
         }
         self.emit_retransmission(now_ns, rec.start, rec.len() as u32, out);
     }
@@ -1240,7 +1237,7 @@ impl SenderCore {
                     0
                 } else {
                     let flight = self.flight_size();
-                    flight - self.sb.pipe(self.high_rxt).min(flight)
+                    flight - self.sb.pipe().min(flight)
                 }
             }
             _ => 0,
@@ -1304,9 +1301,9 @@ impl SenderCore {
         // Rule (1); after a timeout every unSACKed segment is a candidate
         // (RFC 6675 §5.1).
         let lost = if self.sack_after_timeout && !self.in_recovery {
-            self.sb.next_lost_segment_any(self.high_rxt)
+            self.sb.next_lost_segment_any()
         } else {
-            self.sb.next_lost_segment(self.high_rxt)
+            self.sb.next_lost_segment()
         };
         if let Some(i) = lost {
             return Some(NextSeg::Lost(i));
@@ -1315,7 +1312,7 @@ impl SenderCore {
             return Some(NextSeg::NewData(len));
         }
         // Rule (3).
-        if let Some(i) = self.sb.next_unsacked_segment(self.high_rxt) {
+        if let Some(i) = self.sb.next_unsacked_segment() {
             return Some(NextSeg::Unsacked(i));
         }
         // Rule (4), an option: once per recovery, when HighACK >
@@ -1338,30 +1335,25 @@ impl SenderCore {
 
     /// RFC 6675 §5 (C): while cwnd - pipe >= 1 SMSS, send NextSeg().
     ///
-    /// pipe (SetPipe: a scan of the scoreboard) is computed again after
-    /// each retransmission. A new segment adds its own length to it
-    /// (counted once: neither lost nor retransmitted) and changes nothing
-    /// else NextSeg() reads (it marks nothing lost and leaves HighRxt), so
-    /// once rule (2) answers it answers until the window, the application
-    /// or the receiver's window stops it: those segments go out without a
-    /// scan each (a scan per segment made a burst of n segments cost n
-    /// scans of a scoreboard of about n: 9 s for the 100,000 segments a
-    /// fuzz input's 12 MB window of 100 B segments let out at once).
+    /// pipe is the scoreboard's, kept up to date (reading it scans
+    /// nothing). A new segment changes nothing else NextSeg() reads (it
+    /// marks nothing lost and leaves HighRxt), so once rule (2) answers it
+    /// answers until the window, the application or the receiver's window
+    /// stops it: those segments go out without asking NextSeg() again,
+    /// whose rules (1) and (3) search the scoreboard (a burst of n
+    /// segments would cost n searches of about n segments).
     fn send_by_pipe(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) {
-        let mut pipe = self.sb.pipe(self.high_rxt);
-        while self.w.cwnd >= pipe + self.mss {
+        while self.w.cwnd >= self.sb.pipe() + self.mss {
             match self.next_seg() {
                 Some(NextSeg::Lost(i) | NextSeg::Unsacked(i)) => {
                     self.retransmit_index(i, now_ns, out);
-                    pipe = self.sb.pipe(self.high_rxt);
                 }
                 Some(NextSeg::NewData(first_len)) => {
                     let mut len = first_len;
                     loop {
                         self.send_new(now_ns, len, out);
-                        pipe += u64::from(len);
                         match self.new_data_len() {
-                            Some(next) if self.w.cwnd >= pipe + self.mss => len = next,
+                            Some(next) if self.w.cwnd >= self.sb.pipe() + self.mss => len = next,
                             _ => break,
                         }
                     }
@@ -1370,7 +1362,6 @@ impl SenderCore {
                     // RescueRxt = RecoveryPoint; HighRxt is not updated.
                     self.rescue_rxt = self.recover;
                     self.retransmit_out_of_order(i, now_ns, out);
-                    pipe = self.sb.pipe(self.high_rxt);
                 }
                 None => break,
             }
@@ -1465,8 +1456,8 @@ impl SenderCore {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
-        if self.high_rxt < self.snd_una {
-            self.high_rxt = self.snd_una;
+        if self.sb.high_rxt() < self.snd_una {
+            self.sb.set_high_rxt(self.snd_una);
         }
         self.dupacks = 0;
         if self.sack_after_timeout && self.recover.is_some_and(|r| self.snd_una >= r) {
@@ -1668,7 +1659,7 @@ impl SenderCore {
             } else {
                 !first_lost
             };
-        let pipe = if sack { self.sb.pipe(self.high_rxt) } else { 0 };
+        let pipe = if sack { self.sb.pipe() } else { 0 };
         let lost_bytes = if first_lost {
             self.sb.get(0).map_or(0, |s| s.len())
         } else {
@@ -1734,7 +1725,7 @@ impl SenderCore {
         self.sb.clear_loss_marks();
         self.sack_after_timeout = false;
         self.snd_nxt = self.snd_max;
-        self.high_rxt = self.snd_una;
+        self.sb.set_high_rxt(self.snd_una);
     }
 
     /// Add cwnd x (time since the last call) to the cwnd integral. cwnd

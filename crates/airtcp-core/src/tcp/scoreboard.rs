@@ -44,16 +44,46 @@ pub struct Scoreboard {
     /// RACK.segs_sacked (RFC 8985 §5.2): segments SACKed and not yet
     /// cumulatively acknowledged.
     sacked_segments: u32,
-    /// Keep `delivered` (RACK, RFC 8985 §6.2 steps 2-3); off otherwise.
-    pub track_delivered: bool,
     /// The segments the ACK being processed SACKed or cumulatively
-    /// acknowledged for the first time (cleared by `begin_ack`).
-    delivered: Vec<SegmentRecord>,
+    /// acknowledged for the first time (cleared by `begin_ack`), kept only
+    /// for RACK (RFC 8985 §6.2 steps 2-3, [`Self::track_delivered`]);
+    /// boxed so that a sender carries a pointer, not a Vec: the 16 bytes
+    /// that let pipe's two counts in without a flow's record growing past
+    /// 34 cache lines (`world/flows.rs`).
+    #[allow(clippy::box_collection)] // 8 bytes in every sender, not 24: see above
+    delivered: Option<Box<Vec<SegmentRecord>>>,
     /// Loss marks ever made (a segment deemed lost, or a lost
     /// retransmission RACK marks again): a count that only grows, so that
     /// an ACK's loss detection can be told to have found a new loss
     /// (RFC 9937's SafeACK).
     loss_marks: u64,
+    /// RFC 6675 HighRxt: the highest sequence number retransmitted in
+    /// NextSeg order ([`Self::set_high_rxt`]). The scoreboard keeps it
+    /// because SetPipe counts retransmissions below it.
+    high_rxt: u64,
+    /// RFC 6675 SetPipe kept up to date instead of scanned for (a scan per
+    /// ACK and per retransmission made a recovery over n segments cost
+    /// n^2): the bytes of unSACKed segments not deemed lost, counted once
+    /// each ([`pipe_terms`]).
+    pipe_once_bytes: u64,
+    /// The bytes of unSACKed segments retransmitted (and not found lost
+    /// again by RACK) that start below HighRxt: counted a second time.
+    pipe_resent_bytes: u64,
+}
+
+/// A segment's share of RFC 6675 SetPipe with HighRxt `high_rxt`: (bytes
+/// counted once, bytes counted a second time for its retransmission).
+fn pipe_terms(s: &SegmentRecord, high_rxt: u64) -> (u64, u64) {
+    if s.sacked {
+        return (0, 0);
+    }
+    let once = if s.lost { 0 } else { s.len() };
+    let resent = if s.retransmitted && !s.rack_lost && s.start < high_rxt {
+        s.len()
+    } else {
+        0
+    };
+    (once, resent)
 }
 
 /// What a cumulative ACK removed from the scoreboard.
@@ -78,22 +108,33 @@ impl Scoreboard {
 
     pub fn clear(&mut self) {
         self.segs.clear();
+        self.pipe_once_bytes = 0;
+        self.pipe_resent_bytes = 0;
         self.highest_sacked_end = 0;
         self.sacked_bytes = 0;
         self.sacked_segments = 0;
-        self.delivered.clear();
+        if let Some(d) = self.delivered.as_deref_mut() {
+            d.clear();
+        }
     }
 
     /// An ACK is about to be applied: forget the last one's deliveries.
     pub fn begin_ack(&mut self) {
-        self.delivered.clear();
+        if let Some(d) = self.delivered.as_deref_mut() {
+            d.clear();
+        }
     }
 
     /// Whole segments the current ACK delivered (SACKed or cumulatively
     /// acknowledged for the first time), as they were before it; only
-    /// kept when `track_delivered` is set.
+    /// kept once [`Self::track_delivered`] has been called.
     pub fn delivered(&self) -> &[SegmentRecord] {
-        &self.delivered
+        self.delivered.as_deref().map_or(&[], |d| d.as_slice())
+    }
+
+    /// Keep the segments each ACK delivers (RACK).
+    pub fn track_delivered(&mut self) {
+        self.delivered.get_or_insert_with(Default::default);
     }
 
     /// RACK.segs_sacked.
@@ -117,10 +158,28 @@ impl Scoreboard {
         self.sacked_bytes
     }
 
+    /// Account for segments whose pipe terms went from `before` to `after`
+    /// (sums over the segments changed, at the current HighRxt).
+    fn repipe(&mut self, before: (u64, u64), after: (u64, u64)) {
+        self.pipe_once_bytes = self.pipe_once_bytes - before.0 + after.0;
+        self.pipe_resent_bytes = self.pipe_resent_bytes - before.1 + after.1;
+    }
+
+    /// Change the segment at index `i` with `f`, keeping pipe's terms.
+    fn update(&mut self, i: usize, f: impl FnOnce(&mut SegmentRecord)) -> SegmentRecord {
+        let high_rxt = self.high_rxt;
+        let s = &mut self.segs[i];
+        let before = pipe_terms(s, high_rxt);
+        f(s);
+        let (rec, after) = (*s, pipe_terms(s, high_rxt));
+        self.repipe(before, after);
+        rec
+    }
+
     /// Record a first transmission of [start, end).
     pub fn push_new(&mut self, start: u64, end: u64, now_ns: TimeNs) {
         debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
-        self.segs.push_back(SegmentRecord {
+        let rec = SegmentRecord {
             start,
             end,
             sacked: false,
@@ -129,7 +188,9 @@ impl Scoreboard {
             rack_lost: false,
             transmissions: 1,
             last_sent_ns: now_ns,
-        });
+        };
+        self.repipe((0, 0), pipe_terms(&rec, self.high_rxt));
+        self.segs.push_back(rec);
     }
 
     /// Index of the segment starting at `seq`.
@@ -151,32 +212,39 @@ impl Scoreboard {
 
     /// Record a retransmission of the segment at index `i`.
     pub fn mark_retransmitted(&mut self, i: usize, now_ns: TimeNs) -> SegmentRecord {
-        let s = &mut self.segs[i];
-        s.retransmitted = true;
-        s.rack_lost = false;
-        s.transmissions += 1;
-        s.last_sent_ns = now_ns;
-        *s
+        self.update(i, |s| {
+            s.retransmitted = true;
+            s.rack_lost = false;
+            s.transmissions += 1;
+            s.last_sent_ns = now_ns;
+        })
     }
 
     /// Remove everything below the cumulative ACK `ack`.
     pub fn ack_to(&mut self, ack: u64) -> AckedSummary {
         let mut sum = AckedSummary::default();
+        let high_rxt = self.high_rxt;
+        // Pipe's terms of what is removed (less what a trimmed segment keeps).
+        let (mut removed, mut kept) = ((0, 0), (0, 0));
         while let Some(front) = self.segs.front_mut() {
             if front.end <= ack {
+                let terms = pipe_terms(front, high_rxt);
+                removed = (removed.0 + terms.0, removed.1 + terms.1);
                 sum.bytes += front.len();
                 sum.segments += 1;
                 sum.any_retransmitted |= front.retransmitted;
                 if front.sacked {
                     self.sacked_bytes -= front.len();
                     self.sacked_segments -= 1;
-                } else if self.track_delivered {
-                    self.delivered.push(*front);
+                } else if let Some(d) = self.delivered.as_deref_mut() {
+                    d.push(*front);
                 }
                 self.segs.pop_front();
             } else {
                 if front.start < ack {
                     // A partial acknowledgement of a segment: trim it.
+                    let terms = pipe_terms(front, high_rxt);
+                    removed = (removed.0 + terms.0, removed.1 + terms.1);
                     let cut = ack - front.start;
                     sum.bytes += cut;
                     sum.any_retransmitted |= front.retransmitted;
@@ -184,10 +252,12 @@ impl Scoreboard {
                         self.sacked_bytes -= cut;
                     }
                     front.start = ack;
+                    kept = pipe_terms(front, high_rxt);
                 }
                 break;
             }
         }
+        self.repipe(removed, kept);
         sum
     }
 
@@ -195,6 +265,8 @@ impl Scoreboard {
     /// (RFC 6675 §5 "Update()").
     pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> u64 {
         let mut newly = 0;
+        let high_rxt = self.high_rxt;
+        let mut before = (0, 0);
         for b in blocks {
             if b.end <= b.start {
                 continue;
@@ -205,9 +277,11 @@ impl Scoreboard {
                     break;
                 }
                 if !s.sacked && s.start >= b.start && s.end <= b.end {
-                    if self.track_delivered {
-                        self.delivered.push(*s);
+                    if let Some(d) = self.delivered.as_deref_mut() {
+                        d.push(*s);
                     }
+                    let terms = pipe_terms(s, high_rxt);
+                    before = (before.0 + terms.0, before.1 + terms.1);
                     s.sacked = true;
                     newly += s.len();
                     self.sacked_segments += 1;
@@ -218,6 +292,7 @@ impl Scoreboard {
             }
         }
         self.sacked_bytes += newly;
+        self.repipe(before, (0, 0));
         newly
     }
 
@@ -227,6 +302,7 @@ impl Scoreboard {
     pub fn update_loss_marks(&mut self, dupthresh: u32, mss: u64) {
         let mut sacked_above_bytes = 0u64;
         let mut sacked_above_segs = 0u32;
+        let mut newly_lost_bytes = 0;
         for s in self.segs.iter_mut().rev() {
             if s.sacked {
                 sacked_above_bytes += s.len();
@@ -234,10 +310,14 @@ impl Scoreboard {
             } else if sacked_above_segs >= dupthresh
                 || sacked_above_bytes > (dupthresh as u64 - 1) * mss
             {
-                self.loss_marks += u64::from(!s.lost);
+                if !s.lost {
+                    self.loss_marks += 1;
+                    newly_lost_bytes += s.len();
+                }
                 s.lost = true;
             }
         }
+        self.pipe_once_bytes -= newly_lost_bytes;
     }
 
     /// RFC 6675 §4 IsLost for the first outstanding segment.
@@ -254,6 +334,8 @@ impl Scoreboard {
                 s.lost = true;
             }
         }
+        // Nothing unSACKed is counted once now; the second counts stay.
+        self.pipe_once_bytes = 0;
     }
 
     /// Forget every loss mark (a timeout turned out spurious).
@@ -262,14 +344,27 @@ impl Scoreboard {
             s.lost = false;
             s.rack_lost = false;
         }
+        self.recount_pipe();
+    }
+
+    /// Count pipe's terms afresh (after a change to every segment).
+    fn recount_pipe(&mut self) {
+        let high_rxt = self.high_rxt;
+        let (once, resent) = self.segs.iter().fold((0, 0), |(a, b), s| {
+            let (x, y) = pipe_terms(s, high_rxt);
+            (a + x, b + y)
+        });
+        self.pipe_once_bytes = once;
+        self.pipe_resent_bytes = resent;
     }
 
     /// RACK marks the segment at index `i` lost (RFC 8985 §6.2 step 5).
     pub fn mark_rack_lost(&mut self, i: usize) {
-        let s = &mut self.segs[i];
-        self.loss_marks += u64::from(!s.rack_lost);
-        s.lost = true;
-        s.rack_lost = true;
+        self.loss_marks += u64::from(!self.segs[i].rack_lost);
+        self.update(i, |s| {
+            s.lost = true;
+            s.rack_lost = true;
+        });
     }
 
     /// Loss marks made so far (see the field).
@@ -285,33 +380,70 @@ impl Scoreboard {
         self.sacked_bytes = 0;
         self.sacked_segments = 0;
         self.highest_sacked_end = 0;
+        self.recount_pipe();
     }
 
     /// RFC 6675 §4 SetPipe: bytes believed in flight. An unSACKed segment
     /// counts once unless it is deemed lost, and once more if it was
     /// retransmitted at or below HighRxt (unless RACK found that
-    /// retransmission lost).
-    pub fn pipe(&self, high_rxt: u64) -> u64 {
-        let mut pipe = 0;
-        for s in &self.segs {
-            if s.sacked {
-                continue;
-            }
-            if !s.lost {
-                pipe += s.len();
-            }
-            if s.retransmitted && s.start < high_rxt && !s.rack_lost {
-                pipe += s.len();
-            }
-        }
+    /// retransmission lost). Kept up to date as segments change and as
+    /// HighRxt moves, so reading it costs nothing.
+    pub fn pipe(&self) -> u64 {
+        let pipe = self.pipe_once_bytes + self.pipe_resent_bytes;
+        // The kept value against SetPipe's scan, where a scan is cheap.
+        debug_assert!(self.segs.len() > 64 || pipe == self.pipe_by_scan());
         pipe
+    }
+
+    /// RFC 6675 §4 SetPipe as written: a scan of the scoreboard.
+    pub fn pipe_by_scan(&self) -> u64 {
+        self.segs
+            .iter()
+            .map(|s| {
+                let (once, resent) = pipe_terms(s, self.high_rxt);
+                once + resent
+            })
+            .sum()
+    }
+
+    /// RFC 6675 HighRxt.
+    pub fn high_rxt(&self) -> u64 {
+        self.high_rxt
+    }
+
+    /// Move HighRxt: forward one retransmission at a time (RFC 6675 §5
+    /// (C.1)), back to HighACK when a recovery or a timeout begins. Only
+    /// the segments between the old and the new point change their
+    /// count in pipe.
+    pub fn set_high_rxt(&mut self, high_rxt: u64) {
+        let (low, high) = (self.high_rxt.min(high_rxt), self.high_rxt.max(high_rxt));
+        if self.segs.front().is_none_or(|s| s.start >= high) {
+            // Nothing outstanding starts between them (the common case:
+            // HighRxt brought up to an advanced SND.UNA).
+            self.high_rxt = high_rxt;
+            return;
+        }
+        let first = self.segs.partition_point(|s| s.start < low);
+        let moved: u64 = self
+            .segs
+            .range(first..)
+            .take_while(|s| s.start < high)
+            .map(|s| pipe_terms(s, u64::MAX).1)
+            .sum();
+        if high_rxt > self.high_rxt {
+            self.pipe_resent_bytes += moved;
+        } else {
+            self.pipe_resent_bytes -= moved;
+        }
+        self.high_rxt = high_rxt;
     }
 
     /// RFC 6675 §4 NextSeg rule (1): the first unSACKed segment at or above
     /// HighRxt that is lost and lies below the highest SACKed sequence; or
     /// one RACK deemed lost (RFC 8985: its time-based marks need no SACK
     /// above the segment, and a lost retransmission is sent again).
-    pub fn next_lost_segment(&self, high_rxt: u64) -> Option<usize> {
+    pub fn next_lost_segment(&self) -> Option<usize> {
+        let high_rxt = self.high_rxt;
         self.segs.iter().position(|s| {
             !s.sacked
                 && (s.rack_lost
@@ -322,7 +454,8 @@ impl Scoreboard {
     /// Like [`Self::next_lost_segment`] without the "below the highest SACKed"
     /// condition: after a timeout every unSACKed segment up to snd_max is a
     /// retransmission candidate (RFC 6675 §5.1).
-    pub fn next_lost_segment_any(&self, high_rxt: u64) -> Option<usize> {
+    pub fn next_lost_segment_any(&self) -> Option<usize> {
+        let high_rxt = self.high_rxt;
         self.segs
             .iter()
             .position(|s| !s.sacked && (s.rack_lost || (s.start >= high_rxt && s.lost)))
@@ -345,7 +478,8 @@ impl Scoreboard {
 
     /// RFC 6675 §4 NextSeg rule (3): an unSACKed segment above HighRxt below
     /// the highest SACKed sequence, even if not deemed lost.
-    pub fn next_unsacked_segment(&self, high_rxt: u64) -> Option<usize> {
+    pub fn next_unsacked_segment(&self) -> Option<usize> {
+        let high_rxt = self.high_rxt;
         self.segs
             .iter()
             .position(|s| s.start >= high_rxt && !s.sacked && s.start < self.highest_sacked_end)
@@ -382,13 +516,14 @@ mod tests {
         assert!(sb.first_is_lost());
         assert_eq!(sb.sacked_bytes(), 300);
         // Pipe: seg0 lost (0) + seg4, seg5 in flight.
-        assert_eq!(sb.pipe(0), 200);
-        assert_eq!(sb.next_lost_segment(0), Some(0));
+        assert_eq!(sb.pipe(), 200);
+        assert_eq!(sb.next_lost_segment(), Some(0));
         let rec = sb.mark_retransmitted(0, 5);
         assert_eq!(rec.transmissions, 2);
         // Retransmitted below HighRxt: counts once again.
-        assert_eq!(sb.pipe(100), 300);
-        assert_eq!(sb.next_lost_segment(100), None);
+        sb.set_high_rxt(100);
+        assert_eq!(sb.pipe(), 300);
+        assert_eq!(sb.next_lost_segment(), None);
     }
 
     #[test]
@@ -430,5 +565,77 @@ mod tests {
                 proptest::prop_assert_eq!(sb.index_of(seq), scan, "seq {}", seq);
             }
         }
+    }
+
+    /// The pipe kept up to date is RFC 6675's SetPipe scan after every
+    /// change a sender makes, in a random order: new segments (some of
+    /// uneven length), SACK blocks, cumulative and partial ACKs, loss
+    /// marks (IsLost, a timeout's, RACK's), retransmissions, HighRxt moving
+    /// forward and back, reneging, and a spurious timeout's unmarking.
+    /// The scan is checked for every size (`pipe` itself checks only small
+    /// scoreboards in debug builds).
+    #[test]
+    fn the_kept_pipe_is_setpipes_scan_after_every_change() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut sb = Scoreboard::new();
+        let (mut snd_una, mut snd_max) = (0u64, 0u64);
+        let mut peak = 0;
+        for step in 0..20_000 {
+            let n = sb.len();
+            let pick = |rng: &mut rand_chacha::ChaCha8Rng| rng.gen_range(0..n.max(1));
+            match rng.gen_range(0..12) {
+                0..=2 => {
+                    let len = [100, 100, 100, 37][rng.gen_range(0..4)];
+                    sb.push_new(snd_max, snd_max + len, step);
+                    snd_max += len;
+                }
+                3 if n > 0 => {
+                    let a = sb.get(pick(&mut rng)).unwrap().start;
+                    let b = sb.get(pick(&mut rng)).unwrap().end;
+                    sb.apply_sack(&[SackBlock {
+                        start: a,
+                        end: b.max(a),
+                    }]);
+                }
+                4 if n > 0 => {
+                    // A cumulative ACK, sometimes inside a segment.
+                    let s = *sb.get(rng.gen_range(0..n.min(4))).unwrap();
+                    snd_una = if rng.gen_bool(0.3) {
+                        s.start + s.len() / 2
+                    } else {
+                        s.end
+                    };
+                    sb.ack_to(snd_una);
+                }
+                5 => sb.update_loss_marks(3, 100),
+                6 if n > 0 && rng.gen_bool(0.1) => sb.mark_all_lost(),
+                7 if n > 0 => sb.mark_rack_lost(pick(&mut rng)),
+                8 if n > 0 => {
+                    let i = pick(&mut rng);
+                    let rec = sb.mark_retransmitted(i, step);
+                    if rng.gen_bool(0.8) && sb.high_rxt() < rec.end {
+                        sb.set_high_rxt(rec.end);
+                    }
+                }
+                9 => {
+                    let to = if rng.gen_bool(0.5) {
+                        snd_una
+                    } else {
+                        rng.gen_range(0..=snd_max)
+                    };
+                    sb.set_high_rxt(to);
+                }
+                10 if rng.gen_bool(0.05) => sb.clear_sacks(),
+                11 if rng.gen_bool(0.05) => sb.clear_loss_marks(),
+                _ => {}
+            }
+            assert_eq!(sb.pipe(), sb.pipe_by_scan(), "after step {step}");
+            peak = peak.max(sb.len());
+        }
+        assert!(
+            peak > 100,
+            "the scoreboard grew past the debug check's size"
+        );
     }
 }

@@ -265,14 +265,14 @@ impl RackTlpRecovery {
             return;
         }
         self.reset_tlp();
-        core.high_rxt = core.snd_una;
+        core.sb.set_high_rxt(core.snd_una);
         core.enter_loss_recovery(now_ns);
         core.set_recovery_window(from_ack);
         core.trace_window(now_ns);
-        if let Some(i) = core.sb.next_lost_segment(core.high_rxt) {
+        if let Some(i) = core.sb.next_lost_segment() {
             core.retransmit_index(i, now_ns, out);
         }
-        core.rescue_rxt = Some(core.high_rxt);
+        core.rescue_rxt = Some(core.sb.high_rxt());
     }
 
     /// §7.1: no probe episode after entering fast or RTO recovery.
@@ -368,7 +368,7 @@ impl LossRecovery for RackTlpRecovery {
     }
 
     fn attach(&mut self, core: &mut SenderCore) {
-        core.sb.track_delivered = true;
+        core.sb.track_delivered();
     }
 
     /// RACK replaces the DupThresh rule: duplicate ACKs only feed the
@@ -439,7 +439,7 @@ impl LossRecovery for RackTlpRecovery {
         }
         // RFC 6298 (5.4): the first segment goes now, even when segments
         // RACK still believes in flight fill the loss window's pipe.
-        if core.w.cwnd < core.sb.pipe(core.high_rxt) + core.mss {
+        if core.w.cwnd < core.sb.pipe() + core.mss {
             core.retransmit_first(now_ns, out);
         }
     }

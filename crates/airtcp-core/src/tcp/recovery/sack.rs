@@ -34,12 +34,12 @@ impl LossRecovery for SackRecovery {
             // Step (4): RecoveryPoint = HighData; ssthresh = cwnd =
             // FlightSize / 2 (RFC 5681 (4)); retransmit HighACK + 1.
             // With PRR (RFC 9937 §6.1), its episode starts here instead.
-            core.high_rxt = core.snd_una;
+            core.sb.set_high_rxt(core.snd_una);
             core.enter_loss_recovery(now_ns);
             core.set_recovery_window(true);
             core.retransmit_first(now_ns, out);
             // (4.3): RescueRxt = HighRxt = the retransmitted segment.
-            core.rescue_rxt = Some(core.high_rxt);
+            core.rescue_rxt = Some(core.sb.high_rxt());
             core.trace_window(now_ns);
         }
     }

@@ -101,7 +101,7 @@ impl DclorTimeout {
             // untagged segment (one block suffices: no reordering is
             // expected over an RTO).
             core.sb.mark_all_lost();
-            core.high_rxt = core.snd_una;
+            core.sb.set_high_rxt(core.snd_una);
             core.sack_after_timeout = true;
             core.recover = Some(core.snd_max);
             // Step 9.
@@ -143,7 +143,7 @@ impl TimeoutResponse for DclorTimeout {
         core.forget_timed_segment();
         let pipe = match self.phase {
             Phase::Probe { pipe, .. } => pipe, // step 5: keep N
-            Phase::Idle => core.sb.pipe(core.high_rxt.max(core.snd_una)),
+            Phase::Idle => core.sb.pipe(),
         };
         // Steps 2–3.
         core.w.cwnd = 0;

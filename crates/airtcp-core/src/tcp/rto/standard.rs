@@ -133,7 +133,7 @@ pub fn standard_timeout_actions(
     core.in_recovery = false;
     if core.sack_enabled {
         core.sb.mark_all_lost();
-        core.high_rxt = core.snd_una;
+        core.sb.set_high_rxt(core.snd_una);
         core.sack_after_timeout = true;
     } else if repair_holes {
         core.hole_repair_until = Some(core.snd_max);
