@@ -19,7 +19,8 @@
 //!
 //! Arguments: flows (default 10), simulated seconds (default 10), and the
 //! flows' `[flow.tcp]` preset (default `newreno`): `newreno` is
-//! `{ variant = "newreno" }`, `cubic-rack` is CUBIC with SACK and RACK-TLP
+//! `{ variant = "newreno" }`, `sack` is `{ variant = "sack" }` (RFC 6675
+//! recovery, sending by pipe), `cubic-rack` is CUBIC with SACK and RACK-TLP
 //! (`{ variant = "sack", cc = "cubic", loss_detection = "rack_tlp" }`),
 //! whose senders hold the stateful strategies a connection's start builds.
 //! A fourth argument names the bottleneck: `fixed` (default, `airtcp
@@ -43,8 +44,9 @@ use airtcp_core::world::World;
 fn tcp_preset(name: &str) -> &'static str {
     match name {
         "newreno" => r#"{ variant = "newreno" }"#,
+        "sack" => r#"{ variant = "sack" }"#,
         "cubic-rack" => r#"{ variant = "sack", cc = "cubic", loss_detection = "rack_tlp" }"#,
-        _ => panic!("unknown tcp preset {name:?}: newreno or cubic-rack"),
+        _ => panic!("unknown tcp preset {name:?}: newreno, sack or cubic-rack"),
     }
 }
 
