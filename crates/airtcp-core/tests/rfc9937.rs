@@ -1262,3 +1262,40 @@ fn s6_4_the_ack_reaching_the_ecn_echo_recovery_point_sets_cwnd_to_ssthresh() {
         }
     }
 }
+
+/// A loss found on the ACK that reaches an ECN-Echo's RecoveryPoint is of
+/// data sent after the ECN-Echo: new congestion (RFC 3168 §6.1.2's
+/// "single window of data" ends there), so a new ssthresh and a new PRR
+/// episode (§6.1), not the ECN-Echo's going on. ACK 1 echoes CE
+/// (RecoveryPoint 10, target 5000); ACKs 2-9 let segments 10-13 out. ACK
+/// 10 reaches the RecoveryPoint and SACKs 11-13, so segment 10 IsLost (RFC
+/// 6675 §4, DupThresh SACKed segments above it): ssthresh =
+/// max(FlightSize / 2, 2 SMSS) = max(4000 / 2, 2000) = 2000, RecoveryPoint
+/// 14; RecoverFS = 4000 outstanding - 3000 SACKed + 3000 newly SACKed +
+/// 1000 newly acknowledged = 5000; DeliveredData 4000; pipe 0 (10 lost,
+/// 11-13 SACKed); not a SafeACK (the ACK marks a loss), so PRR-CRB:
+/// SndCnt = MIN(ssthresh - pipe, prr_delivered - prr_out) = 2000: cwnd
+/// 2000, the retransmission of 10 and segment 14 leave. (Found by the
+/// fuzzer: `regression-loss-at-an-ecn-echo-episodes-recovery-point`.)
+#[test]
+fn s6_1_a_loss_at_an_ecn_echo_episodes_recovery_point_starts_a_new_episode() {
+    let mut sc = ecn_sender(true, Recovery::Sack);
+    assert_eq!(sc.deliver(&ack_ece(1, &[])), "");
+    let sent: Vec<String> = (2..=9).map(|k| sc.ack(k, &[])).collect();
+    assert_eq!(sent.concat(), "10111213");
+    assert!(sc.s.core.ecn_reduction_under_way());
+    assert_eq!(sc.ack(10, &[(11, 13)]), "r10 14");
+    assert!(sc.s.core.in_recovery);
+    assert_eq!(sc.recover(), Some(14));
+    assert_eq!(sc.window(), (2.0, 2.0));
+    assert_eq!(
+        sc.s.core.prr_episode(),
+        PrrEpisode {
+            recover_fs_bytes: 5 * MSS,
+            prr_delivered_bytes: 4 * MSS,
+            prr_out_bytes: 2 * MSS,
+            ..PrrEpisode::default()
+        }
+    );
+    assert!(!sc.s.core.ecn_reduction_under_way());
+}

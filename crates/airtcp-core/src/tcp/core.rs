@@ -1004,15 +1004,14 @@ impl SenderCore {
     pub fn enter_loss_recovery(&mut self, now_ns: TimeNs) -> LossCause {
         let cwnd_before = self.w.cwnd;
         let ecn_reduced = self.in_window_an_ecn_echo_reduced(self.snd_una);
-        let ecn = self.prr.as_deref_mut().and_then(|p| {
+        if let Some(p) = self.prr.as_deref_mut() {
+            // A loss in the ECN-Echo's window goes on with its begun
+            // episode. One detected on the ACK that reaches the episode's
+            // RecoveryPoint (the episode would end on it) is of data sent
+            // after the ECN-Echo: a new reduction, a new episode.
             let e = p.ecn.take();
-            p.continue_episode = e.is_some_and(|e| e.begun);
-            e
-        });
-        debug_assert!(
-            ecn.is_none() || ecn_reduced,
-            "an ECN-Echo's episode outlived its window"
-        );
+            p.continue_episode = ecn_reduced && e.is_some_and(|e| e.begun);
+        }
         let cause =
             self.congestion_signal_during(now_ns, LossDetection::DuplicateAcks, ecn_reduced);
         self.recovery_cwnd = match cause {
