@@ -86,6 +86,11 @@ fn pipe_terms(s: &SegmentRecord, high_rxt: u64) -> (u64, u64) {
     (once, resent)
 }
 
+/// Two pairs of pipe terms added.
+fn plus(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    (a.0 + b.0, a.1 + b.1)
+}
+
 /// What a cumulative ACK removed from the scoreboard.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AckedSummary {
@@ -228,8 +233,7 @@ impl Scoreboard {
         let (mut removed, mut kept) = ((0, 0), (0, 0));
         while let Some(front) = self.segs.front_mut() {
             if front.end <= ack {
-                let terms = pipe_terms(front, high_rxt);
-                removed = (removed.0 + terms.0, removed.1 + terms.1);
+                removed = plus(removed, pipe_terms(front, high_rxt));
                 sum.bytes += front.len();
                 sum.segments += 1;
                 sum.any_retransmitted |= front.retransmitted;
@@ -243,8 +247,7 @@ impl Scoreboard {
             } else {
                 if front.start < ack {
                     // A partial acknowledgement of a segment: trim it.
-                    let terms = pipe_terms(front, high_rxt);
-                    removed = (removed.0 + terms.0, removed.1 + terms.1);
+                    removed = plus(removed, pipe_terms(front, high_rxt));
                     let cut = ack - front.start;
                     sum.bytes += cut;
                     sum.any_retransmitted |= front.retransmitted;
@@ -280,8 +283,7 @@ impl Scoreboard {
                     if let Some(d) = self.delivered.as_deref_mut() {
                         d.push(*s);
                     }
-                    let terms = pipe_terms(s, high_rxt);
-                    before = (before.0 + terms.0, before.1 + terms.1);
+                    before = plus(before, pipe_terms(s, high_rxt));
                     s.sacked = true;
                     newly += s.len();
                     self.sacked_segments += 1;
@@ -349,11 +351,7 @@ impl Scoreboard {
 
     /// Count pipe's terms afresh (after a change to every segment).
     fn recount_pipe(&mut self) {
-        let high_rxt = self.high_rxt;
-        let (once, resent) = self.segs.iter().fold((0, 0), |(a, b), s| {
-            let (x, y) = pipe_terms(s, high_rxt);
-            (a + x, b + y)
-        });
+        let (once, resent) = self.pipe_terms_by_scan();
         self.pipe_once_bytes = once;
         self.pipe_resent_bytes = resent;
     }
@@ -397,13 +395,15 @@ impl Scoreboard {
 
     /// RFC 6675 §4 SetPipe as written: a scan of the scoreboard.
     pub fn pipe_by_scan(&self) -> u64 {
+        let (once, resent) = self.pipe_terms_by_scan();
+        once + resent
+    }
+
+    /// Every segment's pipe terms, added.
+    fn pipe_terms_by_scan(&self) -> (u64, u64) {
         self.segs
             .iter()
-            .map(|s| {
-                let (once, resent) = pipe_terms(s, self.high_rxt);
-                once + resent
-            })
-            .sum()
+            .fold((0, 0), |sum, s| plus(sum, pipe_terms(s, self.high_rxt)))
     }
 
     /// RFC 6675 HighRxt.
