@@ -2,7 +2,7 @@
 //! boundaries, SACK state, loss marks and retransmissions. It is the RFC 6675
 //! scoreboard for SACK senders and the retransmission queue for all.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use crate::net::packet::SackBlock;
 use crate::sim::TimeNs;
@@ -52,11 +52,11 @@ pub struct Scoreboard {
     /// 34 cache lines (`world/flows.rs`).
     #[allow(clippy::box_collection)] // 8 bytes in every sender, not 24: see above
     delivered: Option<Box<Vec<SegmentRecord>>>,
-    /// Loss marks ever made (a segment deemed lost, or a lost
-    /// retransmission RACK marks again): a count that only grows, so that
-    /// an ACK's loss detection can be told to have found a new loss
-    /// (RFC 9937's SafeACK).
-    loss_marks: u64,
+    /// The loss marks' count and the lost segments in sequence order, made
+    /// at the first loss mark: until then no segment is lost. Boxed: a
+    /// flow's record has no byte to spare (`world/flows.rs`), and a flow
+    /// that never loses a segment never needs it.
+    lost: Option<Box<LostSegments>>,
     /// RFC 6675 HighRxt: the highest sequence number retransmitted in
     /// NextSeg order ([`Self::set_high_rxt`]). The scoreboard keeps it
     /// because SetPipe counts retransmissions below it.
@@ -69,6 +69,54 @@ pub struct Scoreboard {
     /// The bytes of unSACKed segments retransmitted (and not found lost
     /// again by RACK) that start below HighRxt: counted a second time.
     pipe_resent_bytes: u64,
+}
+
+/// Loss marks and the segments deemed lost, kept as segments are marked,
+/// SACKed, retransmitted and acknowledged, so that NextSeg rule (1) is a
+/// look-up and not a scan from the first segment per retransmission
+/// (which made a recovery over n segments cost n^2, as SetPipe's scan
+/// did).
+#[derive(Clone, Debug, Default)]
+struct LostSegments {
+    /// Loss marks ever made (a segment deemed lost, or a lost
+    /// retransmission RACK marks again): a count that only grows, so that
+    /// an ACK's loss detection can be told to have found a new loss
+    /// (RFC 9937's SafeACK).
+    loss_marks: u64,
+    /// Starts of the unSACKed segments deemed lost.
+    lost: BTreeSet<u64>,
+    /// Starts of the unSACKed segments whose latest transmission RACK
+    /// deemed lost (RFC 8985 §6.2 step 5), sent again whatever HighRxt.
+    rack_lost: BTreeSet<u64>,
+}
+
+impl LostSegments {
+    /// Add (`add`) or take away the segment `s` where it belongs: a
+    /// change to a segment takes it away, makes the change, and adds it.
+    fn index(&mut self, s: &SegmentRecord, add: bool) {
+        let set = |set: &mut BTreeSet<u64>| {
+            if add {
+                set.insert(s.start);
+            } else {
+                set.remove(&s.start);
+            }
+        };
+        if !s.sacked && s.lost {
+            set(&mut self.lost);
+        }
+        if !s.sacked && s.rack_lost {
+            set(&mut self.rack_lost);
+        }
+    }
+
+    /// Index every segment afresh (after a change to all of them).
+    fn reindex<'a>(&mut self, segs: impl Iterator<Item = &'a SegmentRecord>) {
+        self.lost.clear();
+        self.rack_lost.clear();
+        for s in segs {
+            self.index(s, true);
+        }
+    }
 }
 
 /// A segment's share of RFC 6675 SetPipe with HighRxt `high_rxt`: (bytes
@@ -121,6 +169,9 @@ impl Scoreboard {
         if let Some(d) = self.delivered.as_deref_mut() {
             d.clear();
         }
+        if let Some(k) = self.lost.as_deref_mut() {
+            k.reindex([].iter());
+        }
     }
 
     /// An ACK is about to be applied: forget the last one's deliveries.
@@ -170,14 +221,19 @@ impl Scoreboard {
         self.pipe_resent_bytes = self.pipe_resent_bytes - before.1 + after.1;
     }
 
-    /// Change the segment at index `i` with `f`, keeping pipe's terms.
+    /// Change the segment at index `i` with `f`, keeping pipe's terms and
+    /// the lost segments' index.
     fn update(&mut self, i: usize, f: impl FnOnce(&mut SegmentRecord)) -> SegmentRecord {
         let high_rxt = self.high_rxt;
         let s = &mut self.segs[i];
-        let before = pipe_terms(s, high_rxt);
+        let (was, before) = (*s, pipe_terms(s, high_rxt));
         f(s);
         let (rec, after) = (*s, pipe_terms(s, high_rxt));
         self.repipe(before, after);
+        if let Some(k) = self.lost.as_deref_mut() {
+            k.index(&was, false);
+            k.index(&rec, true);
+        }
         rec
     }
 
@@ -243,6 +299,10 @@ impl Scoreboard {
                 } else if let Some(d) = self.delivered.as_deref_mut() {
                     d.push(*front);
                 }
+                // Only a lost segment is indexed (`rack_lost` implies `lost`).
+                if let Some(k) = self.lost.as_deref_mut().filter(|_| front.lost) {
+                    k.index(front, false);
+                }
                 self.segs.pop_front();
             } else {
                 if front.start < ack {
@@ -254,7 +314,13 @@ impl Scoreboard {
                     if front.sacked {
                         self.sacked_bytes -= cut;
                     }
-                    front.start = ack;
+                    if let Some(k) = self.lost.as_deref_mut().filter(|_| front.lost) {
+                        k.index(front, false);
+                        front.start = ack;
+                        k.index(front, true);
+                    } else {
+                        front.start = ack;
+                    }
                     kept = pipe_terms(front, high_rxt);
                 }
                 break;
@@ -284,6 +350,10 @@ impl Scoreboard {
                         d.push(*s);
                     }
                     before = plus(before, pipe_terms(s, high_rxt));
+                    if let Some(k) = self.lost.as_deref_mut().filter(|_| s.lost) {
+                        // SACKed, it is no longer a lost segment.
+                        k.index(s, false);
+                    }
                     s.sacked = true;
                     newly += s.len();
                     self.sacked_segments += 1;
@@ -309,14 +379,15 @@ impl Scoreboard {
             if s.sacked {
                 sacked_above_bytes += s.len();
                 sacked_above_segs += 1;
-            } else if sacked_above_segs >= dupthresh
-                || sacked_above_bytes > (dupthresh as u64 - 1) * mss
+            } else if !s.lost
+                && (sacked_above_segs >= dupthresh
+                    || sacked_above_bytes > (dupthresh as u64 - 1) * mss)
             {
-                if !s.lost {
-                    self.loss_marks += 1;
-                    newly_lost_bytes += s.len();
-                }
+                let k = self.lost.get_or_insert_with(Default::default);
+                k.loss_marks += 1;
+                newly_lost_bytes += s.len();
                 s.lost = true;
+                k.index(s, true);
             }
         }
         self.pipe_once_bytes -= newly_lost_bytes;
@@ -331,9 +402,11 @@ impl Scoreboard {
     /// segment is considered lost.
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut() {
-            if !s.sacked {
-                self.loss_marks += u64::from(!s.lost);
+            if !s.sacked && !s.lost {
+                let k = self.lost.get_or_insert_with(Default::default);
+                k.loss_marks += 1;
                 s.lost = true;
+                k.index(s, true);
             }
         }
         // Nothing unSACKed is counted once now; the second counts stay.
@@ -345,6 +418,9 @@ impl Scoreboard {
         for s in self.segs.iter_mut() {
             s.lost = false;
             s.rack_lost = false;
+        }
+        if let Some(k) = self.lost.as_deref_mut() {
+            k.reindex([].iter());
         }
         self.recount_pipe();
     }
@@ -358,7 +434,8 @@ impl Scoreboard {
 
     /// RACK marks the segment at index `i` lost (RFC 8985 §6.2 step 5).
     pub fn mark_rack_lost(&mut self, i: usize) {
-        self.loss_marks += u64::from(!self.segs[i].rack_lost);
+        let fresh = !self.segs[i].rack_lost;
+        self.lost.get_or_insert_with(Default::default).loss_marks += u64::from(fresh);
         self.update(i, |s| {
             s.lost = true;
             s.rack_lost = true;
@@ -367,7 +444,7 @@ impl Scoreboard {
 
     /// Loss marks made so far (see the field).
     pub fn loss_marks(&self) -> u64 {
-        self.loss_marks
+        self.lost.as_deref().map_or(0, |k| k.loss_marks)
     }
 
     /// RFC 2018 §8 allows the receiver to renege: forget all SACK state.
@@ -378,6 +455,9 @@ impl Scoreboard {
         self.sacked_bytes = 0;
         self.sacked_segments = 0;
         self.highest_sacked_end = 0;
+        if let Some(k) = self.lost.as_deref_mut() {
+            k.reindex(self.segs.iter());
+        }
         self.recount_pipe();
     }
 
@@ -443,6 +523,14 @@ impl Scoreboard {
     /// one RACK deemed lost (RFC 8985: its time-based marks need no SACK
     /// above the segment, and a lost retransmission is sent again).
     pub fn next_lost_segment(&self) -> Option<usize> {
+        let found = self.first_lost(self.highest_sacked_end);
+        // The kept index against the scan, where a scan is cheap.
+        debug_assert!(self.segs.len() > 64 || found == self.next_lost_segment_by_scan());
+        found
+    }
+
+    /// NextSeg rule (1) as written: a scan from the first segment.
+    pub fn next_lost_segment_by_scan(&self) -> Option<usize> {
         let high_rxt = self.high_rxt;
         self.segs.iter().position(|s| {
             !s.sacked
@@ -455,10 +543,27 @@ impl Scoreboard {
     /// condition: after a timeout every unSACKed segment up to snd_max is a
     /// retransmission candidate (RFC 6675 §5.1).
     pub fn next_lost_segment_any(&self) -> Option<usize> {
+        let found = self.first_lost(u64::MAX);
+        debug_assert!(self.segs.len() > 64 || found == self.next_lost_segment_any_by_scan());
+        found
+    }
+
+    /// [`Self::next_lost_segment_any`] as a scan.
+    pub fn next_lost_segment_any_by_scan(&self) -> Option<usize> {
         let high_rxt = self.high_rxt;
         self.segs
             .iter()
             .position(|s| !s.sacked && (s.rack_lost || (s.start >= high_rxt && s.lost)))
+    }
+
+    /// The index of the first unSACKed segment that RACK deemed lost, or
+    /// that is deemed lost and starts in [HighRxt, `below`): the lower of
+    /// the two sets' first answers (segments lie in sequence order).
+    fn first_lost(&self, below: u64) -> Option<usize> {
+        let k = self.lost.as_deref()?;
+        let lost = k.lost.range(self.high_rxt..).next().filter(|&&s| s < below);
+        let start = *[lost, k.rack_lost.first()].into_iter().flatten().min()?;
+        Some(self.index_of(start).expect("a lost segment's start"))
     }
 
     /// RFC 6675 §4 NextSeg rule (4): the segment holding the highest
@@ -477,8 +582,23 @@ impl Scoreboard {
     }
 
     /// RFC 6675 §4 NextSeg rule (3): an unSACKed segment above HighRxt below
-    /// the highest SACKed sequence, even if not deemed lost.
+    /// the highest SACKed sequence, even if not deemed lost. Looked for
+    /// from HighRxt on (segments lie in sequence order), not from the
+    /// first segment.
     pub fn next_unsacked_segment(&self) -> Option<usize> {
+        let from = self.segs.partition_point(|s| s.start < self.high_rxt);
+        let found = self
+            .segs
+            .range(from..)
+            .take_while(|s| s.start < self.highest_sacked_end)
+            .position(|s| !s.sacked)
+            .map(|k| from + k);
+        debug_assert!(self.segs.len() > 64 || found == self.next_unsacked_segment_by_scan());
+        found
+    }
+
+    /// [`Self::next_unsacked_segment`] as a scan from the first segment.
+    pub fn next_unsacked_segment_by_scan(&self) -> Option<usize> {
         let high_rxt = self.high_rxt;
         self.segs
             .iter()
@@ -631,6 +751,19 @@ mod tests {
                 _ => {}
             }
             assert_eq!(sb.pipe(), sb.pipe_by_scan(), "after step {step}");
+            let next_seg = |sb: &Scoreboard| {
+                [
+                    sb.next_lost_segment(),
+                    sb.next_lost_segment_any(),
+                    sb.next_unsacked_segment(),
+                ]
+            };
+            let by_scan = [
+                sb.next_lost_segment_by_scan(),
+                sb.next_lost_segment_any_by_scan(),
+                sb.next_unsacked_segment_by_scan(),
+            ];
+            assert_eq!(next_seg(&sb), by_scan, "NextSeg after step {step}");
             peak = peak.max(sb.len());
         }
         assert!(
