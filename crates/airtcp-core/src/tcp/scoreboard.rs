@@ -170,7 +170,7 @@ impl Scoreboard {
             d.clear();
         }
         if let Some(k) = self.lost.as_deref_mut() {
-            k.reindex([].iter());
+            k.reindex(std::iter::empty());
         }
     }
 
@@ -420,7 +420,7 @@ impl Scoreboard {
             s.rack_lost = false;
         }
         if let Some(k) = self.lost.as_deref_mut() {
-            k.reindex([].iter());
+            k.reindex(std::iter::empty());
         }
         self.recount_pipe();
     }
@@ -687,7 +687,9 @@ mod tests {
         }
     }
 
-    /// The pipe kept up to date is RFC 6675's SetPipe scan after every
+    /// The pipe kept up to date is RFC 6675's SetPipe scan, and NextSeg's
+    /// look-ups (rules (1) and (3), and rule (1)'s timeout form) are
+    /// their scans from the first segment, after every
     /// change a sender makes, in a random order: new segments (some of
     /// uneven length), SACK blocks, cumulative and partial ACKs, loss
     /// marks (IsLost, a timeout's, RACK's), retransmissions, HighRxt moving
@@ -695,7 +697,7 @@ mod tests {
     /// The scan is checked for every size (`pipe` itself checks only small
     /// scoreboards in debug builds).
     #[test]
-    fn the_kept_pipe_is_setpipes_scan_after_every_change() {
+    fn the_kept_pipe_and_nextseg_equal_their_scans_after_every_change() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         let mut sb = Scoreboard::new();
