@@ -126,6 +126,27 @@ fn s2_a_loss_below_the_threshold_is_retransmitted_without_adjusting_the_window()
     assert_eq!(sc.s.core.stats.non_congestion_losses, 1);
 }
 
+/// §2 with Tahoe, which has no fast recovery: "cells lost due to channel
+/// errors are retransmitted [...] without adjusting the congestion
+/// window". The lost segment is retransmitted and nothing else: Tahoe's
+/// go-back-N belongs to its slow start from one segment, and with the
+/// window kept it would resend at once the eight segments the receiver
+/// holds (2-9). cwnd 9 and ssthresh 64 stay; FlightSize is 9 segments, so
+/// nothing new leaves. The retransmission's ACK covers everything sent
+/// before the loss; slow start (cwnd 9 < ssthresh 64) grows cwnd to 10
+/// and segments 10-19 leave.
+#[test]
+fn s2_with_tahoe_a_corruption_loss_resends_only_the_lost_segment() {
+    let (mut sc, third) = eight_then_lose_segment_1_with(Recovery::Tahoe, 545);
+    assert_eq!(third, "r1");
+    assert_eq!(last_verdict(&sc), LossCause::NonCongestion);
+    assert_eq!(sc.window(), (9.0, 64.0));
+    assert_eq!(sc.dupacks(1, 3), "");
+    assert_eq!(sc.ack(10, &[]), range(10, 19));
+    assert_eq!(sc.window(), (10.0, 64.0));
+    assert_eq!(sc.s.core.stats.retransmitted_segments, 1);
+}
+
 /// §2: "If *rtt* appears to be smaller than this threshold then losses are
 /// interpreted as corruption and otherwise" [as congestion]; §2 "we shall
 /// in the sequel use [TCP Reno]"; §1.B losses "are treated by TCP as

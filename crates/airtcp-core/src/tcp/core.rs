@@ -891,7 +891,7 @@ impl SenderCore {
     /// loss is repaired without a second reduction (as ns-2's
     /// `dupack_action` after an ECN action, and Linux, whose loss recovery
     /// from its CWR state keeps ssthresh).
-    fn in_window_an_ecn_echo_reduced(&self, seq: u64) -> bool {
+    pub fn in_window_an_ecn_echo_reduced(&self, seq: u64) -> bool {
         self.last_reduction_by_ecn_echo && seq < self.ecn_recover
     }
 
