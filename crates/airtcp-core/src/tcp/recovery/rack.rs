@@ -219,31 +219,13 @@ impl RackTlpRecovery {
         let Some((xmit_ts, end_seq)) = self.latest else {
             return false;
         };
-        let reo_wnd = self.reo_wnd_ns(core);
-        let mut marked = false;
-        let mut timeout: TimeNs = 0;
-        for i in 0..core.sb.len() {
-            let s = *core.sb.get(i).expect("index below len");
-            let sent_before = sent_after(xmit_ts, end_seq, s.last_sent_ns, s.end);
-            if !sent_before && !s.retransmitted {
-                // First transmissions leave in sequence order: nothing
-                // above this one was sent before RACK.xmit_ts either.
-                break;
-            }
-            if s.sacked || s.rack_lost || !sent_before {
-                continue;
-            }
-            let deadline = s.last_sent_ns + self.rtt_ns + reo_wnd;
-            if deadline <= now_ns {
-                core.sb.mark_rack_lost(i);
-                marked = true;
-            } else {
-                timeout = timeout.max(deadline - now_ns);
-            }
-        }
-        if timeout > 0 {
-            self.reo_deadline = Some(now_ns + timeout);
-        }
+        // Every unSACKed segment not yet deemed lost whose latest
+        // transmission was sent before RACK.xmit_ts and is older than
+        // RACK.rtt + RACK.reo_wnd is lost; the latest deadline of the
+        // others arms the reordering timer.
+        let wait_ns = self.rtt_ns + self.reo_wnd_ns(core);
+        let (marked, deadline) = core.sb.mark_rack_expired(xmit_ts, end_seq, wait_ns, now_ns);
+        self.reo_deadline = deadline;
         marked
     }
 
@@ -368,7 +350,7 @@ impl LossRecovery for RackTlpRecovery {
     }
 
     fn attach(&mut self, core: &mut SenderCore) {
-        core.sb.track_delivered();
+        core.sb.track_for_rack();
     }
 
     /// RACK replaces the DupThresh rule: duplicate ACKs only feed the
