@@ -81,6 +81,11 @@ struct LostSegments {
     loss_marks: u64,
     /// Starts of the unSACKed segments deemed lost.
     lost: BTreeSet<u64>,
+    /// Every unSACKed segment starting below this sequence number is
+    /// deemed lost: RFC 6675's IsLost holds for all segments below one it
+    /// holds for (more SACKed data lies above them), so each ACK need only
+    /// look above it ([`Scoreboard::update_loss_marks`]).
+    marked_below_seq: u64,
     /// Starts of the unSACKed segments whose latest transmission RACK
     /// deemed lost (RFC 8985 §6.2 step 5), sent again whatever HighRxt.
     rack_lost: BTreeSet<u64>,
@@ -106,7 +111,11 @@ impl LostSegments {
     }
 
     /// Index every segment afresh (after a change to all of them).
+    /// IsLost's frontier starts again from the first segment: an unSACKed
+    /// segment below it may no longer be lost (a spurious timeout's
+    /// unmarking) or may be unSACKed anew (reneging).
     fn reindex<'a>(&mut self, segs: impl Iterator<Item = &'a SegmentRecord>) {
+        self.marked_below_seq = 0;
         self.lost.clear();
         self.rack_lost.clear();
         for s in segs {
@@ -579,8 +588,66 @@ impl Scoreboard {
 
     /// RFC 6675 §4 IsLost for every unSACKed segment: lost when DupThresh
     /// discontiguous SACKed segments, or more than (DupThresh - 1) * SMSS
-    /// SACKed bytes, lie above it. One backward pass; marks are sticky.
+    /// SACKed bytes, lie above it. Marks are sticky, and IsLost holding
+    /// for a segment holds for every segment below it, so this walks down
+    /// from the highest SACKed segment only to the highest unSACKed
+    /// segment IsLost holds for (or to the segments marked by an earlier
+    /// ACK), and marks the unSACKed segments from there down to those: the
+    /// same marks as the backward pass over every segment
+    /// ([`Self::update_loss_marks_by_scan`]), which cost a pass over the
+    /// window per ACK of a recovery.
     pub fn update_loss_marks(&mut self, dupthresh: u32, mss: u64) {
+        #[cfg(debug_assertions)]
+        let by_scan = (self.segs.len() <= 64).then(|| {
+            let mut sb = self.clone();
+            sb.update_loss_marks_by_scan(dupthresh, mss);
+            sb
+        });
+        let is_lost =
+            |segs: u32, bytes: u64| segs >= dupthresh || bytes > (dupthresh as u64 - 1) * mss;
+        let marked_below = self.lost.as_deref().map_or(0, |k| k.marked_below_seq);
+        let top = self
+            .segs
+            .partition_point(|s| s.end <= self.highest_sacked_end);
+        let (mut sacked_above_segs, mut sacked_above_bytes) = (0u32, 0u64);
+        let mut highest_lost = None;
+        for i in (0..top).rev() {
+            let s = &self.segs[i];
+            if s.start < marked_below {
+                break;
+            }
+            if s.sacked {
+                sacked_above_segs += 1;
+                sacked_above_bytes += s.len();
+            } else if is_lost(sacked_above_segs, sacked_above_bytes) {
+                highest_lost = Some(i);
+                break;
+            }
+        }
+        if let Some(highest) = highest_lost {
+            let from = self.segs.partition_point(|s| s.start < marked_below);
+            let k = self.lost.get_or_insert_with(Default::default);
+            let mut newly_lost_bytes = 0;
+            for s in self.segs.range_mut(from..=highest) {
+                if !s.sacked && !s.lost {
+                    k.loss_marks += 1;
+                    newly_lost_bytes += s.len();
+                    s.lost = true;
+                    k.index(s, true);
+                }
+            }
+            k.marked_below_seq = self.segs[highest].end;
+            self.pipe_once_bytes -= newly_lost_bytes;
+        }
+        #[cfg(debug_assertions)]
+        if let Some(sb) = by_scan {
+            debug_assert_eq!(sb.segs, self.segs, "IsLost by the frontier and by the scan");
+        }
+    }
+
+    /// [`Self::update_loss_marks`] as one backward pass over every segment.
+    #[cfg(any(test, debug_assertions))]
+    fn update_loss_marks_by_scan(&mut self, dupthresh: u32, mss: u64) {
         let mut sacked_above_bytes = 0u64;
         let mut sacked_above_segs = 0u32;
         let mut newly_lost_bytes = 0;
@@ -953,7 +1020,13 @@ mod tests {
                     };
                     sb.ack_to(snd_una);
                 }
-                5 => sb.update_loss_marks(3, 100),
+                5 => {
+                    // IsLost by its frontier against the backward pass.
+                    let mut passed = sb.clone();
+                    passed.update_loss_marks_by_scan(3, 100);
+                    sb.update_loss_marks(3, 100);
+                    assert_eq!(sb.segs, passed.segs, "IsLost after step {step}");
+                }
                 6 if n > 0 && rng.gen_bool(0.1) => sb.mark_all_lost(),
                 7 if n > 0 => sb.mark_rack_lost(pick(&mut rng)),
                 8 if n > 0 => {
