@@ -143,12 +143,14 @@ struct RackRecords {
     /// walk from the first segment crosses every SACKed segment and every
     /// hole, per ACK: n^2 over a recovery.
     unlost_by_send_time: BTreeSet<(TimeNs, u64)>,
-    /// The index is kept from a SACKed or RACK-lost segment, in a
-    /// scoreboard of at least [`RACK_INDEX_MIN_SEGMENTS`], until the
-    /// cumulative ACK leaves neither. Without them the walk reads only the
-    /// segments step 5 needs, and keeping the index would cost every
-    /// packet of a loss-free flow a tree insertion and removal; over a
-    /// short scoreboard the walk is cheaper than building the index (with
+    /// The index is made at a SACK block, in a scoreboard of at least
+    /// [`RACK_INDEX_MIN_SEGMENTS`], and kept until the cumulative ACK
+    /// leaves no SACKed segment; a change to every segment (a spurious
+    /// timeout's unmarking, reneging) drops it, and the next SACK block
+    /// makes it again. Without SACKed segments the walk crosses few
+    /// segments step 5 does not read, and keeping the index would cost
+    /// every packet of a loss-free flow a tree insertion and removal; over
+    /// a short scoreboard the walk is cheaper than making the index (with
     /// 1,000 flows sharing 100 Mb/s, an index per loss cost 7% more
     /// instructions per event than the walk).
     indexed: bool,
@@ -166,7 +168,7 @@ impl RackRecords {
         }
     }
 
-    /// Index every segment afresh (after a change to all of them).
+    /// Index every segment afresh.
     fn reindex<'a>(&mut self, segs: impl Iterator<Item = &'a SegmentRecord>) {
         self.unlost_by_send_time.clear();
         for s in segs {
@@ -174,8 +176,14 @@ impl RackRecords {
         }
     }
 
-    /// Start keeping the index (a SACKed or RACK-lost segment) over a
-    /// scoreboard long enough to need it.
+    /// Stop keeping the index (see `indexed`).
+    fn drop_index(&mut self) {
+        self.indexed = false;
+        self.unlost_by_send_time.clear();
+    }
+
+    /// Start keeping the index (a SACK block) over a scoreboard long
+    /// enough to need it.
     fn start_index(&mut self, segs: &VecDeque<SegmentRecord>) {
         if !self.indexed && segs.len() >= RACK_INDEX_MIN_SEGMENTS {
             self.indexed = true;
@@ -233,8 +241,7 @@ impl Scoreboard {
         self.sacked_segments = 0;
         if let Some(r) = self.rack.as_deref_mut() {
             r.delivered.clear();
-            r.unlost_by_send_time.clear();
-            r.indexed = false;
+            r.drop_index();
         }
         if let Some(k) = self.lost.as_deref_mut() {
             k.reindex(std::iter::empty());
@@ -260,7 +267,7 @@ impl Scoreboard {
     pub fn track_for_rack(&mut self) {
         if self.rack.is_none() {
             let mut r = RackRecords::default();
-            if self.sacked_segments > 0 || self.segs.iter().any(|s| s.rack_lost) {
+            if self.sacked_segments > 0 {
                 r.start_index(&self.segs);
             }
             self.rack = Some(Box::new(r));
@@ -274,8 +281,8 @@ impl Scoreboard {
     /// is marked lost. Returns whether any was, and the latest deadline of
     /// the others, for the reordering timer. The same as the step's walk
     /// from the first segment ([`Self::mark_rack_expired_by_scan`]), which
-    /// serves while there is no SACKed or RACK-lost segment to walk across
-    /// or the scoreboard is short.
+    /// serves while there is no SACKed segment to walk across or the
+    /// scoreboard is short.
     pub fn mark_rack_expired(
         &mut self,
         xmit_ts_ns: TimeNs,
@@ -529,13 +536,13 @@ impl Scoreboard {
             }
         }
         self.repipe(removed, kept);
-        // The loss is repaired: RACK's walk has nothing to cross again.
-        let none_rack_lost = self.lost.as_deref().is_none_or(|k| k.rack_lost.is_empty());
-        if let Some(r) = self.rack.as_deref_mut() {
-            if r.indexed && self.sacked_segments == 0 && none_rack_lost {
-                r.indexed = false;
-                r.unlost_by_send_time.clear();
-            }
+        // No SACKed segment left for RACK's walk to cross.
+        if let Some(r) = self
+            .rack
+            .as_deref_mut()
+            .filter(|_| self.sacked_segments == 0)
+        {
+            r.drop_index();
         }
         sum
     }
@@ -699,7 +706,7 @@ impl Scoreboard {
             k.reindex(std::iter::empty());
         }
         if let Some(r) = self.rack.as_deref_mut() {
-            r.reindex(self.segs.iter());
+            r.drop_index();
         }
         self.recount_pipe();
     }
@@ -715,9 +722,6 @@ impl Scoreboard {
     pub fn mark_rack_lost(&mut self, i: usize) {
         let fresh = !self.segs[i].rack_lost;
         self.lost.get_or_insert_with(Default::default).loss_marks += u64::from(fresh);
-        if let Some(r) = self.rack.as_deref_mut() {
-            r.start_index(&self.segs);
-        }
         self.update(i, |s| {
             s.lost = true;
             s.rack_lost = true;
@@ -741,7 +745,7 @@ impl Scoreboard {
             k.reindex(self.segs.iter());
         }
         if let Some(r) = self.rack.as_deref_mut() {
-            r.reindex(self.segs.iter());
+            r.drop_index();
         }
         self.recount_pipe();
     }
