@@ -124,6 +124,30 @@ impl LostSegments {
     }
 }
 
+/// What RFC 8985 §6.2 step 5 compares each segment with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RackStep5 {
+    /// RACK.xmit_ts and RACK.end_seq: the latest transmission delivered.
+    pub xmit_ts_ns: TimeNs,
+    pub end_seq: u64,
+    /// RACK.rtt + RACK.reo_wnd: how long a segment sent before it is
+    /// given before it is deemed lost.
+    pub wait_ns: TimeNs,
+    pub now_ns: TimeNs,
+}
+
+impl RackStep5 {
+    /// Not RACK_sent_after(segment, RACK): (time, end) compared in order.
+    fn sent_before(&self, s: &SegmentRecord) -> bool {
+        (s.last_sent_ns, s.end) < (self.xmit_ts_ns, self.end_seq)
+    }
+
+    /// When a segment last sent at `sent_ns` is deemed lost.
+    fn deadline(&self, sent_ns: TimeNs) -> TimeNs {
+        sent_ns + self.wait_ns
+    }
+}
+
 /// The fewest segments over which RACK's step 5 keeps its index rather
 /// than walking ([`RackRecords::indexed`]).
 const RACK_INDEX_MIN_SEGMENTS: usize = 32;
@@ -276,30 +300,23 @@ impl Scoreboard {
 
     /// RFC 8985 §6.2 step 5's marking: every unSACKed segment not already
     /// deemed lost by RACK whose latest transmission was sent before
-    /// (`xmit_ts_ns`, `end_seq`) (RACK_sent_after) and whose deadline,
-    /// sent + `wait_ns` (RACK.rtt + RACK.reo_wnd), is at or before `now_ns`
-    /// is marked lost. Returns whether any was, and the latest deadline of
+    /// RACK's (RACK_sent_after) and whose deadline, sent + RACK.rtt +
+    /// RACK.reo_wnd, is at or before now is marked lost. Returns whether any was, and the latest deadline of
     /// the others, for the reordering timer. The same as the step's walk
     /// from the first segment ([`Self::mark_rack_expired_by_scan`]), which
     /// serves while there is no SACKed segment to walk across or the
     /// scoreboard is short.
-    pub fn mark_rack_expired(
-        &mut self,
-        xmit_ts_ns: TimeNs,
-        end_seq: u64,
-        wait_ns: TimeNs,
-        now_ns: TimeNs,
-    ) -> (bool, Option<TimeNs>) {
+    pub fn mark_rack_expired(&mut self, step: RackStep5) -> (bool, Option<TimeNs>) {
         #[cfg(debug_assertions)]
         let by_scan = (self.segs.len() <= 64).then(|| {
             let mut sb = self.clone();
-            let found = sb.mark_rack_expired_by_scan(xmit_ts_ns, end_seq, wait_ns, now_ns);
+            let found = sb.mark_rack_expired_by_scan(step);
             (found, sb.segs)
         });
         let found = if self.rack.as_deref().is_some_and(|r| r.indexed) {
-            self.mark_rack_expired_by_index(xmit_ts_ns, end_seq, wait_ns, now_ns)
+            self.mark_rack_expired_by_index(step)
         } else {
-            self.mark_rack_expired_by_scan(xmit_ts_ns, end_seq, wait_ns, now_ns)
+            self.mark_rack_expired_by_scan(step)
         };
         #[cfg(debug_assertions)]
         if let Some((scan_found, scan_segs)) = by_scan {
@@ -313,24 +330,18 @@ impl Scoreboard {
     /// RACK.xmit_ts in transmission order, whose deadlines rise in that
     /// order, so the expired ones come first and the last one's deadline
     /// is the latest of the rest ("timeout = max(remaining, timeout)").
-    fn mark_rack_expired_by_index(
-        &mut self,
-        xmit_ts_ns: TimeNs,
-        end_seq: u64,
-        wait_ns: TimeNs,
-        now_ns: TimeNs,
-    ) -> (bool, Option<TimeNs>) {
-        let sent_before = ..(xmit_ts_ns, end_seq);
+    fn mark_rack_expired_by_index(&mut self, step: RackStep5) -> (bool, Option<TimeNs>) {
+        let sent_before = ..(step.xmit_ts_ns, step.end_seq);
         let mut marked = false;
         loop {
             let Some(r) = self.rack.as_deref() else {
                 return (false, None);
             };
             let oldest = r.unlost_by_send_time.range(sent_before).next();
-            let Some(&(_, end)) = oldest.filter(|&&(sent_ns, _)| sent_ns + wait_ns <= now_ns)
-            else {
+            let expired = |&&(sent_ns, _): &&(TimeNs, u64)| step.deadline(sent_ns) <= step.now_ns;
+            let Some(&(_, end)) = oldest.filter(expired) else {
                 let latest = r.unlost_by_send_time.range(sent_before).next_back();
-                return (marked, latest.map(|&(sent_ns, _)| sent_ns + wait_ns));
+                return (marked, latest.map(|&(sent_ns, _)| step.deadline(sent_ns)));
             };
             let i = self.index_of_end(end).expect("an indexed segment");
             self.mark_rack_lost(i);
@@ -340,19 +351,12 @@ impl Scoreboard {
 
     /// [`Self::mark_rack_expired`] as §6.2 step 5 writes it: a walk from
     /// the first segment.
-    pub fn mark_rack_expired_by_scan(
-        &mut self,
-        xmit_ts_ns: TimeNs,
-        end_seq: u64,
-        wait_ns: TimeNs,
-        now_ns: TimeNs,
-    ) -> (bool, Option<TimeNs>) {
+    fn mark_rack_expired_by_scan(&mut self, step: RackStep5) -> (bool, Option<TimeNs>) {
         let mut marked = false;
         let mut latest = None;
         for i in 0..self.segs.len() {
             let s = self.segs[i];
-            // Not RACK_sent_after(s, RACK): (time, end) compared in order.
-            let sent_before = (s.last_sent_ns, s.end) < (xmit_ts_ns, end_seq);
+            let sent_before = step.sent_before(&s);
             if !sent_before && !s.retransmitted {
                 // First transmissions leave in sequence order: nothing
                 // above this one was sent before RACK.xmit_ts either.
@@ -361,8 +365,8 @@ impl Scoreboard {
             if s.sacked || s.rack_lost || !sent_before {
                 continue;
             }
-            let deadline = s.last_sent_ns + wait_ns;
-            if deadline <= now_ns {
+            let deadline = step.deadline(s.last_sent_ns);
+            if deadline <= step.now_ns {
                 self.mark_rack_lost(i);
                 marked = true;
             } else {
@@ -1054,11 +1058,15 @@ mod tests {
                     // RACK's step 5 for a segment just delivered, against
                     // its walk from the first segment.
                     let s = *sb.get(pick(&mut rng)).unwrap();
-                    let (wait, now) = (rng.gen_range(0..40), step + rng.gen_range(0..5));
+                    let rack = RackStep5 {
+                        xmit_ts_ns: s.last_sent_ns,
+                        end_seq: s.end,
+                        wait_ns: rng.gen_range(0..40),
+                        now_ns: step + rng.gen_range(0..5),
+                    };
                     let mut walked = sb.clone();
-                    let found = sb.mark_rack_expired(s.last_sent_ns, s.end, wait, now);
-                    let by_scan =
-                        walked.mark_rack_expired_by_scan(s.last_sent_ns, s.end, wait, now);
+                    let found = sb.mark_rack_expired(rack);
+                    let by_scan = walked.mark_rack_expired_by_scan(rack);
                     assert_eq!((found, &sb.segs), (by_scan, &walked.segs), "step {step}");
                 }
                 _ => {}

@@ -45,6 +45,7 @@ use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
 use crate::sim::{TimeNs, NS_PER_S};
 use crate::tcp::core::SenderCore;
+use crate::tcp::scoreboard::RackStep5;
 
 /// RFC 8985 §6.2 step 4: recoveries without a DSACK before reo_wnd_mult
 /// returns to 1.
@@ -223,8 +224,12 @@ impl RackTlpRecovery {
         // transmission was sent before RACK.xmit_ts and is older than
         // RACK.rtt + RACK.reo_wnd is lost; the latest deadline of the
         // others arms the reordering timer.
-        let wait_ns = self.rtt_ns + self.reo_wnd_ns(core);
-        let (marked, deadline) = core.sb.mark_rack_expired(xmit_ts, end_seq, wait_ns, now_ns);
+        let (marked, deadline) = core.sb.mark_rack_expired(RackStep5 {
+            xmit_ts_ns: xmit_ts,
+            end_seq,
+            wait_ns: self.rtt_ns + self.reo_wnd_ns(core),
+            now_ns,
+        });
         self.reo_deadline = deadline;
         marked
     }
