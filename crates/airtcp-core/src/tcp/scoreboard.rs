@@ -124,6 +124,12 @@ impl LostSegments {
     }
 }
 
+/// RFC 8985 RACK_sent_after(t1, seq1, t2, seq2) (§6.2): sent later, or
+/// at the same time with a higher end.
+pub fn sent_after(t1: TimeNs, end1: u64, t2: TimeNs, end2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && end1 > end2)
+}
+
 /// What RFC 8985 §6.2 step 5 compares each segment with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RackStep5 {
@@ -137,9 +143,11 @@ pub struct RackStep5 {
 }
 
 impl RackStep5 {
-    /// Not RACK_sent_after(segment, RACK): (time, end) compared in order.
+    /// RACK_sent_after(RACK, segment): the segment's latest transmission
+    /// was sent before the one RACK records. The index keeps (time, end)
+    /// in this order.
     fn sent_before(&self, s: &SegmentRecord) -> bool {
-        (s.last_sent_ns, s.end) < (self.xmit_ts_ns, self.end_seq)
+        sent_after(self.xmit_ts_ns, self.end_seq, s.last_sent_ns, s.end)
     }
 
     /// When a segment last sent at `sent_ns` is deemed lost.

@@ -45,7 +45,7 @@ use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
 use crate::sim::{TimeNs, NS_PER_S};
 use crate::tcp::core::SenderCore;
-use crate::tcp::scoreboard::RackStep5;
+use crate::tcp::scoreboard::{sent_after, RackStep5};
 
 /// RFC 8985 §6.2 step 4: recoveries without a DSACK before reo_wnd_mult
 /// returns to 1.
@@ -84,12 +84,6 @@ impl Default for RackTlpConfig {
             tail_loss_probe: true,
         }
     }
-}
-
-/// RACK_sent_after(t1, seq1, t2, seq2) (§6.2): sent later, or at the
-/// same time with a higher end.
-fn sent_after(t1: TimeNs, end1: u64, t2: TimeNs, end2: u64) -> bool {
-    t1 > t2 || (t1 == t2 && end1 > end2)
 }
 
 /// In fast recovery (RFC 6675 §5) or RTO recovery (§5.1).
