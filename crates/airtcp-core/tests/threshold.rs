@@ -147,6 +147,26 @@ fn s2_with_tahoe_a_corruption_loss_resends_only_the_lost_segment() {
     assert_eq!(sc.s.core.stats.retransmitted_segments, 1);
 }
 
+/// §2 with Tahoe, two corruption losses in one window (segments 1 and
+/// 3): the fast retransmit resends segment 1 alone; its ACK stops at 3, a
+/// partial ACK (RFC 6582 §3.2 step 3's inference: segment 3 was sent
+/// before the retransmission this ACK acknowledges, so it was lost), and
+/// segment 3 is resent alone, the window kept, as after a timeout judged
+/// not congestion. Tahoe's slow start grows cwnd on that ACK to 10
+/// (ssthresh 64): with 7 segments out, 10-12 leave with it. The next ACK
+/// covers everything (cwnd 11: segments 13-23). Nothing waits for the
+/// timer and nothing the receiver holds is resent.
+#[test]
+fn s2_with_tahoe_the_window_s_other_corruption_losses_are_resent_on_partial_acks() {
+    let (mut sc, third) = eight_then_lose_segment_1_with(Recovery::Tahoe, 545);
+    assert_eq!(third, "r1");
+    assert_eq!(sc.ack(3, &[]), "r3 10 11 12");
+    assert_eq!(sc.window(), (10.0, 64.0));
+    assert_eq!(sc.ack(13, &[]), range(13, 23));
+    assert_eq!(sc.s.core.stats.retransmitted_segments, 2);
+    assert_eq!(sc.s.core.stats.timeouts, 0);
+}
+
 /// §2: "If *rtt* appears to be smaller than this threshold then losses are
 /// interpreted as corruption and otherwise" [as congestion]; §2 "we shall
 /// in the sequel use [TCP Reno]"; §1.B losses "are treated by TCP as

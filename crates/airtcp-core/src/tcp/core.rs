@@ -379,7 +379,9 @@ pub struct SenderCore {
     /// None before any timeout.
     pub timer_resent_until: Option<u64>,
     /// After a first timeout judged not congestion, without SACK
-    /// (`rto/standard.rs`), the end of the data in flight at the timeout:
+    /// (`rto/standard.rs`), or Tahoe's fast retransmit of a loss judged
+    /// not congestion (`recovery/tahoe.rs`), the end of the data in flight
+    /// then:
     /// each ACK that advances snd_una but stays below it names the next lost
     /// segment, which is retransmitted alone. None otherwise.
     pub hole_repair_until: Option<u64>,
@@ -1035,17 +1037,18 @@ impl SenderCore {
         cause
     }
 
-    /// After a timeout judged not congestion, an ACK of new data that stays
+    /// After a timeout judged not congestion (and Tahoe's fast retransmit
+    /// of a loss judged not congestion), an ACK of new data that stays
     /// below `hole_repair_until`: every segment it does not cover was sent
-    /// at least an RTO before the retransmission it acknowledges, so the
-    /// segment at the new snd_una was lost (the inference of RFC 6582 §3.2
-    /// step 3's partial ACK); it is retransmitted alone and the window is
-    /// left as it is. The repair ends when the ACK covers the point.
+    /// before the retransmission it acknowledges, so the segment at the
+    /// new snd_una was lost (the inference of RFC 6582 §3.2 step 3's
+    /// partial ACK); it is retransmitted alone and the window is left as
+    /// it is. The repair ends when the ACK covers the point.
     /// Returns whether this ACK may restart the retransmission timer (RFC
     /// 6298 (5.3)): not at the second and later partial ACKs (RFC 6582 §3.2
     /// step 3, "for the first partial ACK ... also reset the retransmit
     /// timer", the Impatient variant), so that many holes end in a timeout.
-    pub fn repair_hole_after_timeout(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> bool {
+    pub fn repair_next_hole(&mut self, now_ns: TimeNs, out: &mut Vec<Packet>) -> bool {
         let Some(until) = self.hole_repair_until else {
             return true;
         };

@@ -214,7 +214,7 @@ impl TcpSender {
             if !was_in_recovery && !c.in_recovery && !ece {
                 c.grow_window(now_ns, acked);
             }
-            let may_restart = c.repair_hole_after_timeout(now_ns, out);
+            let may_restart = c.repair_next_hole(now_ns, out);
             // RFC 6298 (5.2) and (5.3).
             if c.snd_una >= c.snd_max {
                 c.stop_rto_timer();

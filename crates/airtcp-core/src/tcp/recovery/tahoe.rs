@@ -1,7 +1,8 @@
 //! TCP Tahoe (Jacobson 1988): three duplicate ACKs trigger a fast
 //! retransmit followed by slow start from one segment, retransmitting
 //! go-back-N from snd_una. No fast recovery. A loss a classifier judges
-//! not congestion is retransmitted alone, with the window kept.
+//! not congestion is retransmitted alone, with the window kept, and the
+//! window's other holes one by one as partial ACKs name them.
 
 use super::{LossRecovery, NewAckOutcome};
 use crate::net::packet::Packet;
@@ -33,12 +34,17 @@ impl LossRecovery for TahoeRecovery {
             // `dupack_action` after an ECN action:
             // `slowdown(CLOSE_CWND_ONE)`). A loss judged not congestion is
             // retransmitted "without adjusting the congestion window"
-            // (Threshold TCP §2): the lost segment alone, since going back
-            // N with the window kept would resend at once what the
-            // receiver holds.
+            // (Threshold TCP §2): going back N with the window kept would
+            // resend at once what the receiver holds, so the lost segment
+            // goes alone and each partial ACK names the window's next
+            // hole, resent alone, as after a timeout judged not
+            // congestion (`SenderCore::repair_next_hole`).
             if cause == LossCause::Congestion || ecn_reduced {
                 core.w.cwnd = core.mss;
                 core.snd_nxt = core.sb.get(0).map_or(core.snd_una, |s| s.end);
+            } else {
+                core.hole_repair_until = Some(core.snd_max);
+                core.hole_repair_partial_acks = 0;
             }
             core.trace_window(now_ns);
         }

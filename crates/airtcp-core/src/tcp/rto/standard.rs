@@ -31,7 +31,7 @@
 //!   ACK: the segment at snd_una is retransmitted alone and sending resumes
 //!   from snd_max (nothing goes back N), then each ACK below the highest
 //!   segment sent before the timeout names the next hole, which is resent
-//!   alone (`SenderCore::repair_hole_after_timeout`, RFC 6582 §3.2 step 3's
+//!   alone (`SenderCore::repair_next_hole`, RFC 6582 §3.2 step 3's
 //!   partial ACK). The timer follows the same step's Impatient rule: only
 //!   the first such partial ACK resets it, so a window with many holes ends
 //!   in a timeout after one backed-off RTO instead of being repaired one
