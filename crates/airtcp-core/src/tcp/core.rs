@@ -448,7 +448,7 @@ pub struct SenderCore {
     syn_sent_ns: TimeNs,
     /// Partial ACKs of that repair so far (only the first resets the
     /// timer, RFC 6582's Impatient rule).
-    pub hole_repair_partial_acks: u32,
+    hole_repair_partial_acks: u32,
     /// Partial ACKs in the current NewReno recovery (RFC 6582 §3.2 step 3:
     /// only the first resets the timer); `recovery/newreno.rs`.
     pub recovery_partial_acks: u32,
@@ -1035,6 +1035,14 @@ impl SenderCore {
             self.restart_rto_timer(now_ns);
         }
         cause
+    }
+
+    /// Repair the holes of the data in flight one by one as partial ACKs
+    /// name them ([`Self::repair_next_hole`]), after a loss judged not
+    /// congestion whose retransmission did not go back N.
+    pub fn start_hole_repair(&mut self) {
+        self.hole_repair_until = Some(self.snd_max);
+        self.hole_repair_partial_acks = 0;
     }
 
     /// After a timeout judged not congestion (and Tahoe's fast retransmit

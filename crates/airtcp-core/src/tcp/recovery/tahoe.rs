@@ -43,8 +43,7 @@ impl LossRecovery for TahoeRecovery {
                 core.w.cwnd = core.mss;
                 core.snd_nxt = core.sb.get(0).map_or(core.snd_una, |s| s.end);
             } else {
-                core.hole_repair_until = Some(core.snd_max);
-                core.hole_repair_partial_acks = 0;
+                core.start_hole_repair();
             }
             core.trace_window(now_ns);
         }

@@ -136,8 +136,7 @@ pub fn standard_timeout_actions(
         core.sb.set_high_rxt(core.snd_una);
         core.sack_after_timeout = true;
     } else if repair_holes {
-        core.hole_repair_until = Some(core.snd_max);
-        core.hole_repair_partial_acks = 0;
+        core.start_hole_repair();
     }
     recovery.on_timeout(core, now_ns, out);
     if cause == LossCause::Congestion || core.sack_enabled {
