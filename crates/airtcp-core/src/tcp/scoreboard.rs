@@ -95,18 +95,11 @@ impl LostSegments {
     /// Add (`add`) or take away the segment `s` where it belongs: a
     /// change to a segment takes it away, makes the change, and adds it.
     fn index(&mut self, s: &SegmentRecord, add: bool) {
-        let set = |set: &mut BTreeSet<u64>| {
-            if add {
-                set.insert(s.start);
-            } else {
-                set.remove(&s.start);
-            }
-        };
         if !s.sacked && s.lost {
-            set(&mut self.lost);
+            set_membership(&mut self.lost, s.start, add);
         }
         if !s.sacked && s.rack_lost {
-            set(&mut self.rack_lost);
+            set_membership(&mut self.rack_lost, s.start, add);
         }
     }
 
@@ -192,11 +185,7 @@ impl RackRecords {
     /// Add (`add`) or take away the segment `s` if RACK's step 5 reads it.
     fn index(&mut self, s: &SegmentRecord, add: bool) {
         if self.indexed && !s.sacked && !s.rack_lost {
-            if add {
-                self.unlost_by_send_time.insert((s.last_sent_ns, s.end));
-            } else {
-                self.unlost_by_send_time.remove(&(s.last_sent_ns, s.end));
-            }
+            set_membership(&mut self.unlost_by_send_time, (s.last_sent_ns, s.end), add);
         }
     }
 
@@ -221,6 +210,16 @@ impl RackRecords {
             self.indexed = true;
             self.reindex(segs.iter());
         }
+    }
+}
+
+/// Put `key` in `set` (`member`) or take it out: the indexes' upkeep, where
+/// a change to a segment takes it out, makes the change, and puts it back.
+fn set_membership<K: Ord>(set: &mut BTreeSet<K>, key: K, member: bool) {
+    if member {
+        set.insert(key);
+    } else {
+        set.remove(&key);
     }
 }
 
@@ -552,7 +551,7 @@ impl Scoreboard {
         if let Some(r) = self
             .rack
             .as_deref_mut()
-            .filter(|_| self.sacked_segments == 0)
+            .filter(|r| r.indexed && self.sacked_segments == 0)
         {
             r.drop_index();
         }
@@ -565,7 +564,7 @@ impl Scoreboard {
         let mut newly = 0;
         let high_rxt = self.high_rxt;
         let mut before = (0, 0);
-        if let Some(r) = self.rack.as_deref_mut() {
+        if let Some(r) = self.rack.as_deref_mut().filter(|r| !r.indexed) {
             let snd_una = self.segs.front().map_or(u64::MAX, |s| s.start);
             if blocks.iter().any(|b| b.end > b.start && b.end > snd_una) {
                 r.start_index(&self.segs);
