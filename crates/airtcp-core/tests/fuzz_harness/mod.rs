@@ -110,7 +110,37 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>, bool) {
         "mecn",
         "wmecn",
     ][(variant_byte >> 2) as usize % 6];
-    let multilevel = cc == "mecn" || cc == "wmecn";
+    // The loss classifier (since 2026-11-29, from the ECN byte's bits 1-6):
+    // none, Teng & Chang's RTT threshold (absolute or in ticks above the
+    // base RTT, with both timeout and before-first-sample policies), or
+    // WMECN's filtering context. The thresholds span the harness's RTTs
+    // (time passes in steps of up to 255 ms), so both verdicts happen.
+    let classifier = match ecn_byte >> 1 & 3 {
+        0 => None,
+        kind => {
+            let scale = (ecn_byte >> 5 & 3) as usize;
+            let on_timeout = bit(ecn_byte, 3);
+            Some(match kind {
+                3 => format!(
+                    "{{ kind = \"wmecn\", on_timeout = \"{}\" }}",
+                    if on_timeout { "congestion" } else { "classify" }
+                ),
+                _ => format!(
+                    "{{ kind = \"rtt_threshold\", {}, on_timeout = \"{}\", before_rtt_sample = \"{}\" }}",
+                    if kind == 1 {
+                        format!("threshold = \"{}\"", ["5ms", "50ms", "300ms", "2s"][scale])
+                    } else {
+                        format!("ticks_above_base = {}, tick = \"10ms\"", [0, 1, 3, 20][scale])
+                    },
+                    if on_timeout { "classify" } else { "congestion" },
+                    if bit(ecn_byte, 4) { "congestion" } else { "corruption" },
+                ),
+            })
+        }
+    };
+    let wmecn_classifier = ecn_byte >> 1 & 3 == 3;
+    let mecn_cc = cc == "mecn" || cc == "wmecn";
+    let multilevel = mecn_cc || wmecn_classifier;
     let ecn = ecn_byte & 1 == 1 && !multilevel;
     let mut extra = String::new();
     let mut option = |on: bool, text: &str| {
@@ -166,7 +196,28 @@ fn endpoints(input: &mut Input) -> (TcpSender, TcpReceiver, Option<u64>, bool) {
         variant != "tahoe" && bit(timestamps_byte, 6),
         "proportional_rate_reduction = true",
     );
-    let marks_reduce = multilevel || (ecn && cc != "cubic");
+    if let Some(classifier) = &classifier {
+        option(true, &format!("classifier = {classifier}"));
+    }
+    // Kick TCP's kick timer (since 2026-11-29, the handshake byte's bits
+    // 3-4): off, the smoothed RTT (with or without an interval before
+    // the first sample), or a fixed 50 ms.
+    option(
+        handshake_byte >> 3 & 3 != 0,
+        match handshake_byte >> 3 & 3 {
+            1 => "kick = { interval = \"rtt\" }",
+            2 => "kick = { interval = \"rtt\", before_sample = \"100ms\" }",
+            _ => "kick = { interval = \"50ms\" }",
+        },
+    );
+    // ns-2's RTT clock (bit 5) and DCLOR without a SACK block (bit 6).
+    option(bit(handshake_byte, 5), "rtt_tick = \"10ms\"");
+    option(
+        response == "dclor" && bit(handshake_byte, 6),
+        "dclor_requires_sack_block = false",
+    );
+    // The wmecn classifier alone reads marks without reducing on them.
+    let marks_reduce = mecn_cc || (ecn && cc != "cubic");
     option(marks_reduce && bit(handshake_byte, 1), "mark_min_cwnd = 1");
     option(
         (ecn || multilevel) && bit(handshake_byte, 2),
