@@ -387,6 +387,82 @@ fn s4_6_ecn_echo_floors_cwnd_at_one_segment_and_ssthresh_at_two() {
     }
 }
 
+/// §4.1.2's t_epoch and cwnd_epoch, "the time [and the cwnd] at the
+/// beginning of the current congestion avoidance stage", when an
+/// ECN-Echo's reduction is spread by RFC 9937 PRR (`proportional_rate_reduction`):
+/// the stage begins after the episode, not on an ACK inside it. RFC 9937
+/// §4 makes the ECN-Echo's reduction one episode, from the ECN-Echo ACK to
+/// the ACK that reaches its RecoveryPoint, where §6.4 sets cwnd =
+/// ssthresh; RFC 3168 §6.1.2 allows no window increase for it. ACKs
+/// without ECE can fall inside the episode: here the receiver got segment
+/// 10, which carries CWR, before segments 2-9 (its duplicate ACK for 10 was
+/// lost), so it echoes no ECE on ACKs 3-9.
+///
+/// Segments 0-9 out, cwnd = ssthresh = 10 (congestion avoidance), no SACK.
+/// * ACK 1 (ECE): §4.6 ssthresh = 0.7 x FlightSize 10 = 7 segments;
+///   §4.7 W_max = 10 (the first event), cwnd_prior = 10. RFC 9937 §6.1
+///   RecoverFS = 10000, RecoveryPoint 10000; §6.2: SndCnt = ceil(1000 x
+///   7000 / 10000) - 0 = 700, cwnd = 9000 + 700 = 9700; nothing sent.
+/// * ACK 2 (ECE): ceil(2000 x 0.7) - 0 = 1400, cwnd 9400: segment 10
+///   (prr_out 1000).
+/// * ACK 3 (no ECE): pipe 11000 - 3000 = 8000: 2100 - 1000, cwnd 9100:
+///   segment 11 (prr_out 2000).
+/// * ACK 4: pipe 8000: 2800 - 2000, cwnd 8800: nothing.
+/// * ACK 5: pipe 7000, not above ssthresh: SndCnt = MIN(7000 - 7000, ...)
+///   = 0, cwnd 7000.
+/// * ACKs 6-9: pipe 6000: SndCnt = MIN(1000, MAX(prr_delivered - prr_out,
+///   1000) + 1000 (SafeACK)) = 1000, cwnd 7000: segments 12-15.
+/// * ACK 11 (segment 9 fills the hole below 10): past RecoveryPoint, §6.4
+///   cwnd = ssthresh = 7000, no §6.2 step; FlightSize 5000: 16, 17.
+///
+/// Then the stage begins on the next ACK: t_epoch its time, cwnd_epoch 7,
+/// K = cbrt((10 - 7) / 0.4) = 1.957 s, W_est = 7, and every window of the
+/// following 3 s is RFC 9438's from there. A stage begun on ACK 3 (the
+/// controller's growth run on an ACK without ECE) would start at cwnd 9.4
+/// with W_est 9.4: after the episode cwnd would jump to W_est.
+#[test]
+fn s4_1_2_with_prr_an_ecn_echo_s_stage_begins_after_its_episode() {
+    let mut cfg = config(10);
+    cfg.timestamps = true;
+    cfg.ecn = true;
+    cfg.proportional_rate_reduction = true;
+    cfg.initial_ssthresh_bytes = 10 * MSS;
+    let mut sc = Script::with_cc(
+        cfg,
+        Box::new(Cubic::new(CubicConfig::default())),
+        Recovery::NewReno,
+    );
+    assert_eq!(sc.start(1000), "0 1 2 3 4 5 6 7 8 9");
+    let rows: [(u64, bool, &str, u64); 10] = [
+        (1, true, "", 9700),
+        (2, true, "10", 9400),
+        (3, false, "11", 9100),
+        (4, false, "", 8800),
+        (5, false, "", 7000),
+        (6, false, "12", 7000),
+        (7, false, "13", 7000),
+        (8, false, "14", 7000),
+        (9, false, "15", 7000),
+        (11, false, "16 17", 7000),
+    ];
+    let mut t = RTT_NS;
+    for (n, ece, sent, cwnd) in rows {
+        t += NS_PER_MS;
+        let mut p = ack_ts(n, &[], t - RTT_NS);
+        if ece {
+            p.flags |= airtcp_core::net::packet::flags::ECE;
+        }
+        assert_eq!(sc.deliver_at(t, &p), sent, "ACK {n}");
+        assert_eq!(sc.window(), (cwnd as f64 / MSS as f64, 7.0), "ACK {n}");
+    }
+    assert_eq!(sc.s.core.stats.ecn_reductions, 1);
+    let t0 = t + NS_PER_MS;
+    let log = ack_clock(&mut sc, t0, t0 + 3 * NS_PER_S);
+    let m = Rfc9438::stage(0.4, 0.7, 10.0, 7.0, 10.0, secs(t0));
+    assert!((m.k - 7.5f64.cbrt()).abs() < 1e-12);
+    check_against_model(&log, m, "after the episode");
+}
+
 /// ACK `n` echoing a timestamp one RTT old, advertising a receive window of
 /// `wnd` segments.
 fn ack_with_window(n: u64, wnd: u64, t: TimeNs) -> airtcp_core::net::packet::Packet {
