@@ -999,12 +999,47 @@ mod tests {
     /// scoreboards in debug builds).
     #[test]
     fn every_kept_record_equals_its_scan_after_every_change() {
+        random_changes_against_scans(11, Clock::EveryStep);
+    }
+
+    /// The same with a clock that often stands still, as a sender's does
+    /// over the packets it sends at one ACK, and with RACK's step 5 run
+    /// seldom: transmissions tie at one nanosecond, ordered by
+    /// RACK_sent_after by end sequence (a retransmission sent after
+    /// higher data in the same instant), a segment deemed lost and sent
+    /// again in the nanosecond of its last transmission, cumulative ACKs
+    /// of many segments, and many changes between two runs of step 5.
+    #[test]
+    fn kept_records_equal_their_scans_with_ties_and_seldom_step5() {
+        for seed in [12, 13, 14] {
+            random_changes_against_scans(seed, Clock::Stalling);
+        }
+    }
+
+    /// How the random changes' transmission times advance.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Clock {
+        /// One nanosecond a change, RACK's step 5 at one change in 13.
+        EveryStep,
+        /// By 0 to 1 ns a change (mostly 0), step 5 a tenth as often.
+        Stalling,
+    }
+
+    /// The body of the tests above: 20,000 random changes from `seed`,
+    /// each followed by the kept records against their scans.
+    fn random_changes_against_scans(seed: u64, clock: Clock) {
         use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut sb = Scoreboard::new();
         let (mut snd_una, mut snd_max) = (0u64, 0u64);
         let mut peak = 0;
+        let mut now = 0;
+        let mut rack_marked = None;
         for step in 0..20_000 {
+            now = match clock {
+                Clock::EveryStep => step,
+                Clock::Stalling => now + u64::from(rng.gen_bool(0.2)),
+            };
             if step == 30 {
                 // RACK's index, made over the segments already there.
                 sb.track_for_rack();
@@ -1014,7 +1049,7 @@ mod tests {
             match rng.gen_range(0..13) {
                 0..=2 => {
                     let len = [100, 100, 100, 37][rng.gen_range(0..4)];
-                    sb.push_new(snd_max, snd_max + len, step);
+                    sb.push_new(snd_max, snd_max + len, now);
                     snd_max += len;
                 }
                 3 if n > 0 => {
@@ -1026,8 +1061,12 @@ mod tests {
                     }]);
                 }
                 4 if n > 0 => {
-                    // A cumulative ACK, sometimes inside a segment.
-                    let s = *sb.get(rng.gen_range(0..n.min(4))).unwrap();
+                    // A cumulative ACK, sometimes inside a segment; with
+                    // the stalling clock, now and then of many segments
+                    // (all leaving RACK's index at once).
+                    let many = clock == Clock::Stalling && rng.gen_bool(0.05);
+                    let upto = if many { n } else { n.min(4) };
+                    let s = *sb.get(rng.gen_range(0..upto)).unwrap();
                     snd_una = if rng.gen_bool(0.3) {
                         s.start + s.len() / 2
                     } else {
@@ -1043,10 +1082,20 @@ mod tests {
                     assert_eq!(sb.segs, passed.segs, "IsLost after step {step}");
                 }
                 6 if n > 0 && rng.gen_bool(0.1) => sb.mark_all_lost(),
-                7 if n > 0 => sb.mark_rack_lost(pick(&mut rng)),
-                8 if n > 0 => {
+                7 if n > 0 => {
                     let i = pick(&mut rng);
-                    let rec = sb.mark_retransmitted(i, step);
+                    sb.mark_rack_lost(i);
+                    rack_marked = sb.get(i).map(|s| s.start);
+                }
+                8 if n > 0 => {
+                    // With the stalling clock, often the segment RACK
+                    // deemed lost last, so that some are sent again in
+                    // the nanosecond of their last transmission.
+                    let again = rack_marked
+                        .filter(|_| clock == Clock::Stalling && rng.gen_bool(0.5))
+                        .and_then(|start| sb.index_of(start));
+                    let i = again.unwrap_or_else(|| pick(&mut rng));
+                    let rec = sb.mark_retransmitted(i, now);
                     if rng.gen_bool(0.8) && sb.high_rxt() < rec.end {
                         sb.set_high_rxt(rec.end);
                     }
@@ -1061,7 +1110,7 @@ mod tests {
                 }
                 10 if rng.gen_bool(0.05) => sb.clear_sacks(),
                 11 if rng.gen_bool(0.05) => sb.clear_loss_marks(),
-                12 if n > 0 => {
+                12 if n > 0 && (clock == Clock::EveryStep || rng.gen_bool(0.1)) => {
                     // RACK's step 5 for a segment just delivered, against
                     // its walk from the first segment.
                     let s = *sb.get(pick(&mut rng)).unwrap();
@@ -1069,7 +1118,7 @@ mod tests {
                         xmit_ts_ns: s.last_sent_ns,
                         end_seq: s.end,
                         wait_ns: rng.gen_range(0..40),
-                        now_ns: step + rng.gen_range(0..5),
+                        now_ns: now + rng.gen_range(0..5),
                     };
                     let mut walked = sb.clone();
                     let found = sb.mark_rack_expired(rack);
