@@ -153,6 +153,50 @@ impl RackStep5 {
 /// than walking ([`RackRecords::indexed`]).
 const RACK_INDEX_MIN_SEGMENTS: usize = 32;
 
+/// The stale entries RACK's index may hold beyond one per segment before
+/// it is compacted ([`RackRecords::by_send_time`]): with at most one live
+/// entry per segment, an index longer than twice the segments plus this
+/// is more than half stale, so that a compaction, a pass over the index,
+/// frees at least as many entries as it keeps (amortised, a constant per
+/// entry ever added), and the index never holds more than about twice
+/// the longest scoreboard.
+const RACK_INDEX_STALE_SLACK: usize = 32;
+
+/// A transmission as RFC 8985 §6.2 orders them (RACK_sent_after, see
+/// [`sent_after`]): (latest transmission time, end sequence), compared
+/// as a tuple.
+type SentKey = (TimeNs, u64);
+
+/// Does RACK's step 5 read the segment (unSACKed, not deemed lost by
+/// RACK)? Its index holds an entry for each of these.
+fn read_by_step5(s: &SegmentRecord) -> bool {
+    !s.sacked && !s.rack_lost
+}
+
+/// The position in `segs` of the segment ending at `end`.
+fn position_of_end(segs: &VecDeque<SegmentRecord>, end: u64) -> Option<usize> {
+    let front = segs.front()?;
+    if end < front.end {
+        return None;
+    }
+    // Most segments are as long as the first: try the position that gives
+    // before the binary search (one record read where the search reads
+    // several), as `Scoreboard::index_of` does.
+    let guess = usize::try_from((end - front.end) / front.len().max(1)).unwrap_or(usize::MAX);
+    if segs.get(guess).is_some_and(|s| s.end == end) {
+        return Some(guess);
+    }
+    segs.binary_search_by(|s| s.end.cmp(&end)).ok()
+}
+
+/// The position of the segment an index entry names, if the entry is
+/// live: the segment is still outstanding, read by step 5, and its latest
+/// transmission is the one the entry records.
+fn live_position(segs: &VecDeque<SegmentRecord>, (sent_ns, end): SentKey) -> Option<usize> {
+    position_of_end(segs, end)
+        .filter(|&i| read_by_step5(&segs[i]) && segs[i].last_sent_ns == sent_ns)
+}
+
 /// The records RACK (RFC 8985) reads besides the segments themselves.
 #[derive(Clone, Debug, Default)]
 struct RackRecords {
@@ -160,47 +204,145 @@ struct RackRecords {
     /// acknowledged for the first time (cleared by `begin_ack`): §6.2
     /// steps 2-3.
     delivered: Vec<SegmentRecord>,
-    /// While `indexed`: (latest transmission time, end) of every unSACKed
-    /// segment RACK has not deemed lost, in the order §6.2 compares
-    /// transmissions (RACK_sent_after: time, then end sequence), so that
-    /// step 5 reads only the segments sent before RACK.xmit_ts and stops
-    /// at the first not yet expired, as Linux's time-sorted list does. A
-    /// walk from the first segment crosses every SACKed segment and every
-    /// hole, per ACK: n^2 over a recovery.
-    unlost_by_send_time: BTreeSet<(TimeNs, u64)>,
+    /// While `indexed`: RFC 8985 §6.2 step 5's segments, every unSACKed
+    /// segment RACK has not deemed lost, as (latest transmission time,
+    /// end) in the order §6.2 compares transmissions (RACK_sent_after:
+    /// time, then end sequence), so that step 5 reads only the segments
+    /// sent before RACK.xmit_ts and stops at the first not yet expired,
+    /// as Linux's time-sorted list does. A walk from the first segment
+    /// crosses every SACKed segment and every hole, per ACK: n^2 over a
+    /// recovery.
+    ///
+    /// A sorted deque with lazy deletion rather than an ordered set: a
+    /// transmission's time is the clock's, which never goes back, so
+    /// nearly every entry is added at the back, a push into a reused
+    /// buffer (a B-tree's insertion and later removal per packet made 100
+    /// CUBIC+RACK flows, `examples/event_cost.rs 100 5 cubic-rack`, cost
+    /// 1,328 M instructions against 1,147 M). Only a tie at the back's
+    /// nanosecond that RACK_sent_after orders by end sequence before the
+    /// back (a retransmission sent after higher data in the same instant)
+    /// is put a few entries from the back (a clock that went back would
+    /// cost a longer search, not a wrong order). An entry is never
+    /// taken out when its segment is SACKed, acknowledged, deemed lost or
+    /// sent again: it is live only while [`live_position`] finds its
+    /// segment read by step 5 with that latest transmission, and stale
+    /// entries are dropped where step 5 meets them (at the front, and
+    /// between the last live entry sent before RACK.xmit_ts and
+    /// RACK.xmit_ts) or by a compaction once they could be the majority
+    /// ([`RACK_INDEX_STALE_SLACK`]). Entries are distinct, so that a
+    /// segment has at most one live entry.
+    by_send_time: VecDeque<SentKey>,
     /// The index is made at a SACK block, in a scoreboard of at least
     /// [`RACK_INDEX_MIN_SEGMENTS`], and kept until the cumulative ACK
     /// leaves no SACKed segment; a change to every segment (a spurious
     /// timeout's unmarking, reneging) drops it, and the next SACK block
     /// makes it again. Without SACKed segments the walk crosses few
     /// segments step 5 does not read, and keeping the index would cost
-    /// every packet of a loss-free flow a tree insertion and removal; over
-    /// a short scoreboard the walk is cheaper than making the index (with
-    /// 1,000 flows sharing 100 Mb/s, an index per loss cost 7% more
+    /// every packet of a loss-free flow an entry; over a short
+    /// scoreboard the walk is cheaper than making the index (with 1,000
+    /// flows sharing 100 Mb/s, a B-tree index per loss cost 7% more
     /// instructions per event than the walk).
     indexed: bool,
 }
 
 impl RackRecords {
-    /// Add (`add`) or take away the segment `s` if RACK's step 5 reads it.
-    fn index(&mut self, s: &SegmentRecord, add: bool) {
-        if self.indexed && !s.sacked && !s.rack_lost {
-            set_membership(&mut self.unlost_by_send_time, (s.last_sent_ns, s.end), add);
+    /// The segment `was` became `rec` (`segs` holds `rec`): index its
+    /// new transmission if step 5 reads it and did not read that one
+    /// already. What step 5 no longer reads is left to go stale.
+    fn note_change(
+        &mut self,
+        was: &SegmentRecord,
+        rec: &SegmentRecord,
+        segs: &VecDeque<SegmentRecord>,
+    ) {
+        let kept = read_by_step5(was) && was.last_sent_ns == rec.last_sent_ns;
+        if self.indexed && read_by_step5(rec) && !kept {
+            self.add((rec.last_sent_ns, rec.end), segs);
         }
     }
 
-    /// Index every segment afresh.
-    fn reindex<'a>(&mut self, segs: impl Iterator<Item = &'a SegmentRecord>) {
-        self.unlost_by_send_time.clear();
-        for s in segs {
-            self.index(s, true);
+    /// Index a transmission step 5 reads, while `indexed` (`segs` holds
+    /// its segment as it now is), where RACK_sent_after puts it (almost
+    /// always at the back), and compact the index if it is due.
+    fn add(&mut self, key: SentKey, segs: &VecDeque<SegmentRecord>) {
+        self.insert_sorted(key);
+        self.reclaim_stale(segs);
+    }
+
+    /// [`Self::add`] without the compaction. Not inlined: only a sender
+    /// whose index is kept calls it, and the code every sender inlines
+    /// stays small.
+    #[inline(never)]
+    fn insert_sorted(&mut self, key: SentKey) {
+        let q = &mut self.by_send_time;
+        if q.back().is_none_or(|&last| last < key) {
+            q.push_back(key);
+        } else {
+            self.add_before_back(key);
         }
+    }
+
+    /// [`Self::insert_sorted`] for a transmission that does not sort
+    /// after the back: one that ties with the back's nanosecond and has a
+    /// lower end, put before the entries RACK_sent_after puts after it;
+    /// or one whose entry is already there (a segment deemed lost and
+    /// sent again in the nanosecond of its last transmission: the entry,
+    /// stale while the segment was lost, is live again, and a second one
+    /// would give the segment two). Rare, so kept out of line.
+    #[cold]
+    #[inline(never)]
+    fn add_before_back(&mut self, key: SentKey) {
+        let q = &mut self.by_send_time;
+        let mut at = q.len();
+        while at > 0 && q[at - 1] > key {
+            at -= 1;
+        }
+        if at == 0 || q[at - 1] != key {
+            q.insert(at, key);
+        }
+    }
+
+    /// Compact the index if stale entries could be the majority
+    /// ([`RACK_INDEX_STALE_SLACK`]): after an entry is added for a
+    /// segment already there, and after a cumulative ACK takes segments
+    /// away (an entry added with a new segment keeps the bound).
+    fn reclaim_stale(&mut self, segs: &VecDeque<SegmentRecord>) {
+        if self.by_send_time.len() > 2 * segs.len() + RACK_INDEX_STALE_SLACK {
+            self.compact(segs);
+        }
+    }
+
+    /// Drop every stale entry ([`Self::reclaim_stale`]).
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self, segs: &VecDeque<SegmentRecord>) {
+        self.by_send_time
+            .retain(|&k| live_position(segs, k).is_some());
+    }
+
+    /// The latest transmission time among the live entries sent before
+    /// `bound` (RACK.xmit_ts, RACK.end_seq), which the caller knows to
+    /// include the front entry; the stale entries crossed on the way
+    /// back from `bound` are dropped, so that no later call crosses them
+    /// (those are mostly the segments SACKed since the last call: the
+    /// ones sent just before RACK.xmit_ts). Out of line: at most once an
+    /// ACK, and only when a segment step 5 reads has not yet expired.
+    #[inline(never)]
+    fn latest_live_before(&mut self, bound: SentKey, segs: &VecDeque<SegmentRecord>) -> TimeNs {
+        let q = &mut self.by_send_time;
+        let sent_before = q.partition_point(|&k| k < bound);
+        let mut at = sent_before - 1;
+        while live_position(segs, q[at]).is_none() {
+            at -= 1;
+        }
+        q.drain(at + 1..sent_before);
+        q[at].0
     }
 
     /// Stop keeping the index (see `indexed`).
     fn drop_index(&mut self) {
         self.indexed = false;
-        self.unlost_by_send_time.clear();
+        self.by_send_time.clear();
     }
 
     /// Start keeping the index (a SACK block) over a scoreboard long
@@ -208,13 +350,21 @@ impl RackRecords {
     fn start_index(&mut self, segs: &VecDeque<SegmentRecord>) {
         if !self.indexed && segs.len() >= RACK_INDEX_MIN_SEGMENTS {
             self.indexed = true;
-            self.reindex(segs.iter());
+            let q = &mut self.by_send_time;
+            q.clear();
+            q.extend(
+                segs.iter()
+                    .filter(|s| read_by_step5(s))
+                    .map(|s| (s.last_sent_ns, s.end)),
+            );
+            q.make_contiguous().sort_unstable();
         }
     }
 }
 
-/// Put `key` in `set` (`member`) or take it out: the indexes' upkeep, where
-/// a change to a segment takes it out, makes the change, and puts it back.
+/// Put `key` in `set` (`member`) or take it out: the lost segments'
+/// indexes' upkeep, where a change to a segment takes it out, makes the
+/// change, and puts it back.
 fn set_membership<K: Ord>(set: &mut BTreeSet<K>, key: K, member: bool) {
     if member {
         set.insert(key);
@@ -334,23 +484,31 @@ impl Scoreboard {
     }
 
     /// [`Self::mark_rack_expired`] by the index: the segments sent before
-    /// RACK.xmit_ts in transmission order, whose deadlines rise in that
-    /// order, so the expired ones come first and the last one's deadline
-    /// is the latest of the rest ("timeout = max(remaining, timeout)").
+    /// RACK.xmit_ts in transmission order (RACK_sent_after), whose
+    /// deadlines rise in that order, so the expired ones come first and
+    /// the last one's deadline is the latest of the rest ("timeout =
+    /// max(remaining, timeout)"). Stale entries met at the front are
+    /// dropped on the way.
     fn mark_rack_expired_by_index(&mut self, step: RackStep5) -> (bool, Option<TimeNs>) {
-        let sent_before = ..(step.xmit_ts_ns, step.end_seq);
+        let bound = (step.xmit_ts_ns, step.end_seq);
         let mut marked = false;
         loop {
-            let Some(r) = self.rack.as_deref() else {
+            let Some(r) = self.rack.as_deref_mut() else {
                 return (false, None);
             };
-            let oldest = r.unlost_by_send_time.range(sent_before).next();
-            let expired = |&&(sent_ns, _): &&(TimeNs, u64)| step.deadline(sent_ns) <= step.now_ns;
-            let Some(&(_, end)) = oldest.filter(expired) else {
-                let latest = r.unlost_by_send_time.range(sent_before).next_back();
-                return (marked, latest.map(|&(sent_ns, _)| step.deadline(sent_ns)));
+            let Some(&oldest) = r.by_send_time.front().filter(|&&k| k < bound) else {
+                // Nothing step 5 reads was sent before RACK.xmit_ts.
+                return (marked, None);
             };
-            let i = self.index_of_end(end).expect("an indexed segment");
+            let Some(i) = live_position(&self.segs, oldest) else {
+                r.by_send_time.pop_front();
+                continue;
+            };
+            if step.deadline(oldest.0) > step.now_ns {
+                let latest = r.latest_live_before(bound, &self.segs);
+                return (marked, Some(step.deadline(latest)));
+            }
+            r.by_send_time.pop_front();
             self.mark_rack_lost(i);
             marked = true;
         }
@@ -388,21 +546,26 @@ impl Scoreboard {
     #[cfg(any(test, debug_assertions))]
     fn rack_index_is_the_scan(&self) -> bool {
         self.rack.as_deref().is_none_or(|r| {
+            let q = &r.by_send_time;
             if !r.indexed {
-                return r.unlost_by_send_time.is_empty();
+                return q.is_empty();
             }
-            let mut scan = RackRecords {
-                indexed: true,
-                ..Default::default()
-            };
-            scan.reindex(self.segs.iter());
-            scan.unlost_by_send_time == r.unlost_by_send_time
+            let sorted = q.iter().zip(q.iter().skip(1)).all(|(a, b)| a < b);
+            let bounded = q.len() <= 2 * self.segs.len() + RACK_INDEX_STALE_SLACK;
+            let live: Vec<SentKey> = q
+                .iter()
+                .copied()
+                .filter(|&k| live_position(&self.segs, k).is_some())
+                .collect();
+            let mut scan: Vec<SentKey> = self
+                .segs
+                .iter()
+                .filter(|s| read_by_step5(s))
+                .map(|s| (s.last_sent_ns, s.end))
+                .collect();
+            scan.sort_unstable();
+            sorted && bounded && live == scan
         })
-    }
-
-    /// Index of the segment ending at `end`.
-    fn index_of_end(&self, end: u64) -> Option<usize> {
-        self.segs.binary_search_by(|s| s.end.cmp(&end)).ok()
     }
 
     /// RACK.segs_sacked.
@@ -447,8 +610,7 @@ impl Scoreboard {
             k.index(&rec, true);
         }
         if let Some(r) = self.rack.as_deref_mut() {
-            r.index(&was, false);
-            r.index(&rec, true);
+            r.note_change(&was, &rec, &self.segs);
         }
         rec
     }
@@ -467,8 +629,10 @@ impl Scoreboard {
             last_sent_ns: now_ns,
         };
         self.repipe((0, 0), pipe_terms(&rec, self.high_rxt));
-        if let Some(r) = self.rack.as_deref_mut() {
-            r.index(&rec, true);
+        if let Some(r) = self.rack.as_deref_mut().filter(|r| r.indexed) {
+            // An entry and a segment more: the index's bound on stale
+            // entries ([`RackRecords::reclaim_stale`]) still holds.
+            r.insert_sorted((now_ns, end));
         }
         self.segs.push_back(rec);
     }
@@ -516,8 +680,8 @@ impl Scoreboard {
                     self.sacked_bytes -= front.len();
                     self.sacked_segments -= 1;
                 } else if let Some(r) = self.rack.as_deref_mut() {
+                    // Its index entry, if any, is stale from now on.
                     r.delivered.push(*front);
-                    r.index(front, false);
                 }
                 // Only a lost segment is indexed (`rack_lost` implies `lost`).
                 if let Some(k) = self.lost.as_deref_mut().filter(|_| front.lost) {
@@ -547,13 +711,13 @@ impl Scoreboard {
             }
         }
         self.repipe(removed, kept);
-        // No SACKed segment left for RACK's walk to cross.
-        if let Some(r) = self
-            .rack
-            .as_deref_mut()
-            .filter(|r| r.indexed && self.sacked_segments == 0)
-        {
-            r.drop_index();
+        if let Some(r) = self.rack.as_deref_mut().filter(|r| r.indexed) {
+            if self.sacked_segments == 0 {
+                // No SACKed segment left for RACK's walk to cross.
+                r.drop_index();
+            } else {
+                r.reclaim_stale(&self.segs);
+            }
         }
         sum
     }
@@ -581,9 +745,9 @@ impl Scoreboard {
                 }
                 if !s.sacked && s.start >= b.start && s.end <= b.end {
                     if let Some(r) = self.rack.as_deref_mut() {
-                        // Delivered, and no longer read by RACK's step 5.
+                        // Delivered, and no longer read by RACK's step 5
+                        // (its index entry is stale from now on).
                         r.delivered.push(*s);
-                        r.index(s, false);
                     }
                     before = plus(before, pipe_terms(s, high_rxt));
                     if let Some(k) = self.lost.as_deref_mut().filter(|_| s.lost) {
