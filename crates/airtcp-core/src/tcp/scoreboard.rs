@@ -221,17 +221,25 @@ struct RackRecords {
     /// 1,328 M instructions against 1,147 M). Only a tie at the back's
     /// nanosecond that RACK_sent_after orders by end sequence before the
     /// back (a retransmission sent after higher data in the same instant)
-    /// is put a few entries from the back (a clock that went back would
-    /// cost a longer search, not a wrong order). An entry is never
+    /// goes to [`Self::out_of_order`] instead. An entry is never
     /// taken out when its segment is SACKed, acknowledged, deemed lost or
     /// sent again: it is live only while [`live_position`] finds its
     /// segment read by step 5 with that latest transmission, and stale
     /// entries are dropped where step 5 meets them (at the front, and
     /// between the last live entry sent before RACK.xmit_ts and
     /// RACK.xmit_ts) or by a compaction once they could be the majority
-    /// ([`RACK_INDEX_STALE_SLACK`]). Entries are distinct, so that a
-    /// segment has at most one live entry.
+    /// ([`RACK_INDEX_STALE_SLACK`]). Entries are distinct, here and in
+    /// `out_of_order` together, so that a segment has at most one live
+    /// entry.
     by_send_time: VecDeque<SentKey>,
+    /// The entries that did not sort after the back of `by_send_time`
+    /// when they were added (ties at one nanosecond, rare), with the same
+    /// lazy deletion: kept apart in an ordered set, so that a burst of
+    /// them costs a logarithm each, not a search and a move through the
+    /// deque (a fuzz input that sent thousands of segments in one
+    /// nanosecond, then retransmissions in it, spent 4 s inserting them
+    /// into the deque). Step 5 reads both in RACK_sent_after order.
+    out_of_order: BTreeSet<SentKey>,
     /// The index is made at a SACK block, in a scoreboard of at least
     /// [`RACK_INDEX_MIN_SEGMENTS`], and kept until the cumulative ACK
     /// leaves no SACKed segment; a change to every segment (a spurious
@@ -284,21 +292,36 @@ impl RackRecords {
 
     /// [`Self::insert_sorted`] for a transmission that does not sort
     /// after the back: one that ties with the back's nanosecond and has a
-    /// lower end, put before the entries RACK_sent_after puts after it;
-    /// or one whose entry is already there (a segment deemed lost and
-    /// sent again in the nanosecond of its last transmission: the entry,
-    /// stale while the segment was lost, is live again, and a second one
-    /// would give the segment two). Rare, so kept out of line.
+    /// lower end, kept in `out_of_order`; or one whose entry is already
+    /// there (a segment deemed lost and sent again in the nanosecond of
+    /// its last transmission: the entry, stale while the segment was
+    /// lost, is live again, and a second one would give the segment
+    /// two). Rare, so kept out of line.
     #[cold]
     #[inline(never)]
     fn add_before_back(&mut self, key: SentKey) {
-        let q = &mut self.by_send_time;
-        let mut at = q.len();
-        while at > 0 && q[at - 1] > key {
-            at -= 1;
+        if self.by_send_time.binary_search(&key).is_err() {
+            self.out_of_order.insert(key);
         }
-        if at == 0 || q[at - 1] != key {
-            q.insert(at, key);
+    }
+
+    /// The first entry in RACK_sent_after order, and whether it is in
+    /// `out_of_order`.
+    fn oldest(&self) -> Option<(SentKey, bool)> {
+        match (self.by_send_time.front(), self.out_of_order.first()) {
+            (Some(&d), Some(&o)) if o < d => Some((o, true)),
+            (Some(&d), _) => Some((d, false)),
+            (None, Some(&o)) => Some((o, true)),
+            (None, None) => None,
+        }
+    }
+
+    /// Take the first entry ([`Self::oldest`]) out.
+    fn pop_oldest(&mut self, out_of_order: bool) {
+        if out_of_order {
+            self.out_of_order.pop_first();
+        } else {
+            self.by_send_time.pop_front();
         }
     }
 
@@ -307,7 +330,7 @@ impl RackRecords {
     /// segment already there, and after a cumulative ACK takes segments
     /// away (an entry added with a new segment keeps the bound).
     fn reclaim_stale(&mut self, segs: &VecDeque<SegmentRecord>) {
-        if self.by_send_time.len() > 2 * segs.len() + RACK_INDEX_STALE_SLACK {
+        if self.len() > 2 * segs.len() + RACK_INDEX_STALE_SLACK {
             self.compact(segs);
         }
     }
@@ -318,31 +341,52 @@ impl RackRecords {
     fn compact(&mut self, segs: &VecDeque<SegmentRecord>) {
         self.by_send_time
             .retain(|&k| live_position(segs, k).is_some());
+        self.out_of_order
+            .retain(|&k| live_position(segs, k).is_some());
+    }
+
+    /// Entries held, live or stale.
+    fn len(&self) -> usize {
+        self.by_send_time.len() + self.out_of_order.len()
     }
 
     /// The latest transmission time among the live entries sent before
     /// `bound` (RACK.xmit_ts, RACK.end_seq), which the caller knows to
-    /// include the front entry; the stale entries crossed on the way
-    /// back from `bound` are dropped, so that no later call crosses them
-    /// (those are mostly the segments SACKed since the last call: the
-    /// ones sent just before RACK.xmit_ts). Out of line: at most once an
-    /// ACK, and only when a segment step 5 reads has not yet expired.
+    /// include the first entry ([`Self::oldest`]); the stale entries
+    /// crossed on the way back from `bound` are dropped, so that no later
+    /// call crosses them (those are mostly the segments SACKed since the
+    /// last call: the ones sent just before RACK.xmit_ts). Out of line:
+    /// at most once an ACK, and only when a segment step 5 reads has not
+    /// yet expired.
     #[inline(never)]
     fn latest_live_before(&mut self, bound: SentKey, segs: &VecDeque<SegmentRecord>) -> TimeNs {
         let q = &mut self.by_send_time;
         let sent_before = q.partition_point(|&k| k < bound);
-        let mut at = sent_before - 1;
-        while live_position(segs, q[at]).is_none() {
+        let mut at = sent_before;
+        while at > 0 && live_position(segs, q[at - 1]).is_none() {
             at -= 1;
         }
-        q.drain(at + 1..sent_before);
-        q[at].0
+        q.drain(at..sent_before);
+        let in_order = at.checked_sub(1).map(|i| q[i]);
+        let mut out_of_order = None;
+        while let Some(&k) = self.out_of_order.range(..bound).next_back() {
+            if live_position(segs, k).is_some() {
+                out_of_order = Some(k);
+                break;
+            }
+            self.out_of_order.remove(&k);
+        }
+        in_order
+            .max(out_of_order)
+            .expect("the first entry is live and sent before RACK.xmit_ts")
+            .0
     }
 
     /// Stop keeping the index (see `indexed`).
     fn drop_index(&mut self) {
         self.indexed = false;
         self.by_send_time.clear();
+        self.out_of_order.clear();
     }
 
     /// Start keeping the index (a SACK block) over a scoreboard long
@@ -350,6 +394,7 @@ impl RackRecords {
     fn start_index(&mut self, segs: &VecDeque<SegmentRecord>) {
         if !self.indexed && segs.len() >= RACK_INDEX_MIN_SEGMENTS {
             self.indexed = true;
+            self.out_of_order.clear();
             let q = &mut self.by_send_time;
             q.clear();
             q.extend(
@@ -496,19 +541,19 @@ impl Scoreboard {
             let Some(r) = self.rack.as_deref_mut() else {
                 return (false, None);
             };
-            let Some(&oldest) = r.by_send_time.front().filter(|&&k| k < bound) else {
+            let Some((oldest, out_of_order)) = r.oldest().filter(|&(k, _)| k < bound) else {
                 // Nothing step 5 reads was sent before RACK.xmit_ts.
                 return (marked, None);
             };
             let Some(i) = live_position(&self.segs, oldest) else {
-                r.by_send_time.pop_front();
+                r.pop_oldest(out_of_order);
                 continue;
             };
             if step.deadline(oldest.0) > step.now_ns {
                 let latest = r.latest_live_before(bound, &self.segs);
                 return (marked, Some(step.deadline(latest)));
             }
-            r.by_send_time.pop_front();
+            r.pop_oldest(out_of_order);
             self.mark_rack_lost(i);
             marked = true;
         }
@@ -548,13 +593,15 @@ impl Scoreboard {
         self.rack.as_deref().is_none_or(|r| {
             let q = &r.by_send_time;
             if !r.indexed {
-                return q.is_empty();
+                return q.is_empty() && r.out_of_order.is_empty();
             }
             let sorted = q.iter().zip(q.iter().skip(1)).all(|(a, b)| a < b);
-            let bounded = q.len() <= 2 * self.segs.len() + RACK_INDEX_STALE_SLACK;
-            let live: Vec<SentKey> = q
-                .iter()
-                .copied()
+            let bounded = r.len() <= 2 * self.segs.len() + RACK_INDEX_STALE_SLACK;
+            let mut all: Vec<SentKey> = q.iter().chain(&r.out_of_order).copied().collect();
+            all.sort_unstable();
+            let distinct = all.windows(2).all(|w| w[0] < w[1]);
+            let live: Vec<SentKey> = all
+                .into_iter()
                 .filter(|&k| live_position(&self.segs, k).is_some())
                 .collect();
             let mut scan: Vec<SentKey> = self
@@ -564,7 +611,7 @@ impl Scoreboard {
                 .map(|s| (s.last_sent_ns, s.end))
                 .collect();
             scan.sort_unstable();
-            sorted && bounded && live == scan
+            sorted && distinct && bounded && live == scan
         })
     }
 
