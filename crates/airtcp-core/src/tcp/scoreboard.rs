@@ -218,7 +218,7 @@ struct RackRecords {
     /// nearly every entry is added at the back, a push into a reused
     /// buffer (a B-tree's insertion and later removal per packet made 100
     /// CUBIC+RACK flows, `examples/event_cost.rs 100 5 cubic-rack`, cost
-    /// 1,328 M instructions against 1,147 M). Only a tie at the back's
+    /// 1,328 M instructions against 1,163 M). Only a tie at the back's
     /// nanosecond that RACK_sent_after orders by end sequence before the
     /// back (a retransmission sent after higher data in the same instant)
     /// goes to [`Self::out_of_order`] instead. An entry is never
