@@ -656,7 +656,7 @@ def run_fuzz_script(command, tmp_path):
 
 def test_fuzzing_commands_name_what_scripts_fuzz_accepts(tmp_path):
     commands = fuzz_commands()
-    assert len(commands) == 4 + 3 + 21, commands  # the block, the <target> form per target, the results table
+    assert len(commands) == 4 + 3 + 22, commands  # the block, the <target> form per target, the results table
     for command in commands:
         argv = shlex.split(command)
         assert argv[0] == "scripts/fuzz", command
