@@ -173,27 +173,40 @@ fn read_by_step5(s: &SegmentRecord) -> bool {
     !s.sacked && !s.rack_lost
 }
 
-/// The position in `segs` of the segment ending at `end`.
-fn position_of_end(segs: &VecDeque<SegmentRecord>, end: u64) -> Option<usize> {
+/// The position in `segs` of the segment whose `edge` (its start or its
+/// end) is `seq`.
+fn position_where(
+    segs: &VecDeque<SegmentRecord>,
+    seq: u64,
+    edge: impl Fn(&SegmentRecord) -> u64,
+) -> Option<usize> {
     let front = segs.front()?;
-    if end < front.end {
+    if seq < edge(front) {
         return None;
     }
-    // Most segments are as long as the first: try the position that gives
-    // before the binary search (one record read where the search reads
-    // several), as `Scoreboard::index_of` does.
-    let guess = usize::try_from((end - front.end) / front.len().max(1)).unwrap_or(usize::MAX);
-    if segs.get(guess).is_some_and(|s| s.end == end) {
+    // Segments are contiguous and never empty; most are as long as the
+    // first, so try the position that gives before the binary search (one
+    // record read, where the search reads several, each out of cache with
+    // many flows).
+    let guess = usize::try_from((seq - edge(front)) / front.len().max(1)).unwrap_or(usize::MAX);
+    if segs.get(guess).is_some_and(|s| edge(s) == seq) {
         return Some(guess);
     }
-    segs.binary_search_by(|s| s.end.cmp(&end)).ok()
+    segs.binary_search_by(|s| edge(s).cmp(&seq)).ok()
+}
+
+/// The keys of the segments RACK's step 5 reads, in sequence order.
+fn step5_keys(segs: &VecDeque<SegmentRecord>) -> impl Iterator<Item = SentKey> + '_ {
+    segs.iter()
+        .filter(|s| read_by_step5(s))
+        .map(|s| (s.last_sent_ns, s.end))
 }
 
 /// The position of the segment an index entry names, if the entry is
 /// live: the segment is still outstanding, read by step 5, and its latest
 /// transmission is the one the entry records.
 fn live_position(segs: &VecDeque<SegmentRecord>, (sent_ns, end): SentKey) -> Option<usize> {
-    position_of_end(segs, end)
+    position_where(segs, end, |s| s.end)
         .filter(|&i| read_by_step5(&segs[i]) && segs[i].last_sent_ns == sent_ns)
 }
 
@@ -397,11 +410,7 @@ impl RackRecords {
             self.out_of_order.clear();
             let q = &mut self.by_send_time;
             q.clear();
-            q.extend(
-                segs.iter()
-                    .filter(|s| read_by_step5(s))
-                    .map(|s| (s.last_sent_ns, s.end)),
-            );
+            q.extend(step5_keys(segs));
             q.make_contiguous().sort_unstable();
         }
     }
@@ -604,12 +613,7 @@ impl Scoreboard {
                 .into_iter()
                 .filter(|&k| live_position(&self.segs, k).is_some())
                 .collect();
-            let mut scan: Vec<SentKey> = self
-                .segs
-                .iter()
-                .filter(|s| read_by_step5(s))
-                .map(|s| (s.last_sent_ns, s.end))
-                .collect();
+            let mut scan: Vec<SentKey> = step5_keys(&self.segs).collect();
             scan.sort_unstable();
             sorted && distinct && bounded && live == scan
         })
@@ -686,19 +690,7 @@ impl Scoreboard {
 
     /// Index of the segment starting at `seq`.
     pub fn index_of(&self, seq: u64) -> Option<usize> {
-        let front = self.segs.front()?;
-        if seq < front.start {
-            return None;
-        }
-        // Segments are contiguous and never empty; most are as long as the
-        // first, so try the index that gives before the binary search (one
-        // record read, where the search reads several, each out of cache
-        // with many flows).
-        let guess = usize::try_from((seq - front.start) / front.len().max(1)).unwrap_or(usize::MAX);
-        if self.segs.get(guess).is_some_and(|s| s.start == seq) {
-            return Some(guess);
-        }
-        self.segs.binary_search_by(|s| s.start.cmp(&seq)).ok()
+        position_where(&self.segs, seq, |s| s.start)
     }
 
     /// Record a retransmission of the segment at index `i`.
