@@ -202,6 +202,19 @@ fn wrong_capture_and_trace_tables_are_one_line_errors() {
             "[[capture]]\nnode = \"A\"\nfile = \"/tmp/x.pcapng\"",
             "t.toml:15: capture[0].file: must be relative",
         ),
+        // docs/scenario.md: "relative to the output directory"; `..` left it.
+        (
+            "[[capture]]\nnode = \"A\"\nfile = \"../../escape.pcapng\"",
+            "t.toml:15: capture[0].file: \"../../escape.pcapng\" must stay inside the output directory (no `..`)",
+        ),
+        (
+            "[trace]\nfile = \"runs/../../t.parquet\"",
+            "t.toml:14: trace.file: \"runs/../../t.parquet\" must stay inside the output directory (no `..`)",
+        ),
+        (
+            "[[capture]]\nnode = \"A\"\n[[capture]]\nnode = \"A\"\nfile = \"./capture-A.pcapng\"",
+            "t.toml: capture: two outputs would write the same file \"./capture-A.pcapng\"",
+        ),
         (
             "[[capture]]\nnode = \"A\"\n[[capture]]\nnode = \"A\"",
             "t.toml: capture: two outputs would write the same file \"capture-A.pcapng\"",

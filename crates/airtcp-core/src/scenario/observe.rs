@@ -6,7 +6,7 @@
 //! Output paths are relative to the caller's output directory; a suffix
 //! (e.g. `-seed3` for one of several seeds) goes before the extension.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use super::{Scenario, ScenarioError};
 use crate::observe::capture::{Capture, CapturePoint, Captures};
@@ -275,7 +275,7 @@ impl Scenario {
             files.push(&t.file);
         }
         for (i, f) in files.iter().enumerate() {
-            if files[..i].contains(f) {
+            if files[..i].iter().any(|g| same_file_name(g, f)) {
                 return Err(self.error_at(
                     None,
                     "capture",
@@ -460,8 +460,10 @@ fn add_node(
     ));
 }
 
-/// An output file name: not empty; relative if a scenario file names it
-/// (a scenario writes only under the output directory).
+/// An output file name: not empty; if a scenario file names it, relative
+/// and without `..` (a scenario writes only under the output directory:
+/// `../x.pcapng` from `--out od/run` wrote `od/x.pcapng`, and from a
+/// scenario run without `--out`, outside the working directory).
 fn check_file_name(
     sc: &Scenario,
     name: &str,
@@ -478,7 +480,31 @@ fn check_file_name(
             "must be relative (outputs go to the output directory: `--out`, or `out_dir=`)",
         ));
     }
+    if span.is_some()
+        && Path::new(name)
+            .components()
+            .any(|c| c == Component::ParentDir)
+    {
+        return Err(sc.error_at(
+            span,
+            field,
+            format!("\"{name}\" must stay inside the output directory (no `..`)"),
+        ));
+    }
     Ok(name.to_string())
+}
+
+/// Do two output file names name one file in the output directory
+/// (`./a.pcapng` and `a.pcapng`, `d//a` and `d/a`)? Paths compare by
+/// components, which drop repeated separators and inner `.`; a leading
+/// `.` is dropped here.
+fn same_file_name(a: &str, b: &str) -> bool {
+    fn parts(name: &str) -> impl Iterator<Item = Component<'_>> {
+        Path::new(name)
+            .components()
+            .filter(|c| *c != Component::CurDir)
+    }
+    parts(a).eq(parts(b))
 }
 
 impl ObservePlan {
