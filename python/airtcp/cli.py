@@ -92,6 +92,15 @@ def _seed(s: str) -> int:
     return v
 
 
+def _out_dir(s: str) -> str:
+    """An output directory: not empty or blank. An unset ``$OUT`` in
+    ``--out "$OUT"`` wrote no tables (run) or wrote to the default
+    directory (sweep, reproduce), where the command line said nothing."""
+    if not s.strip():
+        raise argparse.ArgumentTypeError(f"must not be empty, got {s!r}")
+    return s
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="airtcp",
@@ -109,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help=f"number of seeds to run: seed, seed+1, ... (at most {MAX_RUNS:,}: every run's results are kept in memory)",
     )
-    r.add_argument("--out", metavar="DIR", help="write result tables and run.json to DIR")
+    r.add_argument("--out", metavar="DIR", type=_out_dir, help="write result tables and run.json to DIR")
     r.add_argument("--format", choices=("csv", "parquet", "json"), default="csv", help="table format for --out")
     r.add_argument("--workers", type=_positive_int, help="parallel threads for --runs (default: all cores)")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -150,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         "stored as Parquet in DIR. Run the same command again to resume an interrupted sweep.",
     )
     sw.add_argument("file", metavar="FILE", nargs="?", help="scenario TOML file with a [sweep] table")
-    sw.add_argument("--out", metavar="DIR", help="output directory (default: airtcp-out/<FILE's name>)")
+    sw.add_argument("--out", metavar="DIR", type=_out_dir, help="output directory (default: airtcp-out/<FILE's name>)")
     sw.add_argument("--workers", type=_positive_int, help="parallel threads, or LocalCluster workers (default: all cores)")
     _dask_option(sw)
     sw.add_argument(
@@ -189,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_run_count,
         help=f"runs per cell and scheme (default: the document's; cells x schemes x runs at most {MAX_RUNS:,})",
     )
-    rp.add_argument("--out", metavar="DIR", help="output and cache directory (default: airtcp-out/NAME)")
+    rp.add_argument("--out", metavar="DIR", type=_out_dir, help="output and cache directory (default: airtcp-out/NAME)")
     rp.add_argument("--workers", type=_positive_int, help="parallel threads, or LocalCluster workers (default: all cores)")
     _dask_option(rp)
     rp.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no tables")

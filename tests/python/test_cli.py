@@ -29,6 +29,19 @@ def test_usage_errors_exit_2(wireless):
         assert "usage:" in p.stderr
 
 
+@pytest.mark.parametrize("cmd", ["run", "sweep", "reproduce"])
+@pytest.mark.parametrize("out", ["", " "])
+def test_an_empty_out_directory_is_refused(cmd, out, wireless, tmp_path):
+    """An empty --out (an unset $OUT in a script) is an error, not "no
+    tables" (run) or the default directory (sweep, reproduce): the results
+    would not be where the command line says."""
+    target = {"run": [wireless], "sweep": [str(REPO / "examples" / "sweep.toml")], "reproduce": ["kick"]}[cmd]
+    p = run_cli(cmd, *target, "--out", out, cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert "argument --out: must not be empty" in p.stderr.splitlines()[-1]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_validate_ok(wireless, dumbbell):
     p = run_cli("validate", wireless)
     assert p.returncode == 0, p.stderr
