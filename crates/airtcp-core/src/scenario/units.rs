@@ -57,9 +57,24 @@ fn split_number(s: &str) -> Result<Option<(f64, &str)>, String> {
         || num.ends_with(char::is_whitespace)
         || s.ends_with(char::is_whitespace)
     {
+        let odd_space = |c: &char| c.is_whitespace() && *c != ' ';
+        // Shown escaped: a no-break space (pasted from a PDF) looks like
+        // the one space allowed, and the message says which it is.
+        let mut shown = String::with_capacity(s.len() + 8);
+        for c in s.chars() {
+            if odd_space(&c) {
+                shown.extend(c.escape_default());
+            } else {
+                shown.push(c);
+            }
+        }
+        let which = match s.chars().find(odd_space) {
+            Some(c) => format!("; it holds U+{:04X}, not a space", c as u32),
+            None => " (\"10Mbps\" or \"10 Mbps\")".to_string(),
+        };
         return Err(format!(
-            "\"{s}\": write the number and its unit with at most one space between them and no \
-             other whitespace (\"10Mbps\" or \"10 Mbps\")"
+            "\"{shown}\": write the number and its unit with at most one space between them and no \
+             other whitespace{which}"
         ));
     }
     // A bare number (including "1e5", whose "e5" looks like a unit) has no unit.
@@ -467,6 +482,16 @@ mod tests {
             let e = parse_rate_bps(s).unwrap_err();
             assert!(e.contains("one space"), "{s:?}: {e}");
         }
+        // A no-break space (pasted from a PDF) looks like the one space
+        // allowed: the message names it, and escapes it.
+        let e = parse_rate_bps("10\u{a0}Mbps").unwrap_err();
+        assert!(e.starts_with("\"10\\u{a0}Mbps\": "), "{e}");
+        assert!(e.ends_with("; it holds U+00A0, not a space"), "{e}");
+        let e = parse_rate_bps("10\nMbps").unwrap_err();
+        assert!(e.starts_with("\"10\\nMbps\": "), "{e}");
+        assert!(e.ends_with("; it holds U+000A, not a space"), "{e}");
+        let e = parse_rate_bps("10  Mbps").unwrap_err();
+        assert!(e.ends_with("(\"10Mbps\" or \"10 Mbps\")"), "{e}");
         for s in ["30\nms", "30\tms", " 30ms"] {
             let e = parse_duration_ns(s).unwrap_err();
             assert!(e.contains("one space"), "{s:?}: {e}");
