@@ -679,11 +679,13 @@ fn keys_with_control_characters_give_one_line_errors() {
             "flow[0].to",
             "unknown node \"B\\nC\"",
         ),
+        // A node name holding one is refused where it is written
+        // (scenario_audit.rs::names_that_hide_text_or_arrows_are_refused).
         (
             "b = \"B\"",
             "b = \"B\\tC\"",
-            "flow[0].to",
-            "(nodes: A, B\\tC)",
+            "link[0].b",
+            "\"B\\tC\" holds U+0009",
         ),
         (
             "tcp = {  }",
@@ -707,7 +709,7 @@ fn error_attributes_hold_the_escapes_the_line_shows() {
     let good = one_link("", "", "", "");
     for (from, to, field, words) in [
         ("to = \"B\"", "to = \"B\\nC\"", "flow[0].to", "\"B\\nC\""),
-        ("b = \"B\"", "b = \"B\\tC\"", "flow[0].to", "B\\tC"),
+        ("b = \"B\"", "b = \"B\\tC\"", "link[0].b", "\"B\\tC\""),
         (
             "tcp = {  }",
             "tcp = { variant = \"re\\nno\" }",

@@ -980,3 +980,38 @@ fn a_first_packet_that_cannot_arrive_in_the_run_is_refused() {
         "at 10.00008s at the earliest",
     );
 }
+
+/// docs/scenario.md, `[[node]]` and `[[flow]]` `name`: names are shown in
+/// tables, CSV files and captures, so a name holding a character that
+/// breaks or hides text there (a control character such as NUL, a
+/// zero-width or bidirectional formatting character) is refused, naming
+/// the character; and a node name must not hold `->`, which names link
+/// directions (`x->y` and `z` made a link `x->y->z`, which `x` and `y->z`
+/// would make too).
+#[test]
+fn names_that_hide_text_or_arrows_are_refused() {
+    let base = one_link("", "", "", "");
+    for (c, code) in [
+        ("\\u0000", "U+0000"),
+        ("\\u202e", "U+202E"),
+        ("\\u200b", "U+200B"),
+        ("\\t", "U+0009"),
+    ] {
+        let flow = base.replace("[[flow]]\n", &format!("[[flow]]\nname = \"f{c}g\"\n"));
+        check(&err(&flow), 11, "flow[0].name", &format!("holds {code}"));
+        let node = base.replace("a = \"A\"", &format!("a = \"A{c}\""));
+        check(&err(&node), 5, "link[0].a", &format!("holds {code}"));
+        let declared = base.replace(
+            "[[link]]\n",
+            &format!("[[node]]\nname = \"B{c}\"\n[[link]]\n"),
+        );
+        check(&err(&declared), 5, "node[0].name", &format!("holds {code}"));
+    }
+    for arrow in ["x->y", "x<->y"] {
+        let text = base.replace("\"A\"", &format!("\"{arrow}\""));
+        check(&err(&text), 5, "link[0].a", "must not hold \"->\"");
+    }
+    // What stays accepted: letters of any script, spaces, dashes, arrows' halves.
+    let text = base.replace("\"A\"", "\"Zürich base-station > 1\"");
+    scenario(&text);
+}

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use super::schema::*;
 use super::spanned::Spanned;
 use super::units::{parse_duration_ns, Duration, QueueCapacity};
-use super::{Scenario, ScenarioError};
+use super::{name_problem, Scenario, ScenarioError};
 use crate::agents::arq::{ArqConfig, Dda, DdaConfig, LinkArq};
 use crate::agents::gsnoop::{GSnoopA, GSnoopB, GSnoopBConfig};
 use crate::agents::kick_node::{KickAwareNode, NodeKnowledge};
@@ -95,6 +95,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                 "must not be empty",
             ));
         }
+        if let Some(why) = name_problem(n.name.get_ref(), true) {
+            return Err(sc.error_at(Some(n.name.span()), format!("node[{i}].name"), why));
+        }
         // A second table for a node would add its agents to the first's.
         let declared = names.len();
         let j = add(n.name.get_ref(), &mut names);
@@ -126,6 +129,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
                     format!("link[{i}].{which}"),
                     "node name must not be empty",
                 ));
+            }
+            if let Some(why) = name_problem(end.get_ref(), true) {
+                return Err(sc.error_at(Some(end.span()), format!("link[{i}].{which}"), why));
             }
         }
         if l.a.get_ref() == l.b.get_ref() {
@@ -319,6 +325,9 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
         // and names one flow.
         if name.trim().is_empty() {
             return Err(sc.error_at_path(format!("flow[{i}].name"), "must not be empty"));
+        }
+        if let Some(why) = name_problem(&name, false) {
+            return Err(sc.error_at_path(format!("flow[{i}].name"), why));
         }
         if let Some(j) = flow_names.insert(name.clone(), i) {
             return Err(sc.error_at_path(

@@ -90,19 +90,54 @@ impl fmt::Display for ScenarioError {
 /// characters, and U+2028/U+2029, line breaks to Python's `splitlines`)
 /// written as its Rust escape: `\n`, `\t`, `\u{7}`.
 fn escape_controls(s: &str) -> Cow<'_, str> {
-    let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
-    if !s.contains(breaks) {
+    escape_where(s, |c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+}
+
+/// `s` with each character for which `escape` holds written as its Rust
+/// escape (`\n`, `\u{a0}`), so that a message shows what it is about.
+pub(crate) fn escape_where(s: &str, escape: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.contains(&escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if breaks(c) {
+        if escape(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// Does `c` break or hide text where names are shown (tables, CSV files,
+/// capture comments, terminals)? The control characters, the line and
+/// paragraph separators, and the zero-width and bidirectional formatting
+/// characters (U+200B-U+200F, U+202A-U+202E, U+2060-U+2069, U+FEFF).
+pub(crate) fn hides_text(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Why a user's name (of a node, `node` true, or a flow) cannot name
+/// anything in results, or None. A node name must not hold `->`: link
+/// directions are named `A->B`, and nodes `x->y` and `z` gave a link
+/// `x->y->z` that `x` and `y->z` give too.
+pub(crate) fn name_problem(name: &str, node: bool) -> Option<String> {
+    if let Some(c) = name.chars().find(|&c| hides_text(c)) {
+        return Some(format!(
+            "\"{}\" holds U+{:04X}, which breaks or hides text where names are shown (tables, \
+             CSV, captures)",
+            escape_where(name, hides_text),
+            c as u32
+        ));
+    }
+    if node && name.contains("->") {
+        return Some(format!(
+            "\"{name}\": a node name must not hold \"->\" (link directions are named \"A->B\")"
+        ));
+    }
+    None
 }
 
 impl std::error::Error for ScenarioError {}

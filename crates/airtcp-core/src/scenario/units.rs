@@ -60,14 +60,7 @@ fn split_number(s: &str) -> Result<Option<(f64, &str)>, String> {
         let odd_space = |c: &char| c.is_whitespace() && *c != ' ';
         // Shown escaped: a no-break space (pasted from a PDF) looks like
         // the one space allowed, and the message says which it is.
-        let mut shown = String::with_capacity(s.len() + 8);
-        for c in s.chars() {
-            if odd_space(&c) {
-                shown.extend(c.escape_default());
-            } else {
-                shown.push(c);
-            }
-        }
+        let shown = super::escape_where(s, |c| odd_space(&c));
         let which = match s.chars().find(odd_space) {
             Some(c) => format!("; it holds U+{:04X}, not a space", c as u32),
             None => " (\"10Mbps\" or \"10 Mbps\")".to_string(),
