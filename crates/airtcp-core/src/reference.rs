@@ -58,8 +58,10 @@ pub fn results_markdown() -> String {
          ground truth kept by the simulator, never estimates. A value that does not exist \
          (an RTT without samples) is missing (NaN or null), never a sentinel number. \
          Every format keeps full precision: CSV writes what pandas' `to_csv` writes (a \
-         missing value as an empty field), JSON a list of records, one per line (a missing \
-         value, or an infinity, which JSON cannot write, as null).\n",
+         missing value as an empty field), JSON an array of records, one record per line \
+         (read it with `pd.read_json(path)`, not `lines=True`, and with \
+         `precise_float=True` for pandas to read the values exactly; a missing value, or an \
+         infinity, which JSON cannot write, as null).\n",
     );
     let tables: [(&str, &str, Vec<_>); 5] = [
         (

@@ -269,9 +269,14 @@ impl Row for FlowResult {
             col(
                 "variant",
                 "",
-                "TCP variant label: recovery (`tahoe`, `reno`, `newreno`, `sack`), `+sack` when SACK \
-                 is on with another recovery, `/<cc>` for a congestion controller other than Reno \
-                 (`newreno+sack/westwood`); empty for UDP.",
+                "TCP variant label, in this order: recovery (`tahoe`, `reno`, `newreno`, `sack`); \
+                 `+sack` when SACK is on with another recovery; `+rack_tlp` or `+rack` for RACK \
+                 loss detection; `+hystart++`; `+prr` for Proportional Rate Reduction; `/<cc>` \
+                 for a congestion controller other than Reno (`cubic`, `westwood`, `westwood+`, \
+                 `mecn`, `wmecn`), as in `sack+rack_tlp+prr/cubic`; empty for UDP. It does not \
+                 name the timeout response (`timeout_response`: DCLOR, Eifel, F-RTO), ECN, a loss \
+                 classifier or Kick TCP: read those from the scenario (a sweep's parameter \
+                 columns, a reproduction's scheme column).",
             ),
             Str(&self.variant),
         );
