@@ -738,8 +738,9 @@ def run_many(
     """Run a scenario for several seeds, in parallel, and concatenate.
 
     ``seeds``: at least one, each listed once (a ValueError otherwise: a
-    seed twice would be one run counted twice in every mean). Each table gets a leading ``seed`` column; rows are in the order of
-    ``seeds`` whatever the order in which runs finish, so the result is
+    seed twice would be one run counted twice in every mean). Each table
+    gets a leading ``seed`` column; rows are in the order of ``seeds``
+    whatever the order in which runs finish, so the result is
     identical to a serial run. Runs go on ``workers`` native threads
     (default: all cores; the simulator releases the GIL), so no process is
     spawned and scripts need no ``if __name__ == "__main__":`` guard.
