@@ -737,8 +737,10 @@ def run_many(
 ) -> Result:
     """Run a scenario for several seeds, in parallel, and concatenate.
 
-    Each table gets a leading ``seed`` column; rows are in the order of
-    ``seeds`` whatever the order in which runs finish, so the result is
+    ``seeds``: at least one, each listed once (a ValueError otherwise: a
+    seed twice would be one run counted twice in every mean). Each table
+    gets a leading ``seed`` column; rows are in the order of ``seeds``
+    whatever the order in which runs finish, so the result is
     identical to a serial run. Runs go on ``workers`` native threads
     (default: all cores; the simulator releases the GIL), so no process is
     spawned and scripts need no ``if __name__ == "__main__":`` guard.
@@ -767,6 +769,16 @@ def run_many(
     """
     sc = load(scenario)
     seeds = [_check_seed(s) for s in bounded_seeds(seeds)]
+    # As the CLI (--runs 0) and a sweep (seeds = [], a seed listed twice):
+    # no seed is no result, and a seed twice is one run counted twice in
+    # every mean (and, with captures or traces, two runs writing one file).
+    if not seeds:
+        raise ValueError("seeds: empty: run_many needs at least one seed")
+    twice = next((s for s, n in _counts(seeds).items() if n > 1), None)
+    if twice is not None:
+        raise ValueError(
+            f"seeds: seed {twice} is listed twice: its runs would be identical, one run counted twice in every mean"
+        )
     # Every run's results are kept until the last ends: refused before
     # the first runs if together they exceed the memory budget.
     sc._core.check_runs(len(seeds))
@@ -774,12 +786,6 @@ def run_many(
     if pointless:
         warnings.warn(pointless, DeterministicScenarioWarning, stacklevel=2)
     _observe(pcap, trace, out_dir)  # check the arguments before starting
-    twice = next((s for s, n in _counts(seeds).items() if n > 1), None)
-    if twice is not None and _writes_files(sc, pcap, trace):
-        # Two runs of one seed would write one file at once (-seed<N>).
-        raise ValueError(
-            f"seed {twice} is listed twice: both of its runs would write the same capture and trace files"
-        )
 
     def observe(seed: int) -> dict[str, Any]:
         return _observe(pcap, trace, out_dir, suffix=f"-seed{seed}" if len(seeds) > 1 else "")
@@ -842,20 +848,6 @@ def _counts(items: Iterable) -> dict:
     for x in items:
         counts[x] = counts.get(x, 0) + 1
     return counts
-
-
-def _writes_files(sc: Scenario, pcap, trace) -> bool:
-    """Does a run write capture or trace files: asked here, or by the
-    scenario's ``[[capture]]``, ``[trace]`` or a flow's ``tcp.trace``?"""
-    if pcap or trace:
-        return True
-    import tomllib
-
-    doc = tomllib.loads(sc.text)
-    if doc.get("capture") or doc.get("trace"):
-        return True
-    return any(isinstance(f, Mapping) and isinstance(f.get("tcp"), Mapping) and f["tcp"].get("trace") is True
-               for f in doc.get("flow") or [])
 
 
 def removed_text(removed: Iterable[tuple[int, str]]) -> str:

@@ -549,6 +549,11 @@ def cmd_sweep(args) -> int:
             f"{res.reused} already in {res.out}) in {res.wall_s:.1f} s; wrote {os.path.join(res.out, SUMMARY)}; "
             f"load them with airtcp.load_results({res.out!r})"
         )
+        if res.outside:
+            print(
+                f"{res.out} also holds {res.outside} runs of other points or seeds, left out of this summary: "
+                f"load them with airtcp.load_results({res.out!r}, runs='all')"
+            )
     return 0
 
 

@@ -365,8 +365,11 @@ def test_error_without_line_and_empty_run_many(wireless):
         airtcp.load({"simulation": {"duration": "1s"}, "link": []})
     assert ei.value.line is None and ei.value.field == "link"
     assert str(ei.value) == "<dict>: link: a scenario needs at least one [[link]]"
-    r = airtcp.run_many(wireless, [], progress=False)
-    assert r.seeds == [] and r.flows.empty and list(r.flows.columns) == ["seed"] + FLOW_COLUMNS
+    # No seed is no result: refused, as the CLI refuses --runs 0 and a sweep
+    # seeds = [] (it returned an empty Result without a word).
+    for seeds in ([], iter([]), range(5, 5)):
+        with pytest.raises(ValueError, match=r"^seeds: empty: run_many needs at least one seed$"):
+            airtcp.run_many(wireless, seeds, progress=False)
 
 
 

@@ -223,6 +223,21 @@ def test_readme_cli_block(scratch):
     assert timing.startswith("120 runs (120 simulated on ")
     assert matches(rows + ["..."], sweep.splitlines())
     assert "done: 120 of 120 runs" in ran["airtcp sweep --status airtcp-out/sweep"]
+    # docs/sweeps.md's fewer seeds in the same directory: a summary of
+    # those seeds alone, and the runs it leaves out counted.
+    (session,) = [b for b in doc_blocks("docs/sweeps.md") if b.startswith("$ airtcp sweep examples/sweep.toml --runs 3")]
+    command, *shown = session.splitlines()
+    p = run_shell(command[2:], scratch)
+    assert p.returncode == 0, p.stderr
+    printed = p.stdout.splitlines()
+    # The timing line: the machine's threads and seconds aside, as shown.
+    (k,) = [i for i, line in enumerate(shown) if line.startswith("36 runs (0 simulated on ")]
+    timing = re.escape(shown[k]).replace("2\\ threads", ".+").replace("0\\.2\\ s", "[0-9.]+ s")
+    (j,) = [i for i, line in enumerate(printed) if re.fullmatch(timing, line)]
+    assert matches(shown[:k] + ["timing"] + shown[k + 1 :], printed[:j] + ["timing"] + printed[j + 1 :])
+    status = run_shell("airtcp sweep --status airtcp-out/sweep", scratch).stdout
+    assert "done: 36 of 36 runs" in status and "also stored: 84 runs of points or seeds outside" in status
+    assert "also stored: 84 runs of points or seeds outside" in (REPO / "docs" / "sweeps.md").read_text()
 
 
 def test_readme_reproduce_block_lists_the_reproductions(scratch):

@@ -329,18 +329,23 @@ def test_campaign_workers_are_checked(tmp_path):
 # -- the Python API's other arguments -------------------------------------
 
 
-def test_a_seed_twice_is_refused_only_when_its_runs_write_files(wireless, tmp_path):
-    # Both runs of seed 1 wrote capture-...-seed1.pcapng at once, on two threads.
-    with pytest.raises(ValueError, match="seed 1 is listed twice: both of its runs would write the same"):
+def test_a_seed_twice_is_refused(wireless, tmp_path):
+    """Two runs of one seed are one run counted twice in every mean (a
+    sweep refuses it: "a seed is listed twice"); with captures or traces
+    both also wrote capture-...-seed1.pcapng at once, on two threads."""
+    twice = r"^seeds: seed {} is listed twice: its runs would be identical, one run counted twice in every mean$"
+    with pytest.raises(ValueError, match=twice.format(1)):
+        airtcp.run_many(wireless, seeds=[1, 1], progress=False)
+    with pytest.raises(ValueError, match=twice.format(7)):
+        airtcp.run_many(wireless, seeds=(s % 3 + 7 for s in range(4)), workers=1, progress=False)
+    with pytest.raises(ValueError, match=twice.format(1)):
         airtcp.run_many(wireless, seeds=[1, 2, 1], pcap="base_station<->mobile", out_dir=tmp_path, progress=False)
-    with pytest.raises(ValueError, match="seed 2 is listed twice"):
+    with pytest.raises(ValueError, match=twice.format(2)):
         airtcp.run_many(wireless, seeds=[2, 2], trace=True, out_dir=tmp_path, progress=False)
     traced = wireless.read_text() + '\n[trace]\nfile = "t.parquet"\n'
-    with pytest.raises(ValueError, match="seed 3 is listed twice"):
+    with pytest.raises(ValueError, match=twice.format(3)):
         airtcp.run_many(airtcp.Scenario(traced, "traced.toml"), seeds=[3, 3], out_dir=tmp_path, progress=False)
     assert list(tmp_path.iterdir()) == []
-    # Without files a seed twice is two equal runs, as before.
-    assert airtcp.run_many(wireless, seeds=[1, 1], progress=False).seeds == [1, 1]
 
 
 def test_seeds_and_trace_names_of_the_wrong_type(wireless):

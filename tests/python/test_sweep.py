@@ -162,6 +162,116 @@ def test_extending_a_sweep_runs_only_what_is_new(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "choose another output directory" in r.stderr
 
 
+def table_runs(stdout):
+    """The runs column of the summary table a sweep prints."""
+    lines = stdout.splitlines()
+    header = lines[lines.index("means over seeds") + 1].split()
+    rows = lines[lines.index("means over seeds") + 3 :]
+    return [r.split()[header.index("runs")] for r in rows[: rows.index("")]]
+
+
+def goodput_runs(res):
+    """The runs counted in the summary's goodput rows (other metrics count
+    the runs with a value: an RTT may have none)."""
+    return set(res.summary.query("metric == 'goodput_bps'").runs)
+
+
+def test_results_and_summary_cover_the_last_definition_only(tmp_path):
+    """docs/sweeps.md: runs/seeds (--runs, --seed) replace the file's
+    seeds and fewer values drop points. The summary a sweep prints and
+    writes, and what load_results returns, cover exactly the points x seeds
+    of the last definition, as in a fresh directory; the other stored runs
+    stay stored (extending again is free), counted in the footer and
+    --status, and load with runs="all". (They were pooled: runs = 5 per
+    point after runs = 2, runs = 3, then seeds 100 and 101.)"""
+    path = sweep_file(tmp_path, runs=2)
+    out = tmp_path / "out"
+    airtcp.sweep(path, out=out, workers=2, progress=False)
+    airtcp.sweep(path, runs=3, out=out, workers=2, progress=False)
+    res = airtcp.sweep(path, seeds=[100, 101], out=out, workers=2, progress=False)
+    fresh = airtcp.sweep(path, seeds=[100, 101], out=tmp_path / "fresh", workers=2, progress=False)
+    assert (res.executed, res.reused) == (8, 0)
+    for r in (res, airtcp.load_results(out)):
+        same_results(r, fresh)
+        assert r.points.equals(fresh.points) and r.summary.equals(fresh.summary)
+        assert goodput_runs(r) == {2}
+        assert repr(r) == (
+            f"<airtcp.SweepResult {str(out)!r}: 4 points x 2 seeds, 8 of 8 runs stored; "
+            "12 stored runs outside them left out (runs='all' loads them)>"
+        )
+        assert r.outside == 12 and r.seeds == [100, 101] and r.loaded_runs == "current"
+    assert (out / "summary.csv").read_text() == (tmp_path / "fresh" / "summary.csv").read_text()
+    # Every stored run, explicitly.
+    every = airtcp.load_results(out, runs="all")
+    assert every.outside == 12 and every.loaded_runs == "all" and "all 20 stored runs loaded" in repr(every)
+    for t in ("flows", "links", "runs"):  # (a bulk flow has no transfers, no agents, no series)
+        assert set(every.tables[t].column("seed").to_pylist()) == {1, 2, 3, 100, 101}, t
+    assert len(every.runs) == 20 and (counts(every) == 1).all()
+    assert list(every.points.runs) == [5] * 4 and goodput_runs(every) == {5}
+    # Extending to stored seeds again runs nothing.
+    again = airtcp.sweep(path, runs=3, out=out, workers=2, progress=False)
+    assert (again.executed, again.reused, again.outside) == (0, 12, 8)
+    assert set(again.flows.seed) == {1, 2, 3} and goodput_runs(again) == {3}
+
+    # The CLI: the table, summary.csv, the footer and --status.
+    r = run_cli("sweep", path, "--out", out, "--runs", "2", "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert table_runs(r.stdout) == ["2"] * 4
+    assert f"8 runs (0 simulated on 2 threads, 8 already in {out})" in r.stdout
+    assert (
+        f"{out} also holds 12 runs of other points or seeds, left out of this summary: "
+        f"load them with airtcp.load_results({str(out)!r}, runs='all')"
+    ) in r.stdout
+    import pandas as pd
+
+    assert set(pd.read_csv(out / "summary.csv").query("metric == 'goodput_bps'").runs) == {2}
+    st = run_cli("sweep", "--status", out)
+    assert (
+        "also stored: 12 runs of points or seeds outside the last definition, "
+        "left out of its summary and of load_results (runs='all' loads them)"
+    ) in st.stdout
+    # A value cut: its points are left out; --runs 10 then --runs 2 likewise.
+    r = run_cli("sweep", path, "--out", out, "--runs", "10", "--workers", "2", "-q")
+    assert r.returncode == 0, r.stderr
+    per = {"per": ('link["BS->M"].a_to_b.error.per', [0.01]), "tcp": ("flow[*].tcp.variant", ["reno", "sack"])}
+    cut = airtcp.sweep(path, per, runs=2, out=out, workers=2, progress=False)
+    assert (cut.executed, cut.outside) == (0, 48 - 4)
+    for r in (cut, airtcp.load_results(out)):
+        assert list(r.points.point) == [0, 1] and set(r.points.per) == {0.01}
+        assert set(r.flows.point) == set(r.summary.point) == {0, 1} and set(r.flows.seed) == {1, 2}
+        assert len(r.runs) == 4 and goodput_runs(r) == {2}
+    assert set(pd.read_csv(out / "summary.csv").point) == {0, 1}
+    with pytest.raises(ValueError, match=r"^runs: expected 'current' \(.*\) or 'all' \(.*\), got 3$"):
+        airtcp.load_results(out, runs=3)
+
+
+def test_load_results_while_a_sweep_runs_sees_its_definition_so_far(tmp_path, monkeypatch):
+    """load_results works while a sweep writes the directory (docs: it sees
+    the runs committed so far), and then too it covers the running
+    sweep's points x seeds only."""
+    from airtcp.campaign import sweep as sweep_module
+
+    path = sweep_file(tmp_path, runs=3)
+    out = tmp_path / "out"
+    airtcp.sweep(path, out=out, workers=1, progress=False)  # seeds 1, 2, 3
+    seen = []
+    flush = sweep_module.Committer.flush
+
+    def flush_and_look(self):
+        flush(self)
+        r = airtcp.load_results(out)
+        assert r._store.holder() is not None  # the sweep is writing
+        seen.append((r.finished, len(r.runs), set(r.flows.seed), goodput_runs(r), getattr(r, "outside", None)))
+
+    monkeypatch.setattr(sweep_module, "COMMIT_EVERY_S", 0.0)  # a commit a run
+    monkeypatch.setattr(sweep_module.Committer, "flush", flush_and_look)
+    airtcp.sweep(path, seeds=[3, 4], out=out, workers=1, progress=False)
+    assert [f for f, *_ in seen][:4] == [5, 6, 7, 8]
+    for finished, runs, seeds, summary_runs, _ in seen:
+        assert runs == finished and seeds <= {3, 4} and summary_runs <= {1, 2}
+    assert {outside for *_, outside in seen} == {8}
+
+
 def test_a_sweep_written_by_other_simulator_code_is_refused(tmp_path, monkeypatch):
     """Rows of two simulator builds never mix in one store: the build
     identity (version + digest of the Rust sources) is recorded and

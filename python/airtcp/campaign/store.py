@@ -399,15 +399,17 @@ class Store:
 
     # -- reading
 
-    def read(self, table: str, schema=None):
+    def read(self, table: str, schema=None, tasks: set[str] | None = None):
         """Every committed row of ``table`` as one pyarrow Table, in commit
-        order (``schema``: the table's schema, used when it has no rows)."""
+        order (``schema``: the table's schema, used when it has no rows).
+        With ``tasks``, only the parts that hold one of them are read (the
+        caller picks their rows: a part may hold other tasks too)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         parts = []
         for p in self.parts:
-            if p.rows.get(table, 0):
+            if p.rows.get(table, 0) and (tasks is None or not tasks.isdisjoint(p.tasks)):
                 data = self._part_bytes(table, p.part)
                 if data is None:
                     raise StoreError(f"{self.root}: part {p.part} of {table} vanished while reading")

@@ -32,6 +32,12 @@ one Parquet dataset per table (``flows``, ``links``, ``transfers``,
 carrying ``point``, the point's parameters as typed columns, and ``seed``;
 ``sweep.json`` (the definition, and every point the directory holds) and
 ``summary.csv`` (mean and 95% CI per point, flow or link, and metric).
+
+A directory keeps every run it ever stored; a sweep's results and summary
+(and :func:`load_results` by default) cover the last definition's points x
+seeds only, as a fresh directory would: runs of seeds or points a later
+definition dropped stay stored (extending to them again runs nothing) and
+are loaded with ``load_results(out, runs="all")``.
 """
 
 from __future__ import annotations
@@ -755,6 +761,17 @@ def default_out(source_name: str) -> str:
 # Results
 
 
+LOADS = ("current", "all")
+
+
+def _check_load(runs: Any) -> str:
+    if not isinstance(runs, str) or runs not in LOADS:
+        raise ValueError(
+            f"runs: expected 'current' (the last definition's points x seeds) or 'all' (every stored run), got {runs!r}"
+        )
+    return runs
+
+
 class SweepResult:
     """The results of a sweep (:func:`sweep`) or of an output directory
     (:func:`load_results`).
@@ -770,9 +787,28 @@ class SweepResult:
     ``complete`` says whether every point of that definition has every
     seed; after :func:`sweep`, ``executed``, ``reused`` and
     ``interrupted`` say what it did.
+
+    All of them cover the last definition's points x seeds
+    (``loaded_runs == "current"``, what ``repr`` describes), as in a fresh
+    directory; the directory's other runs (seeds or points a later
+    definition dropped) are left out and counted by ``outside``.
+    ``load_results(out, runs="all")`` (``loaded_runs == "all"``) loads
+    every stored run instead: each point with every seed stored, also the
+    points outside the last definition (``points.current`` is False for
+    them).
     """
 
-    def __init__(self, out: str, definition: Mapping[str, Any], store, executed=0, reused=0, interrupted=False):
+    def __init__(
+        self,
+        out: str,
+        definition: Mapping[str, Any],
+        store,
+        executed=0,
+        reused=0,
+        interrupted=False,
+        runs: str = "current",
+    ):
+        self.loaded_runs = _check_load(runs)
         self.out = out
         self.definition = dict(definition)
         self.parameters = [p["name"] for p in definition["parameters"]]
@@ -784,11 +820,17 @@ class SweepResult:
         self._tables: dict[str, Any] = {}
         self._frames: dict[str, Any] = {}
         self._summary = None
+        points = definition["points"]
         current = definition["current_points"]
         self.planned = len(current) * len(self.seeds)
-        self.finished = sum(
-            task_key(definition["points"][i]["sha256"], s) in store.done for i in current for s in self.seeds
-        )
+        # The definition's runs (each point once, each seed once); of the
+        # other stored runs, those of points the definition file knows (a
+        # reader may see runs a newer definition committed after it read
+        # sweep.json: they are no point of this one).
+        self._tasks = {task_key(points[i]["sha256"], s) for i in current for s in self.seeds}
+        known = {task_key(p["sha256"], 0).partition("/")[0] for p in points}
+        self.finished = len(self._tasks & store.done)
+        self.outside = sum(t.partition("/")[0] in known for t in store.done - self._tasks)
         self.wall_s = math.nan
 
     @property
@@ -802,8 +844,19 @@ class SweepResult:
             import pyarrow.compute as pc
 
             schema = pa.schema([pa.field(c, pa.type_for_alias(t)) for c, t in self.definition["columns"][name].items()])
-            t = self._store.read(name, schema)
+            current = self.loaded_runs == "current"
+            t = self._store.read(name, schema, tasks=self._tasks if current else None)
             if t.num_rows:
+                if current:
+                    # The definition is a grid: its runs are the rows of
+                    # its points with its seeds.
+                    keep = pc.and_(
+                        pc.is_in(t["point"], value_set=pa.array(self.definition["current_points"], pa.int64())),
+                        pc.is_in(t["seed"], value_set=pa.array(self.seeds, pa.uint64())),
+                    )
+                else:
+                    keep = pc.less(t["point"], len(self.definition["points"]))
+                t = t.filter(keep)
                 # Parts are in commit order; a stable sort by (point, seed)
                 # keeps each run's rows in their order.
                 t = t.take(pc.sort_indices(t, sort_keys=[("point", "ascending"), ("seed", "ascending")]))
@@ -819,24 +872,27 @@ class SweepResult:
             self._frames[name] = self.table(name).to_pandas()
         return self._frames[name]
 
-    flows = property(lambda self: self._frame("flows"), doc="Per-flow results of every run (DataFrame).")
-    links = property(lambda self: self._frame("links"), doc="Per link-direction results of every run.")
-    transfers = property(lambda self: self._frame("transfers"), doc="Completed transfers of every run.")
-    agents = property(lambda self: self._frame("agents"), doc="Agent counters of every run (long format).")
-    series = property(lambda self: self._frame("series"), doc="Sampled time series of every run (long format).")
+    flows = property(lambda self: self._frame("flows"), doc="Per-flow results of every run loaded (DataFrame).")
+    links = property(lambda self: self._frame("links"), doc="Per link-direction results of every run loaded.")
+    transfers = property(lambda self: self._frame("transfers"), doc="Completed transfers of every run loaded.")
+    agents = property(lambda self: self._frame("agents"), doc="Agent counters of every run loaded (long format).")
+    series = property(lambda self: self._frame("series"), doc="Sampled time series of every run loaded (long format).")
     runs = property(lambda self: self._frame(RUNS_TABLE), doc="One row per point and seed: events, wall times.")
 
     @property
     def points(self):
-        """One row per point the directory holds: ``point``, its parameters,
-        ``runs`` stored, and ``current`` (in the last definition)."""
+        """One row per point of the last definition (with ``runs="all"``,
+        per point the directory holds): ``point``, its parameters, ``runs``
+        loaded, and ``current`` (in the last definition)."""
         import pandas as pd
 
         stored = self.runs.groupby("point").size() if len(self.runs) else {}
         current = set(self.definition["current_points"])
+        points = self.definition["points"]
+        shown = sorted(current) if self.loaded_runs == "current" else range(len(points))
         rows = [
-            {"point": i, **p["values"], "runs": int(stored.get(i, 0)), "current": i in current}
-            for i, p in enumerate(self.definition["points"])
+            {"point": i, **points[i]["values"], "runs": int(stored.get(i, 0)), "current": i in current}
+            for i in shown
         ]
         return pd.DataFrame(rows, columns=["point", *self.parameters, "runs", "current"])
 
@@ -900,9 +956,15 @@ class SweepResult:
         return "means over seeds\n" + text + ("\n" + note if note else "")
 
     def __repr__(self) -> str:
+        if self.loaded_runs == "all":
+            rest = f"; all {self.finished + self.outside} stored runs loaded (runs='all')"
+        elif self.outside:
+            rest = f"; {self.outside} stored runs outside them left out (runs='all' loads them)"
+        else:
+            rest = ""
         return (
             f"<airtcp.SweepResult {self.out!r}: {len(self.definition['current_points'])} points x "
-            f"{len(self.seeds)} seeds, {self.finished} of {self.planned} runs stored>"
+            f"{len(self.seeds)} seeds, {self.finished} of {self.planned} runs stored{rest}>"
         )
 
 
@@ -972,19 +1034,25 @@ def summarize(res: SweepResult):
     return out.merge(pts, on="point", how="left")[cols]
 
 
-def load_results(out: str | os.PathLike) -> SweepResult:
+def load_results(out: str | os.PathLike, runs: str = "current") -> SweepResult:
     """The results of the sweep in directory ``out`` (what has been stored:
     a sweep still running, or interrupted, gives the runs finished so far).
+
+    ``runs="current"`` (the default): the runs of the last definition's
+    points x seeds, the sweep the directory was last run (or is being run)
+    with; ``runs="all"``: every run the directory holds, also of seeds and
+    points a later definition dropped.
 
     >>> import airtcp
     >>> r = airtcp.load_results("airtcp-out/sweep")   # doctest: +SKIP
     >>> r.flows.groupby(["per", "tcp"]).goodput_bps.mean()   # doctest: +SKIP
     """
+    _check_load(runs)
     out = os.fspath(out)
     definition = _read_json(os.path.join(out, DEFINITION))
     if definition is None:
         raise FileNotFoundError(f"{out}: no sweep here (no {DEFINITION})")
-    return SweepResult(out, definition, read_store(out, STORE_TABLES))
+    return SweepResult(out, definition, read_store(out, STORE_TABLES), runs=runs)
 
 
 def status(out: str | os.PathLike, max_rows: int = 40) -> str:
@@ -1010,9 +1078,11 @@ def status(out: str | os.PathLike, max_rows: int = 40) -> str:
         f"done: {res.finished} of {res.planned} runs; {full} of {len(current)} points complete, "
         f"{started} partly done, {len(current) - full - started} not started"
     )
-    other = len(res._store.done) - res.finished
-    if other:
-        lines.append(f"also stored: {other} runs of points or seeds outside the last definition")
+    if res.outside:
+        lines.append(
+            f"also stored: {res.outside} runs of points or seeds outside the last definition, "
+            "left out of its summary and of load_results (runs='all' loads them)"
+        )
     lines.append(f"writing now: {holder}" if holder else "not being written now")
     if res._store.dropped:
         lines.append(f"{res._store.dropped} bad journal line(s) will be dropped and re-run at the next sweep")
