@@ -287,6 +287,13 @@ def test_dclor_delay_figures_follow_the_stis_delay():
     assert "against RTTs above 200 ms it hardly matters" in why(near, "RTT clock")
 
 
+def test_dclor_rtt_clock_row_on_a_path_without_propagation_delay():
+    # --set delay_ms=0 (in its domain) ended the report in a ZeroDivisionError:
+    # the tick was compared with a base RTT of 0 ms.
+    text = why(report(dclor.EXPERIMENT.with_params(delay_ms=0)), "RTT clock")
+    assert "these runs' 1 ms tick is large against RTTs without propagation delay." in text, text
+
+
 def test_dclor_backoff_row_checks_the_stalls_against_tcp_retries2():
     assert why(report(dclor.EXPERIMENT), "RTO backoff").endswith(
         "tcp_retries2 = 15 expiries, which the 5-8 s stalls here never approach).")

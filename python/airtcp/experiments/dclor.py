@@ -544,6 +544,8 @@ def _tick_clause(p: Mapping[str, Any]) -> str:
     tick_ms = float(p["rtt_tick_ms"])
     if 20 * tick_ms <= rtt_ms:
         return f"so 1 ms; against RTTs above {rtt_ms:g} ms it hardly matters."
+    if rtt_ms == 0:  # --set delay_ms=0: no propagation delay to compare with
+        return f"so 1 ms; these runs' {tick_ms:g} ms tick is large against RTTs without propagation delay."
     return (
         f"so 1 ms, which against RTTs above {rtt_ms:g} ms hardly matters; these runs' {tick_ms:g} ms tick is "
         f"{100 * tick_ms / rtt_ms:.0f}% of the base RTT."
