@@ -179,7 +179,7 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
         "delayed_ack": bool(p["delayed_ack"]),
         "initial_rto": _us(p["initial_rto_s"]),
         "min_rto": _us(p["min_rto_s"]),
-        "max_rto": f"{p['max_rto_s']:g}s",
+        "max_rto": ns2.seconds_text(p["max_rto_s"]),
         "clock_granularity": _us(p["clock_granularity_s"]),
         # Limited Transmit (RFC 3042) off: ns-2's equivalent, Agent/TCP singledup_,
         # defaulted to 0 until late 2001 (its test suites pin it with "The default is

@@ -27,6 +27,14 @@ def duration_us(seconds: float) -> str:
     return f"{round(seconds * 1e6)}us"
 
 
+def seconds_text(seconds: float) -> str:
+    """A duration in seconds as a scenario string: "100000s" where six
+    digits say it exactly (as the scenarios have always written max_rto),
+    else whole microseconds, so that 123456.7 s is not written as 123457 s."""
+    short = f"{seconds:g}"
+    return f"{short}s" if float(short) == seconds else duration_us(seconds)
+
+
 def timer_tcp(p: Mapping[str, Any]) -> dict[str, Any]:
     """The TCP-table entries for the ns-2 timer parameters in ``p``."""
     tcp: dict[str, Any] = {"restart_rto_on_fast_retransmit": bool(p["restart_rto_on_fast_retransmit"])}

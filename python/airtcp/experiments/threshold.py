@@ -122,7 +122,7 @@ def _tcp(p: Mapping[str, Any], scheme: str, threshold_ms: float | None = None) -
         "delayed_ack": bool(p["delayed_ack"]),
         "initial_rto": _ms(p["initial_rto_s"] * 1e3),
         "min_rto": _ms(p["min_rto_s"] * 1e3),
-        "max_rto": f"{p['max_rto_s']:g}s",
+        "max_rto": ns2.seconds_text(p["max_rto_s"]),
         "clock_granularity": _ms(p["tick_s"] * 1e3),
         # Limited Transmit (RFC 3042) on: the document is from 2002; ns-2 releases from 2002 on send a new
         # segment on the first two duplicate ACKs by default (Agent/TCP singledup_ 1).
