@@ -671,13 +671,22 @@ def cmd_reproduce(args) -> int:
         print(f"airtcp: unknown reproduction {args.name!r}", file=sys.stderr)
         _list_reproductions(sys.stderr)
         return EXIT_USAGE
-    changes = {}
+    changes, given = {}, {}
     for item in args.params:
         name, sep, value = item.partition("=")
         if not sep or not name:
             print(f"airtcp: --set expects PARAM=VALUE, got {item!r}", file=sys.stderr)
             return EXIT_USAGE
-        changes[name.strip()] = _param_value(value.strip())
+        name = name.strip()
+        if name in given:
+            # The last one silently won (--set loss_rule=during --set loss_rule=start ran "start").
+            print(
+                f"airtcp: --set {name} is given twice ({given[name]!r}, then {value.strip()!r}): set each parameter once",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        given[name] = value.strip()
+        changes[name] = _param_value(value.strip())
     try:
         exp = exp.with_params(**changes)
     except (KeyError, ValueError) as e:

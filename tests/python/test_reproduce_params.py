@@ -252,6 +252,16 @@ def test_the_audits_values_are_refused_before_anything_runs(name, setting, says,
     assert not out.exists()
 
 
+def test_a_repeated_set_is_refused_in_one_line(tmp_path):
+    # --set loss_rule=during --set loss_rule=start ran "start", silently.
+    out = tmp_path / "out"
+    r = run_cli("reproduce", "kick", "--runs", "1", "--quiet", "--out", out,
+                "--set", "loss_rule=during", "--set", "loss_rule=start")
+    assert r.returncode == 2
+    assert r.stderr == "airtcp: --set loss_rule is given twice ('during', then 'start'): set each parameter once\n"
+    assert not out.exists()
+
+
 def test_a_relation_names_every_parameter_it_ties_the_changed_one_first():
     from airtcp.experiments import kick
 
