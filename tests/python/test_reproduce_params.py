@@ -260,6 +260,9 @@ def test_a_repeated_set_is_refused_in_one_line(tmp_path):
     assert r.returncode == 2
     assert r.stderr == "airtcp: --set loss_rule is given twice ('during', then 'start'): set each parameter once\n"
     assert not out.exists()
+    # Two different parameters are two settings.
+    r = run_cli("reproduce", "kick", "--params", "--set", "loss_rule=during", "--set", "initial_state=stationary")
+    assert r.returncode == 0, r.stderr
 
 
 def test_a_relation_names_every_parameter_it_ties_the_changed_one_first():
@@ -300,3 +303,36 @@ def test_the_threshold_traces_are_loaded_before_the_runs():
     with pytest.raises(ScenarioError,
                        match=r"threshold\[fig2 long 1 off -1 ms\].*classifier.threshold.*set: trace_threshold_ms=-1"):
         runner.plan(bare, 1)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_domains_are_listed_where_the_parameters_are(name):
+    """`airtcp reproduce NAME --params` and report.md's parameter table
+    say what each parameter may be, and the rules that tie them."""
+    from airtcp.experiments.report import parameters_markdown
+
+    exp = _exp(name)
+    r = run_cli("reproduce", name, "--params")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    table = "\n".join(parameters_markdown(exp))
+    assert "| name | value | allowed |" in table
+    for p, d in exp.domains.items():
+        line = next(line for line in r.stdout.splitlines() if line.split()[:1] == [p])
+        assert line.split(None, 2)[2].endswith(d.describe()), line
+        assert f"| `{p}` | `{exp.params[p]!r}` | {d.describe()} |" in table
+    for rel in exp.relations:
+        assert f"  {rel.text}\n" in r.stdout + "\n" and f"* {rel.text}" in table
+
+
+def test_the_pages_list_the_parameters_as_the_report_does():
+    """docs/reproductions/*.md: each page shows `airtcp reproduce NAME
+    --params`, and a page that copies the report's parameter table copies
+    it as the report writes it now (values, domains, rules)."""
+    from airtcp.experiments.report import parameters_markdown
+    from conftest import REPO
+
+    for name in NAMES:
+        text = (REPO / "docs" / "reproductions" / f"{name}.md").read_text()
+        assert f"airtcp reproduce {name} --params " in text, name
+        if "Experiment parameters (change with" in text:
+            assert "\n".join(parameters_markdown(_exp(name))) + "\n" in text, name

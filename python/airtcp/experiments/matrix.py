@@ -871,7 +871,7 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
     import datetime
 
     from .. import __version__
-    from .report import write_run_tables
+    from .report import parameters_markdown, write_run_tables
 
     out = outcome.out
     files = write_run_tables(out, runs_df, summary_df)
@@ -923,11 +923,8 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
     L += ["", "## Choices", "", "| choice | value | why |", "|---|---|---|"]
     for ch in exp.choice_list():
         L.append(f"| {ch.name} | {ch.value} | {ch.why} |")
-    L += ["", "Parameters (change with `--set NAME=VALUE`):", "", "| name | value |", "|---|---|"]
-    for k, v in exp.params.items():
-        L.append(f"| `{k}` | `{v!r}` |")
+    L += [""] + parameters_markdown(exp, "Parameters")
     L += [
-        "",
         "## Files",
         "",
         "* `matrix.md`, `matrix.csv`, `matrix.parquet`: the table above (one row per environment and scheme).",
