@@ -9,7 +9,7 @@
     airtcp sweep --status DIR
     airtcp bench [--quick]
     airtcp reproduce [NAME] [--runs N] [--out DIR] [--workers N] [--dask local|ADDRESS]
-                     [--quiet] [--set PARAM=VALUE ...]
+                     [--quiet] [--set PARAM=VALUE ...] [--params]
     airtcp --version
 
 Exit status: 0 on success, 2 for a wrong scenario or wrong usage, or an
@@ -209,6 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PARAM=VALUE",
         help="change an open parameter of the experiment (VALUE is JSON or a string); repeatable",
+    )
+    rp.add_argument(
+        "--params",
+        dest="list_params",
+        action="store_true",
+        help="list the experiment's parameters, their values (with any --set) and what each may be, then exit",
     )
     return p
 
@@ -685,18 +691,30 @@ def cmd_reproduce(args) -> int:
         print(f"airtcp: unknown reproduction {args.name!r}", file=sys.stderr)
         _list_reproductions(sys.stderr)
         return EXIT_USAGE
-    changes = {}
+    changes, given = {}, {}
     for item in args.params:
         name, sep, value = item.partition("=")
         if not sep or not name:
             print(f"airtcp: --set expects PARAM=VALUE, got {item!r}", file=sys.stderr)
             return EXIT_USAGE
-        changes[name.strip()] = _param_value(value.strip())
+        name = name.strip()
+        if name in given:
+            # The last one silently won (--set loss_rule=during --set loss_rule=start ran "start").
+            print(
+                f"airtcp: --set {name} is given twice ({given[name]!r}, then {value.strip()!r}): set each parameter once",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        given[name] = value.strip()
+        changes[name] = _param_value(value.strip())
     try:
         exp = exp.with_params(**changes)
     except (KeyError, ValueError) as e:
         print(f"airtcp: {e.args[0]}", file=sys.stderr)
         return EXIT_USAGE
+    if args.list_params:
+        print(_params_listing(exp))
+        return 0
     out = args.out or default_out(exp.name)
     command = " ".join(["airtcp reproduce", exp.name, *_command_line(args)])
     show = not args.quiet and sys.stderr.isatty()
@@ -731,6 +749,20 @@ def cmd_reproduce(args) -> int:
             f"wrote {out}/{written}"
         )
     return 0
+
+
+def _params_listing(exp) -> str:
+    """`airtcp reproduce NAME --params`: each parameter, its value and its
+    domain, then the rules that tie parameters together."""
+    rows = [(k, repr(v), exp.domains[k].describe() if k in exp.domains else "") for k, v in exp.params.items()]
+    wn = max(len(r[0]) for r in rows)
+    wv = max(len(r[1]) for r in rows)
+    lines = [f"{exp.name}: parameters (change one with --set NAME=VALUE)", f"  {'name':{wn}}  {'value':{wv}}  allowed"]
+    lines += [f"  {n:{wn}}  {v:{wv}}  {d}" for n, v, d in rows]
+    if exp.relations:
+        lines += ["together:"]
+        lines += [f"  {r.text}" for r in exp.relations]
+    return "\n".join(lines)
 
 
 def _command_line(args) -> list[str]:

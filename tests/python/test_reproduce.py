@@ -176,6 +176,19 @@ def test_kick_uses_ns2s_2001_timer_rules_explicitly():
     assert "restart_rto_on_fast_retransmit = false" in text
 
 
+def test_the_max_rto_is_written_as_set():
+    """`--set max_rto_s=123456.7` was written `max_rto = "123457s"` (six
+    significant digits): a silent change of the value. The defaults keep
+    their text (and so their cached runs)."""
+    from airtcp.experiments import threshold
+
+    for mod, cell in ((kick, {"fading": "fast", "size_kb": 10}), (threshold, threshold.EXPERIMENT.cells[0])):
+        exp = mod.EXPERIMENT
+        scheme = exp.schemes[0].name
+        assert 'max_rto = "100000s"' in scenario_text(exp, cell, scheme)
+        assert 'max_rto = "123456700000us"' in scenario_text(exp.with_params(max_rto_s=123456.7), cell, scheme)
+
+
 def test_gsnoop_pins_ns2s_timer_rules_explicitly():
     exp = gsnoop.EXPERIMENT
     for cell in (gsnoop.CELLS[0], gsnoop.CELLS[-1]):

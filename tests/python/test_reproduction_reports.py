@@ -22,6 +22,7 @@ from airtcp import ScenarioError, experiments
 from airtcp.experiments import Numbers, dclor, gsnoop, kick, threshold, wmecn
 from airtcp.experiments.report import all_text_tables, check_claims, markdown_report
 from airtcp.experiments.run import reproduce
+from airtcp.experiments.runner import plan
 from conftest import run_cli
 
 META = {"runs": 1, "total_runs": 1, "executed": 1, "reused": 0, "wall_s": 0.0, "workers": "1 thread", "created": "-"}
@@ -285,6 +286,13 @@ def test_dclor_delay_figures_follow_the_stis_delay():
     near = report(dclor.EXPERIMENT.with_params(delay_ms=100))
     assert "(~0.1 s on every download, the same for every scheme)" in why(near, "Download time")
     assert "against RTTs above 200 ms it hardly matters" in why(near, "RTT clock")
+
+
+def test_dclor_rtt_clock_row_on_a_path_without_propagation_delay():
+    # --set delay_ms=0 (in its domain) ended the report in a ZeroDivisionError:
+    # the tick was compared with a base RTT of 0 ms.
+    text = why(report(dclor.EXPERIMENT.with_params(delay_ms=0)), "RTT clock")
+    assert "these runs' 1 ms tick is large against RTTs without propagation delay." in text, text
 
 
 def test_dclor_backoff_row_checks_the_stalls_against_tcp_retries2():
@@ -696,12 +704,19 @@ def test_a_bad_set_value_names_the_cell_the_scheme_and_the_parameter(tmp_path):
     """The scenario a reproduction builds is not a file the user wrote: its
     error names the (cell, scheme) it was made for and the parameters that
     were set, so that the user can tell which --set to fix (the bar: one
-    line naming the file, the field and the problem; exit 2)."""
+    line naming the file, the field and the problem; exit 2). A value
+    outside the parameter's domain is refused before any scenario is made
+    (test_reproduce_params.py); what the domains cannot see, the loader
+    still reports this way (here an experiment without domains)."""
     r = run_cli("reproduce", "kick", "--runs", "1", "--set", "loss_rule=bogus", "--out", tmp_path, "--quiet")
     assert r.returncode == 2, r.stderr
-    line = r.stderr.strip()
+    assert r.stderr == "airtcp: kick: parameter loss_rule must be one of 'start', 'during', got 'bogus'\n", r.stderr
+    bare = dataclasses.replace(kick.EXPERIMENT, domains={}, relations=())
+    with pytest.raises(ScenarioError) as ei:
+        plan(bare.with_params(loss_rule="bogus"), 1)
+    line = str(ei.value)
     assert line.count("\n") == 0, line
-    assert line.startswith('airtcp: kick[{"fading":'), line
+    assert line.startswith('kick[{"fading":'), line
     assert ":tcp:" in line and "loss_rule: unknown variant `bogus`" in line, line
     assert line.endswith("(a scenario made from the parameters; set: loss_rule='bogus')"), line
     assert "<dict>" not in line
@@ -711,13 +726,19 @@ def test_a_bad_set_value_leaves_no_output_directory(tmp_path):
     """A --set that makes a scenario the core refuses is refused before
     anything is written (the bar: a clear error, no partial output): the
     output directory and its run cache are not made, from the CLI or the
-    API. loss_bad = loss_good = 0 is refused when the world is built."""
+    API. loss_bad = loss_good = 0 is refused by the experiment's relations
+    (the core refuses it when the world is built), also when the
+    parameters were set without with_params."""
     out = tmp_path / "cli"
     r = run_cli("reproduce", "kick", "--runs", "1", "--set", "loss_bad=0", "--out", out, "--quiet")
     assert r.returncode == 2, r.stderr
-    assert "loss_bad: equals loss_good" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert "parameters loss_bad=0 and loss_good=0.0 do not go together" in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
     assert not out.exists()
     out = tmp_path / "api"
-    with pytest.raises(ScenarioError, match="equals loss_good"):
-        reproduce(kick.EXPERIMENT.with_params(loss_bad=0), runs=1, out=out, progress=False)
+    with pytest.raises(ValueError, match="loss_good and loss_bad must differ"):
+        kick.EXPERIMENT.with_params(loss_bad=0)
+    replaced = dataclasses.replace(kick.EXPERIMENT, params={**kick.EXPERIMENT.params, "loss_bad": 0})
+    with pytest.raises(ValueError, match="loss_good and loss_bad must differ"):
+        reproduce(replaced, runs=1, out=out, progress=False)
     assert not out.exists()

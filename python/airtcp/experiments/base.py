@@ -42,6 +42,7 @@ import dataclasses
 import inspect
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,6 +135,221 @@ def whole(p: Mapping[str, Any], name: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or isinstance(v, float) and not v.is_integer():
         raise ValueError(f"parameter {name} must be a whole number, got {v!r}")
     return int(v)
+
+
+# --------------------------------------------------------------------------
+# Parameter domains: what each open parameter may be, checked before anything
+# is planned (Experiment.with_params, Experiment.check_params).
+
+
+def _show(x: float) -> str:
+    """A bound as the messages and reports write it: 65,495; 10,000,000; 0.001; 1e-06."""
+    if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e16:
+        return f"{int(x):,}"
+    return f"{x:g}"
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values an open parameter may take.
+
+    ``text`` says which ("a whole number from 1 to 65,495"): it is what an
+    error, the report's parameter table and ``airtcp reproduce NAME
+    --params`` show. ``accepts(value)`` decides. ``bounds`` are accepted
+    values at its ends (and every word of a set of words): the tests build
+    each experiment's scenarios with each, so that a value the domain
+    accepts is one the scenario loader accepts too, and check that each of
+    ``outside`` is refused. ``null`` says what
+    None means for a parameter whose None is a setting (``--set
+    NAME=null``; the experiment's ``nullable``)."""
+
+    text: str
+    accepts: Callable[[Any], bool]
+    bounds: tuple = ()
+    null: str | None = None
+    outside: tuple = ()  # values just outside (the tests check that each is refused)
+
+    def or_null(self, meaning: str) -> Domain:
+        return dataclasses.replace(self, null=meaning)
+
+    def describe(self) -> str:
+        return self.text + (f", or null ({self.null})" if self.null else "")
+
+    def admits(self, value: Any) -> bool:
+        if value is None:
+            return self.null is not None
+        try:
+            return bool(self.accepts(value))
+        except (TypeError, ValueError, OverflowError):
+            return False
+
+
+def whole_number(lo: int, hi: int, why: str = "") -> Domain:
+    """A whole number in [lo, hi] (2.0 is 2; 2.5, "2" and True are not)."""
+    def ok(v: Any) -> bool:
+        return _is_number(v) and float(v).is_integer() and lo <= v <= hi
+
+    return Domain(f"a whole number from {_show(lo)} to {_show(hi)}" + (f" ({why})" if why else ""), ok, (lo, hi),
+                  outside=(lo - 1, hi + 1, lo + 0.5))
+
+
+def number(lo: float, hi: float, why: str = "", above: bool = False, least: float | None = None) -> Domain:
+    """A finite number in [lo, hi], or (lo, hi] with ``above`` (``least``:
+    the smallest value the tests try then, default the next float above lo)."""
+    def ok(v: Any) -> bool:
+        return _is_number(v) and (v > lo if above else v >= lo) and v <= hi
+
+    low = (math.nextafter(lo, math.inf) if least is None else least) if above else lo
+    text = f"a number above {_show(lo)}, at most {_show(hi)}" if above else f"a number from {_show(lo)} to {_show(hi)}"
+    below = lo if above else math.nextafter(lo, -math.inf)
+    return Domain(text + (f" ({why})" if why else ""), ok, (low, hi), outside=(below, math.nextafter(hi, math.inf)))
+
+
+def zero_or(least: float, hi: float, why: str = "") -> Domain:
+    """0, or a number from ``least`` to ``hi``: a quantity whose smallest
+    positive value is the resolution it is written in (a duration in whole
+    microseconds: below half of one it would be written as 0)."""
+    def ok(v: Any) -> bool:
+        return _is_number(v) and (v == 0 or least <= v <= hi)
+
+    return Domain(f"0, or a number from {_show(least)} to {_show(hi)}" + (f" ({why})" if why else ""), ok,
+                  (0, least, hi), outside=(-least, least / 2, math.nextafter(hi, math.inf)))
+
+
+def probability(why: str = "") -> Domain:
+    d = number(0, 1)
+    return dataclasses.replace(d, text="a probability from 0 to 1" + (f" ({why})" if why else ""))
+
+
+def flag() -> Domain:
+    return Domain("true or false", lambda v: isinstance(v, bool), (False, True), outside=(0, 1, "true"))
+
+
+def one_of(*words: str) -> Domain:
+    return Domain("one of " + ", ".join(map(repr, words)), lambda v: isinstance(v, str) and v in words, tuple(words),
+                  outside=("", words[0].upper(), f" {words[0]}"))
+
+
+def seed() -> Domain:
+    """A simulation seed: a whole number in [0, 2**64)."""
+    d = whole_number(0, 2**64 - 1)
+    return dataclasses.replace(d, text="a whole number from 0 to 2**64 - 1 (a simulation seed)")
+
+
+#: The scenario loader's limits (crates/airtcp-core/src/scenario: units.rs,
+#: build.rs, budget.rs), which the domains below follow.
+MAX_DURATION_S = 10_000_000  # the longest duration any field takes (about 116 days)
+#: A link's one-way delay: a tenth of the longest run, so that a path of a
+#: few such links still delivers a packet within a run (the loader refuses
+#: a flow whose first packet cannot arrive before the run ends).
+MAX_DELAY_S = MAX_DURATION_S // 10
+MAX_RATE_BPS = 10**13  # 10 Tb/s
+MAX_SIZE_BYTES = 10**15  # 1 PB
+MAX_WINDOW_BYTES = 2**30  # the largest window TCP can advertise (RFC 7323)
+MAX_MSS_BYTES = 65_495
+MIN_TIMER_S = 0.001  # an RTO or kick timer: at least 1 ms
+MIN_PERIOD_S = 1e-6  # a random process's mean period, a time-series interval: at least 1 us
+AIRTCP_MAX_RTO_S = 60  # airtcp's max_rto where a scenario sets none (RtoConfig::default)
+#: A queue limit in packets: the memory budget (4 GB by default) counts the
+#: largest queue full at about 450 B a packet, so a million packets fit
+#: beside everything else a reproduction's run holds.
+MAX_QUEUE_PKTS = 1_000_000
+#: A first flight (initial window) in segments, each about 160 B when sent
+#: at once: a million fit the memory budget.
+MAX_INITIAL_WINDOW = 1_000_000
+#: The header bytes airtcp puts on a data segment without options (IPv4 + TCP).
+HEADER_BYTES = 40
+
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+_SIZE_UNITS = {
+    f"{prefix}B": scale
+    for prefix, scale in (
+        ("", 1), ("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12),
+        ("Ki", 1024), ("Mi", 1024**2), ("Gi", 1024**3), ("Ti", 1024**4),
+    )
+}
+_QUANTITY = re.compile(r"([0-9.+-][0-9.eE+-]*) ?([A-Za-z]+)")
+
+
+def _quantity(text: Any, units: Mapping[str, float]) -> float | None:
+    """A quantity as the scenario loader spells it ("150ms", "74 KB":
+    a decimal number, at most one space, a case-sensitive unit), in base
+    units; None if ``text`` is not one."""
+    if not isinstance(text, str):
+        return None
+    m = _QUANTITY.fullmatch(text)
+    if m is None or m.group(2) not in units:
+        return None
+    try:
+        v = float(m.group(1))
+    except ValueError:
+        return None
+    return v * units[m.group(2)] if math.isfinite(v) and v >= 0 else None
+
+
+def duration_s(text: Any) -> float | None:
+    """Seconds of a duration string ("150ms"), or None if it is not one."""
+    return _quantity(text, _DURATION_UNITS)
+
+
+def queue_limit(text: Any) -> tuple[str, float] | None:
+    """("pkt", n) or ("B", bytes) of a queue limit string ("50pkt", "74KB"),
+    or None if it is not one."""
+    n = _quantity(text, {"pkt": 1, "pkts": 1})
+    if n is not None:
+        return ("pkt", n)
+    b = _quantity(text, _SIZE_UNITS)
+    return None if b is None else ("B", b)
+
+
+def earliest_arrival_s(there: Sequence[tuple[float, float]], data_bytes: int,
+                       back: Sequence[tuple[float, float]] | None = None, syn_bytes: int = 0) -> float:
+    """When a first packet of ``data_bytes`` sent at 0 on idle links arrives
+    at the earliest, as the scenario loader reckons it (build.rs,
+    check_first_packet_arrives, in whole nanoseconds): each link of the way
+    ``there`` ((one-way delay s, rate b/s) pairs, in order) adds its delay
+    and the packet's transmission, rounded up to a nanosecond; with a
+    handshake (``back`` given) a SYN of ``syn_bytes`` crosses there and its
+    SYN-ACK back first."""
+    def way(links, nbytes):
+        return sum(round(d * 1e9) + -(-nbytes * 8 * 10**9 // round(r)) for d, r in links)
+
+    setup = way(there, syn_bytes) + way(back, syn_bytes) if back is not None else 0
+    return (setup + way(there, int(data_bytes))) / 1e9
+
+
+def arrives_in(arrival_s: float, duration_s: float) -> bool:
+    """Does a packet arriving at ``arrival_s`` arrive within a run of
+    ``duration_s`` (both in whole nanoseconds, as the loader counts)?"""
+    return round(arrival_s * 1e9) <= round(duration_s * 1e9)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A rule that ties parameters together (``min_rto_s`` at most
+    ``max_rto_s``): ``holds(params)`` decides, ``text`` says the rule
+    (in errors, reports and ``airtcp reproduce NAME --params``)."""
+
+    names: tuple[str, ...]
+    holds: Callable[[Mapping[str, Any]], bool]
+    text: str
+    #: What the rule comes to for some parameters ("at most 2,003,249
+    #: here"), added to the text in an error.
+    detail: Callable[[Mapping[str, Any]], str] | None = None
+
+    def explain(self, params: Mapping[str, Any]) -> str:
+        return self.text + (f" ({self.detail(params)})" if self.detail is not None else "")
+
+
+def _named(names: Sequence[str], params: Mapping[str, Any], first: Sequence[str] = ()) -> str:
+    """``a=1, b=2 and c=3``, the names in ``first`` (those just changed) first."""
+    names = sorted(names, key=lambda n: n not in first)
+    shown = [f"{n}={params[n]!r}" for n in names]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 @dataclass(frozen=True)
@@ -323,6 +539,17 @@ class Experiment:
     cache key: bump it when ``metrics`` changes meaning. ``nullable`` names
     the parameters whose None is a setting (e.g. ``rtt_tick_s``: exact
     RTTs), so that ``--set NAME=null`` is accepted for them and no other.
+    ``domains`` gives every parameter its :class:`Domain` (a whole number
+    from 1 to 65,495, a probability, one of some words, ...) and
+    ``relations`` the rules that tie several together (``min_rto_s`` at
+    most ``max_rto_s``): :meth:`with_params` and :meth:`check_params`
+    refuse a value or a combination outside them, in one line, before
+    anything is planned (a registered experiment declares a domain for
+    every parameter: tests/python/test_reproduce_params.py).
+    ``extra_scenarios(params)`` returns (name, scenario) for the scenarios
+    the outputs build after the runs (the threshold reproduction's cwnd
+    traces): :func:`runner.plan` loads each before any run, so that a
+    mistake in one is not found only once every run has finished.
 
     Two hooks serve an experiment that is not one document's evaluation
     (the cross-scheme matrix, :mod:`airtcp.experiments.matrix`):
@@ -357,6 +584,9 @@ class Experiment:
     write: Callable[..., dict] | None = None
     nullable: frozenset[str] = frozenset()
     unused: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
+    domains: Mapping[str, Domain] = field(default_factory=dict)
+    relations: Sequence[Relation] = ()
+    extra_scenarios: Callable[[Mapping[str, Any]], Sequence[tuple[str, Mapping[str, Any]]]] | None = None
 
     def applicable(self, cell: Cell, scheme: str, params: Mapping[str, Any] | None = None) -> bool:
         """Does ``scheme`` run in ``cell``? (See ``not_applicable``.)"""
@@ -403,15 +633,59 @@ class Experiment:
         """A claim's definition as the report prints it for the current parameters."""
         return self._described(claim.definition)
 
+    def param_problem(self, name: str, value: Any) -> str | None:
+        """Why ``value`` cannot be parameter ``name`` (one line naming the
+        experiment, the parameter, the value and what it may be), or None."""
+        try:
+            _check_param_type(self.name, name, self.params[name], value, name in self.nullable)
+        except ValueError as e:
+            return str(e)
+        domain = self.domains.get(name)
+        if domain is not None and not domain.admits(value):
+            return f"{self.name}: parameter {name} must be {domain.describe()}, got {value!r}"
+        return None
+
+    def relation_problem(self, params: Mapping[str, Any], changed: Sequence[str] = ()) -> str | None:
+        """The first rule of ``relations`` that ``params`` break, as one
+        line naming every parameter it ties (those ``changed`` first), or None."""
+        for r in self.relations:
+            if not r.holds(params):
+                return (
+                    f"{self.name}: parameters {_named(r.names, params, changed)} do not go together: "
+                    f"{r.explain(params)}"
+                )
+        return None
+
+    def check_params(self) -> None:
+        """Raise ValueError (one line) if a parameter is outside its domain
+        or the parameters break a relation: :func:`runner.plan` calls it, so
+        that an experiment whose parameters were set without
+        :meth:`with_params` (``dataclasses.replace``) is checked as well
+        before anything is planned."""
+        for name, value in self.params.items():
+            problem = self.param_problem(name, value)
+            if problem:
+                raise ValueError(problem)
+        problem = self.relation_problem(self.params)
+        if problem:
+            raise ValueError(problem)
+
     def with_params(self, **changes: Any) -> Experiment:
-        """A copy with some parameters changed (unknown names are an error,
-        and so is a change to a parameter that would have no effect)."""
+        """A copy with some parameters changed. Unknown names are an error
+        (KeyError); so is (ValueError, one line) a value outside the
+        parameter's domain, parameters that break one of the experiment's
+        relations, and a change to a parameter that would have no effect."""
         unknown = set(changes) - set(self.params)
         if unknown:
             raise KeyError(f"{self.name}: unknown parameter(s) {sorted(unknown)}; known: {sorted(self.params)}")
         for name, value in changes.items():
-            _check_param_type(self.name, name, self.params[name], value, name in self.nullable)
+            problem = self.param_problem(name, value)
+            if problem:
+                raise ValueError(problem)
         params = {**self.params, **changes}
+        problem = self.relation_problem(params, list(changes))
+        if problem:
+            raise ValueError(problem)
         if self.unused is not None:
             idle = self.unused(params)
             for name in changes:

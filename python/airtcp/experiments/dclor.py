@@ -33,7 +33,37 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, cell_key, mean, whole
+from .base import (
+    MAX_DELAY_S,
+    MAX_DURATION_S,
+    MAX_INITIAL_WINDOW,
+    MAX_QUEUE_PKTS,
+    MAX_RATE_BPS,
+    MAX_WINDOW_BYTES,
+    MIN_PERIOD_S,
+    MIN_TIMER_S,
+    Choice,
+    Claim,
+    ClaimResult,
+    Domain,
+    Experiment,
+    Numbers,
+    Relation,
+    Scheme,
+    Table,
+    arrives_in,
+    cell_key,
+    earliest_arrival_s,
+    flag,
+    mean,
+    number,
+    one_of,
+    probability,
+    queue_limit,
+    whole,
+    whole_number,
+    zero_or,
+)
 
 SOURCE = (
     'Y. Swami, K. Le, "DCLOR: De-correlated Loss Recovery using SACK option for spurious timeouts", '
@@ -99,6 +129,116 @@ PARAMS: dict[str, Any] = {
     # measurement
     "duration_s": 100_000,
 }
+
+
+#: A queue limit in bytes holds at most limit / 28 packets (the smallest on
+#: the wire): the memory budget's count of MAX_QUEUE_PKTS packets.
+MAX_BUFFER_BYTES = 28 * MAX_QUEUE_PKTS
+#: The smallest MTU: a 1-byte MSS with the timestamps option.
+MIN_MTU_BYTES = 1 + HEADER_BYTES + TS_OPTION_BYTES
+#: SYN and SYN-ACK: headers with the MSS and SACK-permitted options (and the timestamps option where used).
+SYN_OPTION_BYTES = 8
+
+
+def _buffer_ok(v: Any) -> bool:
+    q = queue_limit(v)
+    if q is None or not float(q[1]).is_integer():
+        return False
+    unit, n = q
+    return 1 <= n <= MAX_QUEUE_PKTS if unit == "pkt" else MIN_MTU_BYTES <= n <= MAX_BUFFER_BYTES
+
+
+def buffer_bytes(p: Mapping[str, Any]) -> float | None:
+    """The buffer's limit in bytes, or None if it is given in packets."""
+    unit, n = queue_limit(p["buffer"])
+    return n if unit == "B" else None
+
+
+_ms_domain = number(0, MAX_DELAY_S * 1e3, "ms")
+
+#: What each parameter may be (Experiment.domains); RELATIONS ties some together.
+DOMAINS: dict[str, Domain] = {
+    # Table 2's iterations x scale, at least 1 each: 17,531 downloads at 1, and a run keeps a row per download.
+    "scale": number(0, 1000, "Table 2's iterations x scale, at least 1 each; more downloads than 1,000 x Table 2's "
+                    "would exceed the memory budget", above=True, least=1e-9),
+    "think_s": number(0, MAX_DURATION_S, "seconds"),
+    "mtu_bytes": whole_number(MIN_MTU_BYTES, 65_535, "bytes: headers and timestamps around an MSS of at least 1"),
+    "buffer": Domain(
+        f"a queue limit: a size from {MIN_MTU_BYTES}B to {MAX_BUFFER_BYTES // 10**6}MB (such as '74KB') or a number "
+        f"of packets from 1pkt to {MAX_QUEUE_PKTS}pkt",
+        _buffer_ok,
+        (f"{MIN_MTU_BYTES}B", f"{MAX_BUFFER_BYTES // 10**6}MB", "1pkt", f"{MAX_QUEUE_PKTS}pkt"),
+        outside=("52B", "28000001B", "0pkt", f"{MAX_QUEUE_PKTS + 1}pkt", "1.5pkt", "74kb", "74", 74000),
+    ),
+    "rate_bps": whole_number(1, MAX_RATE_BPS, "b/s"),
+    "delay_ms": _ms_domain,
+    "p1": probability("of a stall of d1_s starting in a period"),
+    "d1_s": number(MIN_PERIOD_S, MAX_DURATION_S, "seconds"),
+    "p2": probability("of a stall of d2_s starting in a period"),
+    "d2_s": number(MIN_PERIOD_S, MAX_DURATION_S, "seconds"),
+    "stall_period_s": number(MIN_PERIOD_S, MAX_DURATION_S, "seconds"),
+    "reorder_probability": probability("of a route change per packet"),
+    # A stall of 0 s holds no packet, nor does a route change without extra delay reorder one.
+    "reorder_delay_ms": number(0.001, MAX_DURATION_S * 1e3, "ms"),
+    "reorder_direction": one_of("both", "data"),
+    "access_rate_bps": whole_number(1, MAX_RATE_BPS, "b/s"),
+    "access_delay_ms": _ms_domain,
+    "timestamps": one_of("eifel", "all"),
+    # DCLOR recovers with SACK (the dclor scheme's scenario refuses sack = false).
+    "sack": Domain("true (DCLOR, and so the dclor scheme, needs SACK)", lambda v: v is True, (True,),
+                   outside=(False,)),
+    "handshake": flag(),
+    "initial_cwnd": whole_number(1, MAX_INITIAL_WINDOW, "segments"),
+    "rwnd_bytes": whole_number(MIN_MTU_BYTES - HEADER_BYTES, MAX_WINDOW_BYTES, "bytes"),
+    "initial_rto_s": number(MIN_TIMER_S, MAX_DURATION_S, "seconds"),
+    "min_rto_s": number(MIN_TIMER_S, MAX_DURATION_S, "seconds"),
+    "clock_granularity_s": zero_or(MIN_PERIOD_S, MAX_DURATION_S, "seconds"),
+    "max_rto_s": number(MIN_TIMER_S, MAX_DURATION_S, "seconds"),
+    "delayed_ack": flag(),
+    "delack_timeout_ms": number(0, 500, "ms: RFC 5681 §4.2's most"),
+    "rtt_tick_ms": zero_or(0.001, MAX_DURATION_S * 1e3, "ms; 0: RTT samples exact"),
+    "dclor_requires_sack_block": flag(),
+    "duration_s": number(MIN_PERIOD_S, MAX_DURATION_S, "seconds"),
+}
+
+
+def first_arrival_s(p: Mapping[str, Any]) -> float:
+    """When a download's first segment reaches C at the earliest (after
+    the handshake if there is one), for the scheme whose is latest."""
+    there = [(p["access_delay_ms"] / 1e3, whole(p, "access_rate_bps")), (p["delay_ms"] / 1e3, whole(p, "rate_bps"))]
+    back = there[::-1] if p["handshake"] else None
+    latest = 0.0
+    for scheme in SCHEMES:
+        headers = HEADER_BYTES + (TS_OPTION_BYTES if uses_timestamps(scheme, p) else 0)
+        first = headers + min(min(SIZES_KB) * 1000, mss_of(scheme, p))
+        latest = max(latest, earliest_arrival_s(there, first, back, headers + SYN_OPTION_BYTES))
+    return latest
+
+
+RELATIONS: list[Relation] = [
+    Relation(("p1", "p2"), lambda p: p["p1"] + p["p2"] <= 1, "p1 + p2 must be at most 1 (one draw decides both)"),
+    Relation(("buffer", "mtu_bytes"), lambda p: (buffer_bytes(p) or math.inf) >= p["mtu_bytes"],
+             "a buffer given in bytes must hold one full packet (mtu_bytes)"),
+    Relation(("rwnd_bytes", "mtu_bytes"), lambda p: p["rwnd_bytes"] >= p["mtu_bytes"] - HEADER_BYTES,
+             "rwnd_bytes must hold one segment: at least the largest MSS, mtu_bytes - 40"),
+    Relation(
+        ("initial_cwnd", "mtu_bytes"), lambda p: p["initial_cwnd"] * (p["mtu_bytes"] - HEADER_BYTES) <= MAX_WINDOW_BYTES,
+        "initial_cwnd x the largest MSS (mtu_bytes - 40) must be at most 2^30 bytes, the largest window TCP can use "
+        "(RFC 7323 §2.3)",
+        lambda p: f"initial_cwnd at most {MAX_WINDOW_BYTES // (p['mtu_bytes'] - HEADER_BYTES):,} here",
+    ),
+    Relation(("min_rto_s", "max_rto_s"), lambda p: round(p["min_rto_s"] * 1e6) <= round(p["max_rto_s"] * 1e6),
+             "min_rto_s must be at most max_rto_s"),
+    Relation(("initial_rto_s", "max_rto_s"), lambda p: round(p["initial_rto_s"] * 1e6) <= round(p["max_rto_s"] * 1e6),
+             "initial_rto_s must be at most max_rto_s (RFC 6298 (2.5))"),
+    Relation(
+        ("duration_s", "delay_ms", "access_delay_ms", "rate_bps", "access_rate_bps", "mtu_bytes", "handshake"),
+        lambda p: arrives_in(first_arrival_s(p), p["duration_s"]),
+        "the run (duration_s) must last until a download's first segment can reach C (the links' delays and its "
+        "transmission at their rates, after the handshake if any)",
+        lambda p: f"here at {first_arrival_s(p):.6g} s at the earliest",
+    ),
+]
 
 
 def iterations(size_kb: int, p: Mapping[str, Any]) -> int:
@@ -544,6 +684,8 @@ def _tick_clause(p: Mapping[str, Any]) -> str:
     tick_ms = float(p["rtt_tick_ms"])
     if 20 * tick_ms <= rtt_ms:
         return f"so 1 ms; against RTTs above {rtt_ms:g} ms it hardly matters."
+    if rtt_ms == 0:  # --set delay_ms=0: no propagation delay to compare with
+        return f"so 1 ms; these runs' {tick_ms:g} ms tick is large against RTTs without propagation delay."
     return (
         f"so 1 ms, which against RTTs above {rtt_ms:g} ms hardly matters; these runs' {tick_ms:g} ms tick is "
         f"{100 * tick_ms / rtt_ms:.0f}% of the base RTT."
@@ -894,9 +1036,15 @@ def _plots(summary, runs, published: Numbers, out: str, exp: Experiment, p) -> l
 
 def _unused(p: Mapping[str, Any]) -> dict[str, str]:
     """The parameters without effect given the others (Experiment.unused)."""
+    idle = {}
     if not p["delayed_ack"]:
-        return {"delack_timeout_ms": "with delayed_ack = false the receivers ACK every segment and run no timer"}
-    return {}
+        idle["delack_timeout_ms"] = "with delayed_ack = false the receivers ACK every segment and run no timer"
+    for n in ("1", "2"):
+        if p[f"p{n}"] == 0:
+            idle[f"d{n}_s"] = f"with p{n} = 0 no stall of d{n}_s happens"
+    if p["reorder_probability"] == 0:
+        idle["reorder_delay_ms"] = "with reorder_probability = 0 no packet takes the longer route"
+    return idle
 
 
 def _scaled(p: Mapping[str, Any]) -> str:
@@ -969,4 +1117,6 @@ EXPERIMENT = Experiment(
     caveats=CAVEATS,
     unused=_unused,
     plots=_plots,
+    domains=DOMAINS,
+    relations=RELATIONS,
 )

@@ -24,7 +24,30 @@ from typing import Any
 
 from .. import jain_fairness
 from . import ns2, stats
-from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std, whole
+from .base import (
+    MAX_DELAY_S,
+    MAX_DURATION_S,
+    MAX_QUEUE_PKTS,
+    MAX_RATE_BPS,
+    MAX_WINDOW_BYTES,
+    Choice,
+    Claim,
+    ClaimResult,
+    Domain,
+    Experiment,
+    Numbers,
+    Relation,
+    Scheme,
+    Table,
+    arrives_in,
+    earliest_arrival_s,
+    flag,
+    mean,
+    number,
+    std,
+    whole,
+    whole_number,
+)
 
 SOURCE = (
     'K.-F. Leung and K. L. Yeung, "G-Snoop: Enhancing TCP Performance over Wireless Networks", '
@@ -89,6 +112,62 @@ SCHEMES = [
     Scheme("snoop", "Snoop", "TCP Reno with Snoop at gateway A"),
 ] + [Scheme(f"gsnoop{c}", f"G-Snoop {c}", f"TCP Reno with G-Snoop, gateway A cache {c} packets") for c in CACHES]
 
+
+#: What each parameter may be (Experiment.domains); RELATIONS ties some together.
+DOMAINS: dict[str, Domain] = {
+    "packet_bytes": whole_number(1 + HEADER_BYTES, 65_535, "bytes on the wire, headers included: an MSS of at least 1"),
+    "buffer_pkts": whole_number(1, MAX_QUEUE_PKTS, "packets"),
+    "initial_ssthresh_pkts": whole_number(2, MAX_WINDOW_BYTES, "segments: RFC 5681 never sets ssthresh below 2"),
+    "wireless_rate_mbps": number(1e-6, MAX_RATE_BPS / 1e6, "Mb/s"),
+    "bottleneck_rate_mbps": number(1e-6, MAX_RATE_BPS / 1e6, "Mb/s"),
+    "access_rate_mbps": number(1e-6, MAX_RATE_BPS / 1e6, "Mb/s"),
+    "access_ms": number(0, min(d for _, d in GROUPS.values()), "ms: part of the upstream and downstream delays, "
+                        "the shortest downstream one 30 ms"),
+    "upstream_ms": number(0, MAX_DELAY_S * 1e3, "ms"),
+    "window_pkts": whole_number(1, MAX_WINDOW_BYTES, "segments"),
+    **ns2.timer_domains(PARAMS),
+    "initial_window_pkts": ns2.INITIAL_WINDOW,
+    "reno_one_fast_retransmit_per_window": flag(),
+    "stagger_ms": number(0, MAX_DELAY_S * 1e3, "ms"),
+    "guard_ms": number(0, MAX_DURATION_S * 1e3, "ms"),
+    "snoop_min_timeout_ms": number(0.001, MAX_DURATION_S * 1e3, "ms"),
+    # The grid's paths have 35 to 305 ms of fixed one-way delay: a shorter run delivers nothing.
+    "duration_s": number(1, MAX_DURATION_S, "seconds"),
+}
+
+
+def first_arrival_s(p: Mapping[str, Any]) -> float:
+    """When a flow's first packet reaches its receiver at the earliest, on
+    the longest path of the grid (S_i -> R1 -> GA -> GB -> R2 -> D_i)."""
+    acc, access, neck, wl = (p["access_ms"] / 1e3, p["access_rate_mbps"] * 1e6, p["bottleneck_rate_mbps"] * 1e6,
+                             p["wireless_rate_mbps"] * 1e6)
+    return max(
+        earliest_arrival_s(
+            [(acc, access), (p["upstream_ms"] / 1e3 - acc, neck), (w / 1e3, wl), (d / 1e3 - acc, access), (acc, access)],
+            whole(p, "packet_bytes"),
+        )
+        for w, d in GROUPS.values()
+    )
+
+
+RELATIONS: list[Relation] = [
+    Relation(("access_ms", "upstream_ms"), lambda p: p["access_ms"] <= p["upstream_ms"],
+             "access_ms is part of upstream_ms (S_i -> GA in total), so it must be at most upstream_ms"),
+    *ns2.window_relations("packet_bytes", lambda p: mss(p), "window_pkts", "initial_window_pkts"),
+    *ns2.timer_relations(PARAMS),
+    Relation(
+        ("stagger_ms", "duration_s"), lambda p: round(p["stagger_ms"] * (N_FLOWS - 1) * 1e3) < p["duration_s"] * 1e6,
+        f"flow {N_FLOWS} starts at {N_FLOWS - 1} x stagger_ms, which must be before the end of the run (duration_s)",
+    ),
+    Relation(
+        ("duration_s", "upstream_ms", "access_ms", "packet_bytes", "access_rate_mbps", "bottleneck_rate_mbps",
+         "wireless_rate_mbps"),
+        lambda p: arrives_in(first_arrival_s(p), p["duration_s"]),
+        "the run (duration_s) must last until a flow's first packet can reach its receiver on the longest path "
+        "(the links' delays and its transmission at their rates)",
+        lambda p: f"here at {first_arrival_s(p):.6g} s at the earliest",
+    ),
+]
 
 _us = ns2.duration_us
 
@@ -860,4 +939,6 @@ EXPERIMENT = Experiment(
     caveats=CAVEATS,
     unused=ns2.unused,
     plots=_plots,
+    domains=DOMAINS,
+    relations=RELATIONS,
 )

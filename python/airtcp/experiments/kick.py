@@ -32,17 +32,37 @@ import numpy as np
 
 from . import ns2, stats
 from .base import (
+    MAX_DELAY_S,
+    MAX_DURATION_S,
+    MAX_MSS_BYTES,
+    MAX_QUEUE_PKTS,
+    MAX_RATE_BPS,
+    MAX_SIZE_BYTES,
+    MAX_WINDOW_BYTES,
+    MIN_TIMER_S,
     Choice,
     Claim,
     ClaimResult,
+    Domain,
     Experiment,
     Numbers,
+    Relation,
     Scheme,
     Table,
+    arrives_in,
     cell_key,
+    duration_s,
+    earliest_arrival_s,
+    flag,
     mean,
+    number,
+    one_of,
     percentile,
+    probability,
     std,
+    whole,
+    whole_number,
+    zero_or,
 )
 
 SOURCE = (
@@ -127,6 +147,86 @@ def base_rtt_s(p: Mapping[str, Any]) -> float:
     return 2 * p["delay_ms"] / 1e3 + (p["mss"] + HEADER_BYTES) * 8 / r + HEADER_BYTES * 8 / r
 
 
+def _kick_interval_ok(v: Any) -> bool:
+    if v in ("srtt", "base_rtt"):
+        return True
+    d = duration_s(v)
+    return d is not None and MIN_TIMER_S <= d <= MAX_DURATION_S
+
+
+#: What each parameter may be (Experiment.domains); RELATIONS ties some together.
+DOMAINS: dict[str, Domain] = {
+    "loss_good": probability("of losing a packet in the good state"),
+    "loss_bad": probability("of losing a packet in the bad state"),
+    "fading_direction": one_of("uplink", "both"),
+    "loss_rule": one_of("start", "during"),
+    "initial_state": one_of("good", "bad", "stationary"),
+    "rate_bps": number(1, MAX_RATE_BPS, "b/s"),
+    # Written as given ("10ms"): below 1 ns a delay would be refused, not read as 0.
+    "delay_ms": zero_or(1e-6, MAX_DELAY_S * 1e3, "ms"),
+    "queue_pkts": whole_number(1, MAX_QUEUE_PKTS, "packets"),
+    "match_ns2_packet_time": flag(),
+    "mss": whole_number(1, MAX_MSS_BYTES, "bytes"),
+    "window_pkts": whole_number(1, MAX_WINDOW_BYTES, "segments"),
+    "initial_cwnd": ns2.INITIAL_WINDOW,
+    **ns2.timer_domains(PARAMS),
+    "kb_bytes": whole_number(1, MAX_SIZE_BYTES // max(SIZES_KB), "bytes: the 50 KB file at most 1 PB"),
+    "kick_interval": Domain(
+        "'srtt', 'base_rtt', or a duration from 1ms (such as '150ms') below max_rto_s", _kick_interval_ok,
+        ("srtt", "base_rtt", "1ms", f"{MAX_DURATION_S - 1}s"), outside=("0.5ms", "150 mS", "rtt", 0.15),
+    ),
+    "kick_ttl": whole_number(1, 255, "the IP header's TTL"),
+    "node_knowledge": one_of("exact", "highest_forwarded"),
+    "duration_s": number(1e-9, MAX_DURATION_S, "seconds"),
+}
+
+
+def first_arrival_s(p: Mapping[str, Any]) -> float:
+    """When the upload's first data packet reaches FH at the earliest."""
+    return earliest_arrival_s([(p["delay_ms"] / 1e3, link_rate_bps(p))], p["mss"] + HEADER_BYTES)
+
+
+RELATIONS: list[Relation] = [
+    Relation(
+        ("loss_good", "loss_bad"), lambda p: p["loss_good"] != p["loss_bad"],
+        "loss_good and loss_bad must differ: with both equal the fading state would decide nothing "
+        "(a packet's fate would be one draw at that probability whatever the state)",
+    ),
+    Relation(
+        ("rate_bps", "mss", "match_ns2_packet_time"), lambda p: link_rate_bps(p) <= MAX_RATE_BPS,
+        "the link's rate, rate_bps (scaled by (mss + 40) / mss with match_ns2_packet_time), must be at most 10 Tb/s",
+        lambda p: f"here {link_rate_bps(p):,} b/s",
+    ),
+    *ns2.window_relations("mss", lambda p: p["mss"], "window_pkts", "initial_cwnd"),
+    *ns2.timer_relations(PARAMS),
+    Relation(
+        ("kick_interval", "max_rto_s"),
+        lambda p: p["kick_interval"] in ("srtt", "base_rtt") or duration_s(p["kick_interval"]) < p["max_rto_s"],
+        "a fixed kick_interval must be below max_rto_s: the kick timer is armed only if it would expire before "
+        "the retransmission timer",
+    ),
+    Relation(
+        ("kick_interval", "delay_ms", "rate_bps", "mss"),
+        lambda p: p["kick_interval"] not in ("srtt", "base_rtt") or round(base_rtt_s(p) * 1e6) >= MIN_TIMER_S * 1e6,
+        "kick_interval 'srtt' and 'base_rtt' start from the path's base RTT (twice delay_ms, a data packet's and "
+        "an ACK's transmission), which must be at least 1 ms, the finest timer",
+        lambda p: f"here {base_rtt_s(p) * 1e3:.4g} ms",
+    ),
+    Relation(
+        ("kick_interval", "delay_ms", "rate_bps", "mss", "max_rto_s"),
+        lambda p: p["kick_interval"] != "base_rtt" or round(base_rtt_s(p) * 1e6) * 1e-6 < p["max_rto_s"],
+        "kick_interval 'base_rtt' (the path's base RTT) must be below max_rto_s",
+        lambda p: f"here {base_rtt_s(p):.6g} s",
+    ),
+    Relation(
+        ("duration_s", "delay_ms", "rate_bps", "mss"), lambda p: arrives_in(first_arrival_s(p), p["duration_s"]),
+        "the run (duration_s) must last until the upload's first packet can reach FH (delay_ms and its "
+        "transmission at the link's rate)",
+        lambda p: f"here at {first_arrival_s(p):.6g} s at the earliest",
+    ),
+]
+
+
 _us = ns2.duration_us
 
 
@@ -163,10 +263,10 @@ def _link(fading: str, p: Mapping[str, Any]) -> dict:
 def _kick(p: Mapping[str, Any]) -> dict:
     iv = p["kick_interval"]
     if iv == "base_rtt":
-        return {"interval": _us(base_rtt_s(p)), "ttl": p["kick_ttl"]}
+        return {"interval": _us(base_rtt_s(p)), "ttl": whole(p, "kick_ttl")}
     if iv == "srtt":
-        return {"interval": "rtt", "before_sample": _us(base_rtt_s(p)), "ttl": p["kick_ttl"]}
-    return {"interval": str(iv), "ttl": p["kick_ttl"]}
+        return {"interval": "rtt", "before_sample": _us(base_rtt_s(p)), "ttl": whole(p, "kick_ttl")}
+    return {"interval": str(iv), "ttl": whole(p, "kick_ttl")}
 
 
 def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict:
@@ -174,12 +274,12 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any]) -> dict
     tcp: dict[str, Any] = {
         "variant": "reno",
         "mss": f"{p['mss']}B",
-        "initial_cwnd": p["initial_cwnd"],
+        "initial_cwnd": whole(p, "initial_cwnd"),
         "rwnd": f"{p['window_pkts'] * p['mss']}B",
         "delayed_ack": bool(p["delayed_ack"]),
         "initial_rto": _us(p["initial_rto_s"]),
         "min_rto": _us(p["min_rto_s"]),
-        "max_rto": f"{p['max_rto_s']:g}s",
+        "max_rto": ns2.seconds_text(p["max_rto_s"]),
         "clock_granularity": _us(p["clock_granularity_s"]),
         # Limited Transmit (RFC 3042) off: ns-2's equivalent, Agent/TCP singledup_,
         # defaulted to 0 until late 2001 (its test suites pin it with "The default is
@@ -1132,4 +1232,6 @@ EXPERIMENT = Experiment(
     choices=_choices,
     caveats=CAVEATS,
     plots=_plots,
+    domains=DOMAINS,
+    relations=RELATIONS,
 )

@@ -47,7 +47,20 @@ from types import ModuleType
 from typing import Any
 
 from . import dclor, gsnoop, kick, threshold, wmecn
-from .base import Choice, Experiment, Numbers, Scheme, mean, whole
+from .base import (
+    MAX_SIZE_BYTES,
+    Choice,
+    Domain,
+    Experiment,
+    Numbers,
+    Scheme,
+    flag,
+    mean,
+    one_of,
+    probability,
+    whole,
+    whole_number,
+)
 
 # --------------------------------------------------------------------------
 # Schemes
@@ -403,6 +416,26 @@ PARAMS: dict[str, Any] = {
     # the schemes' documents have it (RFC 6675's recovery); RFC 9438 (CUBIC)
     # and RFC 8985 (RACK-TLP) recommend it, so on as a sensitivity run
     "sack_proportional_rate_reduction": False,
+}
+
+
+#: What each parameter may be (Experiment.domains). The environments'
+#: counts stop at a thousand flows: each is a flow (and WMECN's, its
+#: samples) in every run of every row.
+DOMAINS: dict[str, Domain] = {
+    "kick_fading": one_of(*kick.FADING),
+    "kick_size_kb": whole_number(1, MAX_SIZE_BYTES // kick.PARAMS["kb_bytes"], "KB: a file of at most 1 PB"),
+    "wmecn_n": whole_number(1, 1000, "FTP sources"),
+    "wmecn_per": probability("of losing a data packet on each destination's wireless hop"),
+    "dclor_scale": dclor.DOMAINS["scale"],
+    "threshold_flows": whole_number(1, 1000, "connections"),
+    "threshold_ber": probability("per bit (or per byte: the threshold reproduction's ber_unit)"),
+    "gsnoop_group": one_of(*gsnoop.GROUPS),
+    "gsnoop_loss": probability("of losing a data packet on the wireless hop"),
+    "gsnoop_cache": whole_number(1, 2**20, "packets: gateway A's cache"),
+    "rtt_threshold_ticks": whole_number(0, 2**32 - 1, "ticks of 10 ms above the base RTT"),
+    "sack_restart_rto_in_recovery": flag(),
+    "sack_proportional_rate_reduction": flag(),
 }
 
 
@@ -838,7 +871,7 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
     import datetime
 
     from .. import __version__
-    from .report import write_run_tables
+    from .report import parameters_markdown, write_run_tables
 
     out = outcome.out
     files = write_run_tables(out, runs_df, summary_df)
@@ -890,11 +923,8 @@ def write(exp: Experiment, outcome, runs_df, summary_df, numbers: Numbers, meta:
     L += ["", "## Choices", "", "| choice | value | why |", "|---|---|---|"]
     for ch in exp.choice_list():
         L.append(f"| {ch.name} | {ch.value} | {ch.why} |")
-    L += ["", "Parameters (change with `--set NAME=VALUE`):", "", "| name | value |", "|---|---|"]
-    for k, v in exp.params.items():
-        L.append(f"| `{k}` | `{v!r}` |")
+    L += [""] + parameters_markdown(exp, "Parameters")
     L += [
-        "",
         "## Files",
         "",
         "* `matrix.md`, `matrix.csv`, `matrix.parquet`: the table above (one row per environment and scheme).",
@@ -1037,6 +1067,7 @@ def make_experiment() -> Experiment:
         caveats=CAVEATS,
         not_applicable=not_applicable,
         write=write,
+        domains=DOMAINS,
     )
 
 

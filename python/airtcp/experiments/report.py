@@ -160,11 +160,7 @@ def markdown_report(
     for ch in exp.choice_list():
         L.append(f"| {ch.name} | {ch.value} | {ch.why} |")
     L += [""]
-    L += ["Experiment parameters (change with `--set NAME=VALUE`):", ""]
-    L += ["| name | value |", "|---|---|"]
-    for k, v in exp.params.items():
-        L.append(f"| `{k}` | `{v!r}` |")
-    L += [""]
+    L += parameters_markdown(exp)
     caveats = exp.caveat_list()
     if caveats:
         L += ["## Where the model differs from the document's simulator", ""]
@@ -181,6 +177,22 @@ def markdown_report(
         "",
     ]
     return "\n".join(L)
+
+
+def parameters_markdown(exp: Experiment, heading: str = "Experiment parameters") -> list[str]:
+    """The parameters' table of a report: each parameter's value and what
+    it may be (its domain), then the rules that tie some together."""
+    L = [f"{heading} (change with `--set NAME=VALUE`):", ""]
+    L += ["| name | value | allowed |", "|---|---|---|"]
+    for k, v in exp.params.items():
+        d = exp.domains.get(k)
+        L.append(f"| `{k}` | `{v!r}` | {d.describe() if d is not None else ''} |")
+    L += [""]
+    if exp.relations:
+        L += ["Together:", ""]
+        L += [f"* {r.text}" for r in exp.relations]
+        L += [""]
+    return L
 
 
 def write_run_tables(out: str, runs_df, summary_df) -> dict:
@@ -223,6 +235,7 @@ __all__ = [
     "check_claims",
     "claims_text",
     "markdown_report",
+    "parameters_markdown",
     "write_outputs",
     "write_run_tables",
     "cell_key",

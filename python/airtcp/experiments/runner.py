@@ -116,6 +116,28 @@ def load_scenario(exp: Experiment, cell, scheme: str, params=None) -> Scenario:
         ) from None
 
 
+def load_extra_scenarios(exp: Experiment, params=None) -> list[Scenario]:
+    """The experiment's ``extra_scenarios`` (built by its outputs after the
+    runs), loaded: a mistake in one is a ScenarioError named as in
+    :func:`load_scenario`."""
+    if exp.extra_scenarios is None:
+        return []
+    p = exp.params if params is None else params
+    out = []
+    for what, sc in exp.extra_scenarios(p):
+        name = f"{exp.name}[{what}]"
+        try:
+            out.append(_load_mapping(sc, name))
+        except ScenarioError as e:
+            changed = _changed_params(exp.name, p)
+            if not changed:
+                raise
+            raise _scenario_error(
+                e.file, f"{e.message} (a scenario made from the parameters; set: {changed})", e.line, e.field
+            ) from None
+    return out
+
+
 def _changed_params(name: str, params: Mapping[str, Any]) -> str:
     """``a=1, b='x'``: the parameters that differ from the registered
     experiment ``name``'s defaults ("" if it is not registered)."""
@@ -157,9 +179,13 @@ def plan(exp: Experiment, runs: int | None = None) -> Plan:
 
     Scenario texts are built and validated once per (cell, scheme); run *i*
     of every scheme in a cell uses the same seed. A (cell, scheme) the
-    experiment declares not applicable is not run.
+    experiment declares not applicable is not run. The parameters are
+    checked against their domains and relations first
+    (:meth:`Experiment.check_params`).
     """
+    exp.check_params()
     n = check_runs(exp, runs)
+    load_extra_scenarios(exp)
     texts: list[str] = []
     names: list[str] = []
     jobs: list[Job] = []

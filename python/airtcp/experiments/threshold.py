@@ -32,7 +32,34 @@ from typing import Any
 import numpy as np
 
 from . import ns2, stats
-from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std
+from .base import (
+    MAX_DURATION_S,
+    MAX_MSS_BYTES,
+    MAX_QUEUE_PKTS,
+    MAX_RATE_BPS,
+    MAX_WINDOW_BYTES,
+    MIN_PERIOD_S,
+    Choice,
+    Claim,
+    ClaimResult,
+    Domain,
+    Experiment,
+    Numbers,
+    Relation,
+    Scheme,
+    Table,
+    arrives_in,
+    earliest_arrival_s,
+    flag,
+    mean,
+    number,
+    one_of,
+    probability,
+    seed,
+    std,
+    whole,
+    whole_number,
+)
 
 SOURCE = (
     'S.-w. Teng, J.-F. Chang, "A Robust Wireless Transmission Control Protocol to Cope with Channel Errors '
@@ -83,6 +110,66 @@ PARAMS: dict[str, Any] = {
 }
 
 
+#: The cwnd traces (Figs. 2, 4, 6, 9) sample up to three flows every 100 ms
+#: (six series each): a run of 100,000 s is 18 million points, the most the
+#: memory budget takes at about 200 B a point.
+MAX_RUN_S = 100_000
+TRACE_INTERVAL_S = 0.1
+
+#: What each parameter may be (Experiment.domains); RELATIONS ties some together.
+DOMAINS: dict[str, Domain] = {
+    "sat_rate_bps": number(1, MAX_RATE_BPS, "b/s"),
+    "sat_delay_ms": number(0, MAX_RUN_S / 10 * 1e3, "ms"),
+    "short_delay_ms": number(0, MAX_RUN_S / 10 * 1e3, "ms"),
+    "access_rate_bps": number(1, MAX_RATE_BPS, "b/s"),
+    "access_delay_ms": number(0, MAX_RUN_S / 10 * 1e3, "ms"),
+    "queue_pkts": whole_number(1, MAX_QUEUE_PKTS, "packets"),
+    "ack_errors": flag(),
+    "ber_unit": one_of("bit", "byte"),
+    "mss": whole_number(1, MAX_MSS_BYTES, "bytes"),
+    "window_pkts": whole_number(2, MAX_WINDOW_BYTES, "segments; also the initial ssthresh, which RFC 5681 never "
+                                "sets below 2"),
+    "initial_cwnd": ns2.INITIAL_WINDOW,
+    **ns2.timer_domains(PARAMS),
+    "tick_s": number(MIN_PERIOD_S, MAX_DURATION_S, "seconds"),
+    "on_timeout": one_of("congestion", "classify"),
+    "before_rtt_sample": one_of("corruption", "congestion"),
+    "duration_s": number(TRACE_INTERVAL_S, MAX_RUN_S, "seconds: the cwnd traces sample every 100 ms, and those of a "
+                         "longer run would exceed the memory budget"),
+    "trace_ber": probability("per bit, or per byte with ber_unit = 'byte'; 0: error-free"),
+    "trace_threshold_ms": number(0, MAX_DURATION_S * 1e3, "ms"),
+    "trace_seed": seed(),
+}
+
+
+def first_arrival_s(p: Mapping[str, Any]) -> float:
+    """When a flow's first packet reaches D at the earliest, on the longest
+    path (the satellite, or the fairness case's long-delay flow, whose
+    access link carries the difference)."""
+    return earliest_arrival_s(
+        [(p["access_delay_ms"] / 1e3, p["access_rate_bps"]), (p["sat_delay_ms"] / 1e3, p["sat_rate_bps"])],
+        whole(p, "mss") + HEADER_BYTES,
+    )
+
+
+RELATIONS: list[Relation] = [
+    Relation(
+        ("short_delay_ms", "sat_delay_ms"), lambda p: p["short_delay_ms"] <= p["sat_delay_ms"],
+        "short_delay_ms must be at most sat_delay_ms: the fairness case's long-delay flow reaches the short-delay "
+        "bottleneck over an access link sat_delay_ms - short_delay_ms longer",
+    ),
+    *ns2.window_relations("mss", lambda p: p["mss"], "window_pkts", "initial_cwnd"),
+    *ns2.timer_relations(PARAMS),
+    Relation(
+        ("duration_s", "access_delay_ms", "sat_delay_ms", "access_rate_bps", "sat_rate_bps", "mss"),
+        lambda p: arrives_in(first_arrival_s(p), p["duration_s"]),
+        "the run (duration_s) must last until a flow's first packet can reach D (the links' delays and its "
+        "transmission at their rates)",
+        lambda p: f"here at {first_arrival_s(p):.6g} s at the earliest",
+    ),
+]
+
+
 # --------------------------------------------------------------------------
 # Paths
 
@@ -116,13 +203,13 @@ def _tcp(p: Mapping[str, Any], scheme: str, threshold_ms: float | None = None) -
     tcp: dict[str, Any] = {
         "variant": "reno",
         "mss": f"{p['mss']}B",
-        "initial_cwnd": p["initial_cwnd"],
+        "initial_cwnd": whole(p, "initial_cwnd"),
         "initial_ssthresh": f"{w}B",
         "rwnd": f"{w}B",
         "delayed_ack": bool(p["delayed_ack"]),
         "initial_rto": _ms(p["initial_rto_s"] * 1e3),
         "min_rto": _ms(p["min_rto_s"] * 1e3),
-        "max_rto": f"{p['max_rto_s']:g}s",
+        "max_rto": ns2.seconds_text(p["max_rto_s"]),
         "clock_granularity": _ms(p["tick_s"] * 1e3),
         # Limited Transmit (RFC 3042) on: the document is from 2002; ns-2 releases from 2002 on send a new
         # segment on the first two duplicate ACKs by default (Agent/TCP singledup_ 1).
@@ -222,7 +309,7 @@ def scenario(cell: Mapping[str, Any], scheme: str, p: Mapping[str, Any], thresho
         "flow": [{"name": f"ftp{i}", "from": f"S{i}", "to": "D", "tcp": tcp, "app": {"kind": "bulk"}} for i in range(n)],
     }
     if series:
-        sc["output"] = {"timeseries": {"interval": "100ms", "flows": True, "links": False}}
+        sc["output"] = {"timeseries": {"interval": f"{TRACE_INTERVAL_S * 1e3:g}ms", "flows": True, "links": False}}
     return sc
 
 
@@ -971,11 +1058,36 @@ CAVEATS = [
 CWND_SERIES = "cwnd_without_inflation_bytes"  # ns-2's traced cwnd_ (no fast-recovery inflation)
 
 
+def _trace_cases(p: Mapping[str, Any]) -> list[tuple[str, dict, float | None, str | None]]:
+    """The cwnd traces the plots draw: (figure, cell, absolute threshold
+    in ms or None, scheme "kK" or None); each is drawn before (scheme off)
+    and after."""
+    return [
+        ("fig2", {"case": "long", "flows": 1, "ber": p["trace_ber"]}, p["trace_threshold_ms"], None),
+        ("fig4", {"case": "long", "flows": 2, "ber": p["trace_ber"]}, p["trace_threshold_ms"], None),
+        ("fig6", {"case": "long", "flows": 3, "ber": p["trace_ber"]}, p["trace_threshold_ms"], None),
+        ("fig9", {"case": "short", "flows": 1, "ber": 0.0}, None, "k4"),
+        ("fig9", {"case": "long", "flows": 1, "ber": 0.0}, None, "k4"),
+    ]
+
+
+def _trace_scenarios(p: Mapping[str, Any]) -> list[tuple[str, dict]]:
+    """The traces' scenarios (Experiment.extra_scenarios: loaded before
+    the runs, so that a trace parameter that cannot be run is refused
+    then, not after every run has finished)."""
+    out = []
+    for fig_name, cell, thr_ms, k in _trace_cases(p):
+        for scheme, t_ms in (("off", None), (k or "off", thr_ms)):
+            what = f"{fig_name} {cell['case']} {cell['flows']} {scheme}" + ("" if t_ms is None else f" {t_ms} ms")
+            out.append((what, scenario(cell, scheme, p, threshold_ms=t_ms, series=True)))
+    return out
+
+
 def _trace(cell: dict, scheme: str, p: Mapping[str, Any], threshold_ms: float | None):
     from .. import run
 
     sc = scenario(cell, scheme, p, threshold_ms=threshold_ms, series=True)
-    res = run(sc, seed=p["trace_seed"])
+    res = run(sc, seed=whole(p, "trace_seed"))
     s = res.series
     return s[s.metric == CWND_SERIES], res.flows
 
@@ -1084,14 +1196,7 @@ def _plots(summary, runs, published: Numbers, out: str, exp: Experiment, p) -> l
         files.append(name)
     # cwnd traces (Figs. 2, 4, 6, 9): ns-2's cwnd_, i.e. without Reno's
     # fast-recovery inflation (one run each: a trace, not a statistic).
-    traces = [
-        ("fig2", {"case": "long", "flows": 1, "ber": p["trace_ber"]}, p["trace_threshold_ms"], None),
-        ("fig4", {"case": "long", "flows": 2, "ber": p["trace_ber"]}, p["trace_threshold_ms"], None),
-        ("fig6", {"case": "long", "flows": 3, "ber": p["trace_ber"]}, p["trace_threshold_ms"], None),
-        ("fig9", {"case": "short", "flows": 1, "ber": 0.0}, None, "k4"),
-        ("fig9", {"case": "long", "flows": 1, "ber": 0.0}, None, "k4"),
-    ]
-    for fig_name, cell, thr_ms, k in traces:
+    for fig_name, cell, thr_ms, k in _trace_cases(p):
         fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True)
         for ax, (label, scheme, t_ms) in zip(axes, (("(a) before: scheme off", "off", None),
                                                    ("(b) after", k or "off", thr_ms))):
@@ -1162,4 +1267,7 @@ EXPERIMENT = Experiment(
     caveats=CAVEATS,
     unused=ns2.unused,
     plots=_plots,
+    domains=DOMAINS,
+    relations=RELATIONS,
+    extra_scenarios=_trace_scenarios,
 )

@@ -31,6 +31,7 @@ numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -39,7 +40,34 @@ import numpy as np
 
 from .. import jain_fairness
 from . import ns2, stats
-from .base import Choice, Claim, ClaimResult, Experiment, Numbers, Scheme, Table, mean, std, whole
+from .base import (
+    HEADER_BYTES,
+    MAX_DELAY_S,
+    MAX_DURATION_S,
+    MAX_MSS_BYTES,
+    MAX_QUEUE_PKTS,
+    MAX_RATE_BPS,
+    MAX_WINDOW_BYTES,
+    Choice,
+    Claim,
+    ClaimResult,
+    Domain,
+    Experiment,
+    Numbers,
+    Relation,
+    Scheme,
+    Table,
+    arrives_in,
+    earliest_arrival_s,
+    flag,
+    mean,
+    number,
+    one_of,
+    probability,
+    std,
+    whole,
+    whole_number,
+)
 
 SOURCE = (
     'M. Sridharan, A. Durresi, C. Liu, R. Jain, "Wireless TCP Enhancements Using Multi-level ECN", '
@@ -101,6 +129,115 @@ PARAMS: dict[str, Any] = {
 }
 
 CELLS = [{"n": n, "per": per} for n in SOURCES for per in PERS]
+
+#: The cwnd samples (``cwnd_sample_ms``) of a run: at most this many points
+#: (about 200 B each: 2 GB of the memory budget).
+MAX_SERIES_POINTS = 10_000_000
+#: A SYN: headers with the MSS and SACK-permitted options.
+SYN_BYTES = HEADER_BYTES + 8
+
+_mb = number(1e-6, MAX_RATE_BPS / 1e6, "Mb/s")
+_ms = number(0, MAX_DELAY_S * 1e3, "ms")
+_period_ms = number(0.001, MAX_DURATION_S * 1e3, "ms")
+
+#: What each parameter may be (Experiment.domains); RELATIONS ties some together.
+DOMAINS: dict[str, Domain] = {
+    "access_rate_mbps": _mb,
+    "access_ms": _ms,
+    "bottleneck_rate_mbps": _mb,
+    "bottleneck_ms": _ms,
+    "dest_rate_mbps": _mb,
+    "dest_ms": _ms,
+    "weight": number(0, 1, "RED's averaging weight", above=True),
+    "mss": whole_number(1, MAX_MSS_BYTES, "bytes"),
+    "duration_s": number(1e-6, MAX_DURATION_S, "seconds"),
+    "udp_rate_kbps": number(0.001, MAX_RATE_BPS / 1e3, "kb/s"),
+    "udp_on_ms": _period_ms,
+    "udp_off_ms": _period_ms,
+    "queue_pkts": whole_number(1, MAX_QUEUE_PKTS, "packets"),
+    # 0 <= min_th < mid_th < max_th (RELATIONS), each below the largest queue.
+    "min_th": number(0, MAX_QUEUE_PKTS - 2, "packets of the average queue"),
+    "mid_th": number(0, MAX_QUEUE_PKTS - 1, "packets of the average queue", above=True, least=1e-9),
+    "max_th": number(0, MAX_QUEUE_PKTS, "packets of the average queue", above=True, least=2e-9),
+    "max_p": probability(),
+    "red_wait": flag(),
+    "red_gentle": flag(),
+    "wmecn_not_ect": one_of("random_marks", "every_mark"),
+    # Each source is a flow, two links and its samples: a thousand are far more than the study's one.
+    "udp_sources": whole_number(0, 1000),
+    "handshake": flag(),
+    "initial_window_pkts": ns2.INITIAL_WINDOW,
+    **ns2.timer_domains(PARAMS),
+    "ecn_capable_retransmissions": flag(),
+    "mark_min_cwnd": dataclasses.replace(
+        whole_number(1, 2), text="1 or 2 (segments: RFC 3168's halving down to one, or RFC 5681's floor of two)"
+    ),
+    "window_pkts": whole_number(1, MAX_WINDOW_BYTES, "segments"),
+    "stagger_ms": number(0, MAX_DELAY_S * 1e3, "ms"),
+    "lrt_retries": whole_number(0, 255),
+    "cwnd_sample_ms": _period_ms,
+}
+
+
+def first_arrival_s(p: Mapping[str, Any]) -> float:
+    """When an FTP flow's first segment reaches its receiver at the
+    earliest (after the handshake if there is one)."""
+    there = [
+        (p["access_ms"] / 1e3, p["access_rate_mbps"] * 1e6),
+        (p["bottleneck_ms"] / 1e3, p["bottleneck_rate_mbps"] * 1e6),
+        (p["dest_ms"] / 1e3, p["dest_rate_mbps"] * 1e6),
+    ]
+    back = there[::-1] if p["handshake"] else None
+    return earliest_arrival_s(there, whole(p, "mss") + HEADER_BYTES, back, SYN_BYTES)
+
+
+def series_points(p: Mapping[str, Any]) -> float:
+    """How many cwnd samples a run of the largest cell records, at most:
+    six series per FTP flow, two per UDP source, at 0 s and at the end of
+    each ``cwnd_sample_ms``."""
+    samples = p["duration_s"] * 1e3 // p["cwnd_sample_ms"] + 1
+    return samples * (6 * max(SOURCES) + 2 * p["udp_sources"])
+
+
+def _min_th_reached(p: Mapping[str, Any]) -> bool:
+    return p["min_th"] <= p["queue_pkts"] if p["weight"] >= 1 else p["min_th"] < p["queue_pkts"]
+
+
+RELATIONS: list[Relation] = [
+    Relation(("min_th", "mid_th", "max_th"), lambda p: p["min_th"] < p["mid_th"] < p["max_th"],
+             "the thresholds must increase: min_th < mid_th < max_th"),
+    Relation(
+        ("min_th", "queue_pkts", "weight"), _min_th_reached,
+        "the average queue stays below the limit (queue_pkts), so min_th must be below it (at most it with "
+        "weight 1): else the queue would never mark or drop early",
+    ),
+    *ns2.window_relations("mss", lambda p: whole(p, "mss"), "window_pkts", "initial_window_pkts"),
+    *ns2.timer_relations(PARAMS),
+    Relation(
+        ("stagger_ms", "duration_s"),
+        lambda p: round(p["stagger_ms"] * (max(SOURCES) - 1) * 1e3) < p["duration_s"] * 1e6,
+        f"FTP flow {max(SOURCES)} starts at {max(SOURCES) - 1} x stagger_ms, which must be before the end of the run "
+        "(duration_s)",
+    ),
+    Relation(
+        ("cwnd_sample_ms", "duration_s"), lambda p: round(p["cwnd_sample_ms"] * 1e3) <= p["duration_s"] * 1e6,
+        "cwnd_sample_ms must be at most the run (duration_s): no sampling interval would end in it",
+    ),
+    Relation(
+        ("cwnd_sample_ms", "duration_s", "udp_sources"), lambda p: series_points(p) <= MAX_SERIES_POINTS,
+        f"the samples of a run (duration_s / cwnd_sample_ms of {6 * max(SOURCES)} FTP series and 2 per UDP source) "
+        f"must be at most {MAX_SERIES_POINTS:,} points, what the memory budget allows",
+        lambda p: f"here {series_points(p):,.0f}",
+    ),
+    Relation(
+        ("duration_s", "access_ms", "bottleneck_ms", "dest_ms", "access_rate_mbps", "bottleneck_rate_mbps",
+         "dest_rate_mbps", "mss", "handshake"),
+        lambda p: arrives_in(first_arrival_s(p), p["duration_s"]),
+        "the run (duration_s) must last until an FTP flow's first segment can reach its receiver (the links' "
+        "delays and its transmission at their rates, after the handshake if any)",
+        lambda p: f"here at {first_arrival_s(p):.6g} s at the earliest",
+    ),
+]
 
 SCHEMES = [
     Scheme("base", "Base TCP", "TCP Reno, RED (drops)"),
@@ -1006,4 +1143,6 @@ EXPERIMENT = Experiment(
     caveats=CAVEATS,
     unused=_unused,
     plots=_plots,
+    domains=DOMAINS,
+    relations=RELATIONS,
 )
