@@ -365,6 +365,11 @@ def test_error_without_line_and_empty_run_many(wireless):
         airtcp.load({"simulation": {"duration": "1s"}, "link": []})
     assert ei.value.line is None and ei.value.field == "link"
     assert str(ei.value) == "<dict>: link: a scenario needs at least one [[link]]"
+    # Without a flow nothing is simulated: the run said "0 events ... no flows", exit 0.
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.load({"simulation": {"duration": "1s"}, "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "1ms"}]})
+    assert ei.value.line is None and ei.value.field == "flow"
+    assert str(ei.value) == "<dict>: flow: a scenario needs at least one [[flow]]"
     # No seed is no result: refused, as the CLI refuses --runs 0 and a sweep
     # seeds = [] (it returned an empty Result without a word).
     for seeds in ([], iter([]), range(5, 5)):

@@ -165,7 +165,8 @@ fn documented(k: AgentKind) -> (&'static str, &'static str) {
 fn agent_counters_md(s: &mut String) {
     let mut text = String::from(
         "[simulation]\nduration = \"1s\"\n[[link]]\na = \"A\"\nb = \"B\"\nrate = \"1Mbps\"\n\
-         delay = \"1ms\"\n[[link]]\na = \"B\"\nb = \"C\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n",
+         delay = \"1ms\"\n[[link]]\na = \"B\"\nb = \"C\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+         [[flow]]\nfrom = \"A\"\nto = \"C\"\napp = { kind = \"bulk\" }\n",
     );
     for node in ["B", "C"] {
         let agents: Vec<_> = AGENT_KINDS

@@ -206,6 +206,13 @@ fn integer_fields_out_of_range_say_their_range() {
             "link[0].error.packets",
             "counted from 1",
         ),
+        // Every field has an effect: a packet listed a second time drops
+        // nothing more (scenario.md: "exactly the listed packets").
+        (
+            r#"error = { kind = "drop_list", packets = [7, 3, 7] }"#,
+            "link[0].error.packets",
+            "packet 7 is listed twice",
+        ),
         (
             r#"a_to_b = { queue = { kind = "droptail", limit = "5pkt" } }
                [[node]]

@@ -116,6 +116,10 @@ pub fn build_world(sc: &Scenario, seed: u64) -> Result<World, ScenarioError> {
     if f.link.is_empty() {
         return Err(sc.error_at(None, "link", "a scenario needs at least one [[link]]"));
     }
+    // Nothing would be simulated: the run reported "0 events" and exit 0.
+    if f.flow.is_empty() {
+        return Err(sc.error_at(None, "flow", "a scenario needs at least one [[flow]]"));
+    }
     let mut ends = Vec::new();
     // The first link (in file order) joining each pair of nodes: the one
     // routes take (ties go to the link listed first, net/topology.rs), and
@@ -1517,6 +1521,18 @@ fn build_channel(
                     Some(spanned.span()),
                     format!("{field}.packets"),
                     "packets are counted from 1: 0 or a negative number would never be dropped",
+                ));
+            }
+            let mut sorted = packets.clone();
+            sorted.sort_unstable();
+            if let Some(twice) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return Err(sc.error_at(
+                    Some(spanned.span()),
+                    format!("{field}.packets"),
+                    format!(
+                        "packet {} is listed twice: the second drops nothing more",
+                        twice[0]
+                    ),
                 ));
             }
             ChannelModel::DropList(DropList::new(
