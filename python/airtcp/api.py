@@ -74,9 +74,10 @@ class Scenario:
 
     >>> import airtcp
     >>> sc = airtcp.load({"simulation": {"duration": "2s", "seed": 7},
-    ...                   "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}]})
+    ...                   "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "10ms"}],
+    ...                   "flow": [{"from": "A", "to": "B", "app": {"kind": "bulk"}}]})
     >>> (sc.seed, sc.duration_s, sc.nodes, sc.links, sc.flows)
-    (7, 2.0, 2, 1, 0)
+    (7, 2.0, 2, 1, 1)
     """
 
     __slots__ = ("text", "source_name", "seed", "duration_s", "nodes", "links", "flows", "has_sweep", "random", "_core")

@@ -124,7 +124,8 @@ def test_cli_exits_2_with_one_line(bad):
 def test_seed_from_python_above_2_63():
     """Case 9 from a dict: tomli_w writes 2**63 as an integer TOML cannot
     hold; the error names the field. As a string it is accepted."""
-    d = {"simulation": {"duration": "1s", "seed": 2**63}, "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "1ms"}]}
+    d = {"simulation": {"duration": "1s", "seed": 2**63}, "link": [{"a": "A", "b": "B", "rate": "1Mbps", "delay": "1ms"}],
+         "flow": [{"from": "A", "to": "B", "app": {"kind": "bulk"}}]}
     with pytest.raises(airtcp.ScenarioError) as ei:
         airtcp.load(d)
     assert ei.value.field == "simulation.seed"
