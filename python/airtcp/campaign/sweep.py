@@ -619,8 +619,18 @@ def _register(out: str, d: Definition) -> tuple[dict, list[int]]:
     return data, index
 
 
+def point_key(point_sha256: str) -> str:
+    """A point's part of its runs' task keys."""
+    return point_sha256[:24]
+
+
 def task_key(point_sha256: str, seed: int) -> str:
-    return f"{point_sha256[:24]}/{seed}"
+    return f"{point_key(point_sha256)}/{seed}"
+
+
+def task_point(key: str) -> str:
+    """The point part (:func:`point_key`) of a task key."""
+    return key.partition("/")[0]
 
 
 # --------------------------------------------------------------------------
@@ -828,9 +838,9 @@ class SweepResult:
         # reader may see runs a newer definition committed after it read
         # sweep.json: they are no point of this one).
         self._tasks = {task_key(points[i]["sha256"], s) for i in current for s in self.seeds}
-        known = {task_key(p["sha256"], 0).partition("/")[0] for p in points}
+        known = {point_key(p["sha256"]) for p in points}
         self.finished = len(self._tasks & store.done)
-        self.outside = sum(t.partition("/")[0] in known for t in store.done - self._tasks)
+        self.outside = sum(task_point(t) in known for t in store.done - self._tasks)
         self.wall_s = math.nan
 
     @property

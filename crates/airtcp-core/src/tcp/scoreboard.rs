@@ -422,6 +422,22 @@ fn read_by_step5(s: &SegmentRecord) -> bool {
     !s.sacked && !s.rack_lost
 }
 
+/// Where the segment whose `edge` (its start or its end) is `seq` lies if
+/// every segment is as long as the first (None if `seq` is below the
+/// first's edge). Segments are contiguous and never empty and most are
+/// as long as the first, so the searches below try this position first
+/// (a record or two read, where a binary search reads several, each out
+/// of cache with many flows).
+fn length_guess(
+    segs: &VecDeque<SegmentRecord>,
+    seq: u64,
+    edge: impl Fn(&SegmentRecord) -> u64,
+) -> Option<usize> {
+    let front = segs.front()?;
+    let from = seq.checked_sub(edge(front))?;
+    Some(usize::try_from(from / front.len().max(1)).unwrap_or(usize::MAX))
+}
+
 /// The position in `segs` of the segment whose `edge` (its start or its
 /// end) is `seq`.
 fn position_where(
@@ -429,15 +445,7 @@ fn position_where(
     seq: u64,
     edge: impl Fn(&SegmentRecord) -> u64,
 ) -> Option<usize> {
-    let front = segs.front()?;
-    if seq < edge(front) {
-        return None;
-    }
-    // Segments are contiguous and never empty; most are as long as the
-    // first, so try the position that gives before the binary search (one
-    // record read, where the search reads several, each out of cache with
-    // many flows).
-    let guess = usize::try_from((seq - edge(front)) / front.len().max(1)).unwrap_or(usize::MAX);
+    let guess = length_guess(segs, seq, &edge)?;
     if segs.get(guess).is_some_and(|s| edge(s) == seq) {
         return Some(guess);
     }
@@ -445,20 +453,16 @@ fn position_where(
 }
 
 /// The position of the first segment starting at or above `seq` (the
-/// number of segments starting below it): the guess from the first
-/// segment's length if it is right, as in [`position_where`], else a
-/// binary search.
+/// number of segments starting below it).
 fn first_starting_at_or_above(segs: &VecDeque<SegmentRecord>, seq: u64) -> usize {
-    let Some(front) = segs.front() else {
-        return 0;
-    };
-    if seq <= front.start {
+    let starts_below = |i: usize| segs.get(i).is_some_and(|s| s.start < seq);
+    if !starts_below(0) {
+        // No segment, or `seq` at or below the first one's start.
         return 0;
     }
-    let guess = usize::try_from((seq - front.start) / front.len().max(1))
-        .unwrap_or(usize::MAX)
+    let guess = length_guess(segs, seq, |s| s.start)
+        .unwrap_or(0)
         .clamp(1, segs.len());
-    let starts_below = |i: usize| segs.get(i).is_some_and(|s| s.start < seq);
     if starts_below(guess - 1) && !starts_below(guess) {
         return guess;
     }
