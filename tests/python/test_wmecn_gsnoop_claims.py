@@ -283,3 +283,147 @@ def test_claims_say_how_many_points_they_skipped_and_why():
     total = len(gsnoop.LOSSES) * len(gsnoop.SCHEMES)
     r = gsnoop._claim_fairness(numbers(g), {})
     assert f"of {total - 1} points (1 of {total} points skipped: no run with a value)" in r.detail
+
+
+# --------------------------------------------------------------------------
+# The claims as the document states them (claims audit of 2026-11-29).
+
+LRT_OTHERS = ("base", "ecn", "westwood", "snoop", "wmecn")
+
+
+def lrt_goodputs(behind: dict | None = None, spread: float = 0.5) -> Numbers:
+    """Goodput, UDP and TCP + UDP per run in every WMECN cell: every other
+    scheme on a common channel (80 pkt/s + the seed's noise), WMECN+LRT 5
+    pkt/s ahead of all of them, except ``behind`` {(n, PER, scheme): lead of
+    that scheme over WMECN+LRT} with a per-run ``spread`` that does not
+    cancel in the pair."""
+    rng = np.random.default_rng(11)
+    behind = behind or {}
+    runs = {}
+    for ns in wmecn.SOURCES:
+        for per in wmecn.PERS:
+            c = {"n": ns, "per": per}
+            shared = 80 + rng.normal(0, 5, 10)
+            runs[key(c, "wmecn_lrt", "goodput_pps")] = shared + 5.0
+            for s in LRT_OTHERS:
+                lead = behind.get((ns, per, s))
+                runs[key(c, s, "goodput_pps")] = shared if lead is None else shared + 5.0 + lead + spread * ALTERNATING
+            for s in ("wmecn_lrt", *LRT_OTHERS):
+                runs[key(c, s, "udp_pps")] = np.full(10, 30.0)
+                runs[key(c, s, "total_pps")] = runs[key(c, s, "goodput_pps")] + 30.0
+    return numbers(runs)
+
+
+def test_wmecn_claim_4a_needs_every_other_scheme_at_every_point():
+    """§5.2: "As we can clearly see here WMECN+LRT performs better than all
+    other schemes". Every other scheme the evaluation runs (base TCP, ECN,
+    Westwood, Snoop, WMECN) at every (n, PER > 0). Before the audit of
+    2026-11-29 claim 4 printed this sentence but compared Snoop only, and
+    agreed while ECN was ahead at 4 of 15 points."""
+    assert wmecn.LRT_RIVALS == LRT_OTHERS
+    r = wmecn._claim_lrt_beats_all(lrt_goodputs(), {})
+    assert r.agree is True
+    assert "at 15 yes, 0 undecided, 0 no of 15 (n, PER) points" in r.detail
+    # ECN 2 pkt/s ahead at one point (clearly): the claim fails there, and Snoop-only would have agreed.
+    ahead = lrt_goodputs({(5, 0.005, "ecn"): 2.0})
+    r = wmecn._claim_lrt_beats_all(ahead, {})
+    assert r.agree is False
+    assert "at 14 yes, 0 undecided, 1 no of 15 (n, PER) points" in r.detail
+    assert "ECN 14/0/1" in r.detail and "Snoop 15/0/0" in r.detail and "WMECN 15/0/0" in r.detail
+    assert "n=5, PER 0.005: no, WMECN+LRT - ECN -2.0 [" in r.detail
+    assert wmecn._claim_lrt_beats_snoop(ahead, {}).agree is True
+    # The same for plain WMECN (a rival claim 1 does not cover) and for base TCP.
+    assert wmecn._claim_lrt_beats_all(lrt_goodputs({(10, 0.1, "wmecn"): 2.0}), {}).agree is False
+    assert wmecn._claim_lrt_beats_all(lrt_goodputs({(2, 0.02, "base"): 2.0}), {}).agree is False
+    # Level with a rival within the noise at one point: undecided.
+    r = wmecn._claim_lrt_beats_all(lrt_goodputs({(10, 0.01, "westwood"): 0.0}, spread=3.0), {})
+    assert r.agree is None and "Westwood 14/1/0" in r.detail
+    # PER 0 is not judged: a rival ahead there changes nothing.
+    assert wmecn._claim_lrt_beats_all(lrt_goodputs({(5, 0.0, "ecn"): 2.0}), {}).agree is True
+
+
+def test_wmecn_claim_4b_is_snoop_only_as_the_conclusion_says():
+    """§6: "WMECN along with link layer retransmissions, performs
+    significantly better than snoop": Snoop alone, every (n, PER > 0)."""
+    assert wmecn._claim_lrt_beats_snoop(lrt_goodputs({(2, 0.1, "ecn"): 2.0}), {}).agree is True
+    r = wmecn._claim_lrt_beats_snoop(lrt_goodputs({(2, 0.1, "snoop"): 2.0}), {})
+    assert r.agree is False and "n=2, PER 0.1: no, -2.0 [" in r.detail
+    ids = [c.id for c in wmecn.CLAIMS]
+    assert "4" not in ids and ids.index("4a") + 1 == ids.index("4b")
+    assert "§5.2" in wmecn.CLAIMS[ids.index("4a")].text and "§6" in wmecn.CLAIMS[ids.index("4b")].text
+
+
+def type2_counts(rate_by_per: dict, jitter: float = 0.0) -> Numbers:
+    """WMECN's wireless losses judged: 1000 per run in every cell, of which
+    rate x 1000 called congestion, with per-run noise of sd ``jitter`` x 1000
+    (its own in every PER, so it does not cancel in a step)."""
+    rng = np.random.default_rng(17)
+    runs = {}
+    for ns in wmecn.SOURCES:
+        for per in wmecn.PERS:
+            c = {"n": ns, "per": per}
+            rate = rate_by_per.get(per, 0.0)
+            wc = 1000 * (rate + jitter * rng.normal(0, 1, 10))
+            runs[key(c, "wmecn", "loss_wc")] = wc
+            runs[key(c, "wmecn", "loss_ww")] = 1000 - wc
+    return numbers(runs)
+
+
+def test_wmecn_claim_6_falls_at_every_per_step_not_only_between_the_ends():
+    """§4: "As the packet error rate on the wireless link increases, the
+    probability of making a wrong decision decreases". Until the audit of
+    2026-11-29 only rate(10%) - rate(0.5%) was tested, so a rise in the
+    middle went unseen."""
+    falling = {0.005: 0.009, 0.01: 0.008, 0.02: 0.006, 0.05: 0.004, 0.1: 0.002}
+    r = wmecn._claim_type2(type2_counts(falling, jitter=0.0002), {})
+    assert r.agree is True
+    assert "falls at 4 yes, 0 undecided, 0 no of 4 PER steps" in r.detail
+    assert "per seed, summed over the 3 cells n = 2, 5, 10" in r.detail
+    # The ends fall, but the rate rises from 1% to 2%: disagrees.
+    rising = {**falling, 0.02: 0.0095}
+    r = wmecn._claim_type2(type2_counts(rising, jitter=0.0002), {})
+    assert r.agree is False and "below 0.01 at 5 yes, 0 undecided, 0 no of 5 PERs" in r.detail
+    assert "falls at 3 yes, 0 undecided, 1 no of 4 PER steps" in r.detail
+    # A step within the noise: undecided.
+    flat = {**falling, 0.02: 0.008}
+    r = wmecn._claim_type2(type2_counts(flat, jitter=0.0002), {})
+    assert r.agree is None and "falls at 3 yes, 1 undecided, 0 no of 4 PER steps" in r.detail
+    # Falling at every step but above 1%: disagrees.
+    assert wmecn._claim_type2(type2_counts({k: 10 * v for k, v in falling.items()}, jitter=0.0002), {}).agree is False
+
+
+def test_wmecn_claim_5_share_is_per_seed_summed_over_the_cells():
+    """The share's t interval is over the 10 seeds, each seed's counts summed
+    over the 18 cells (run i of every cell uses seed i), and says so: the
+    mean of per-run shares would differ. Seed i: in one cell 10 congestion
+    losses, i of them called wireless; in the 17 others 1, called wireless."""
+    runs = {}
+    seeds = np.arange(1, 11, dtype=float)
+    for ns in wmecn.SOURCES:
+        for per in wmecn.PERS:
+            c = {"n": ns, "per": per}
+            one = (ns, per) == (2, 0.0)
+            runs[key(c, "wmecn", "loss_cw")] = seeds if one else np.ones(10)
+            runs[key(c, "wmecn", "loss_cc")] = 10 - seeds if one else np.zeros(10)
+    r = wmecn._claim_no_type1(numbers(runs), {})
+    per_seed = (seeds + 17) / 27
+    expected = f"{per_seed.mean():.3f}"
+    share = "share of congestion losses called wireless per seed (summed over the 18 cells), mean over the seeds"
+    assert f"{share} {expected} [" in r.detail
+    per_run = np.mean([(seeds / 10).mean()] + [1.0] * 17)
+    assert f"{per_run:.3f}" != expected
+
+
+def test_wmecn_claim_2_says_it_tests_slower_not_much_slower():
+    """§5.2: "its rate of degradation is much slower": the document gives
+    'much' no size, so the test is of 'slower' and the line says so."""
+    runs = {}
+    for ns in wmecn.SOURCES:
+        for per in wmecn.PERS:
+            c = {"n": ns, "per": per}
+            for s in ("wmecn", *wmecn.E2E):
+                base = 80.0 if per == 0 else (60.0 if s == "wmecn" else 40.0)
+                runs[key(c, s, "goodput_pps")] = base + ALTERNATING
+    r = wmecn._claim_degrades_slowest(numbers(runs), {})
+    assert r.agree is True and r.detail.startswith("tests 'slower' only ('much' has no size in the document)")
+    assert "'much' no size" in wmecn.CLAIMS[1].definition
