@@ -427,3 +427,42 @@ def test_wmecn_claim_2_says_it_tests_slower_not_much_slower():
     r = wmecn._claim_degrades_slowest(numbers(runs), {})
     assert r.agree is True and r.detail.startswith("tests 'slower' only ('much' has no size in the document)")
     assert "'much' no size" in wmecn.CLAIMS[1].definition
+
+
+def gsnoop_low_loss(factor: dict, icns: dict | None = None) -> Numbers:
+    """Fig. 4's cells: Reno about 4.5 Mb/s, G-Snoop 25 ``factor[P_s]`` x
+    Reno's (tight), ``icns[P_s]`` ICNs per run (default 50)."""
+    rng = np.random.default_rng(13)
+    icns = icns or {}
+    runs = {}
+    for x in gsnoop.LOSSES:
+        c = gsnoop._cell("fig4", x)
+        reno = 4.5 + rng.normal(0, 0.02, 10)
+        runs[key(c, "reno", "goodput_mbps")] = reno
+        runs[key(c, "gsnoop25", "goodput_mbps")] = factor.get(x, 1.0) * reno + 0.002 * ALTERNATING
+        runs[key(c, "gsnoop25", "icns")] = icns.get(x, 50.0) + ALTERNATING
+    return numbers(runs)
+
+
+def test_gsnoop_claim_2_judges_every_point_below_1e_3_and_does_not_claim_the_cause():
+    """§5: "When the packet loss rate is less than 10^-3 ... the goodput is in
+    fact a little bit less than the case without the scheme. This is caused
+    by the incipient congestion notification (ICN) function". Every grid
+    point below 1e-3 (3e-4 was left out before the audit of 2026-11-29);
+    the cause cannot be tested (no ICN-off switch) and the line says so."""
+    assert gsnoop.LOW == (3e-4, 1e-4, 1e-5)
+    little = {3e-4: 0.95, 1e-4: 0.95, 1e-5: 0.95}
+    r = gsnoop._claim_low_loss_penalty(gsnoop_low_loss(little), {})
+    assert r.agree is True
+    assert r.detail.startswith("G-Snoop 25 against Reno: 0.0003: ratio 0.950")
+    assert "not that they cause the loss" in r.detail and "the cause is not tested" in r.detail
+    # 20% below Reno at 3e-4 only: not "a little"; the claim over 1e-4 and 1e-5 alone would agree.
+    r = gsnoop._claim_low_loss_penalty(gsnoop_low_loss({**little, 3e-4: 0.80}), {})
+    assert r.agree is False
+    # Above Reno at 3e-4: not lower.
+    assert gsnoop._claim_low_loss_penalty(gsnoop_low_loss({**little, 3e-4: 1.05}), {}).agree is False
+    # No ICN at 3e-4 (none in any run): fails too.
+    runs = gsnoop_low_loss(little)
+    runs._runs[key(gsnoop._cell("fig4", 3e-4), "gsnoop25", "icns")] = np.zeros(10)
+    assert gsnoop._claim_low_loss_penalty(runs, {}).agree is False
+    assert "not tested" in gsnoop.CLAIMS[1].definition and "3e-4, 1e-4, 1e-5" in gsnoop.CLAIMS[1].definition
