@@ -870,8 +870,8 @@ CLAIMS = [
         "classified as wireless; opportunities: every congestion loss the filter judged; both summed over all cells "
         "and runs. " + _NEVER_RULE + " The detail adds the share per seed: run i of every cell uses seed i, so a "
         "seed's counts are summed over the 18 cells and the t interval is over the seeds, not over the runs: the "
-        "runs of one seed are not independent across cells (the UDP background of seed i is the same in every "
-        "cell).",
+        "runs of one seed are not independent across cells (the UDP source's on/off pattern of seed i is the same "
+        "in every cell).",
         _claim_no_type1,
     ),
     Claim(
