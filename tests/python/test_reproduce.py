@@ -208,7 +208,10 @@ def test_gsnoop_pins_ns2s_timer_rules_explicitly():
 def test_claims_hold_on_the_drafts_own_numbers():
     exp = kick.EXPERIMENT
     for claim in exp.claims:
-        assert claim.check(exp.published_numbers(), exp.params).agree is True, claim.id
+        # Claim 5 (the abstract's "more pronounced under worse channel quality") is the exception: the draft's own
+        # p95s improve more under slow fading (Table 3) than under moderate (Table 1); test_reproduce_kick.py.
+        expected = claim.id != "5"
+        assert claim.check(exp.published_numbers(), exp.params).agree is expected, claim.id
 
 
 def test_outputs(tmp_path):

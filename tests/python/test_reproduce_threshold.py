@@ -212,6 +212,45 @@ def test_claims_are_judged_on_paired_intervals():
     assert verdicts["5"] is None and None in verdicts.values(), verdicts
 
 
+def _paper(cell, k):
+    gain = {1e-5: 1.0, 1e-6: 0.5, 1e-7: 0.2, 0.0: 0.0}
+    frac = 0.0 if not k else {1: 0.5, 2: 0.9}.get(k, 0.9 + 0.01 * (k - 2))
+    return 1000.0 * (1 + gain[cell["ber"]] * frac)
+
+
+def test_claim_5_says_in_how_many_runs_the_threshold_changed_nothing():
+    import numpy as np
+
+    # Common random numbers and a scheme that never acts on an error-free path: T(k) = T(off) in every run,
+    # so the equivalence intervals have (almost) no width; the line says why.
+    shared = np.random.default_rng(1).normal(0, 0.3, 20)
+    r = EXP.claims[4].check(_synthetic_runs(_paper, lambda i, j: shared[i]), P)
+    assert r.agree is True
+    assert r.detail.count("T(k) at every k and T(off) identical in all 20 runs") == 2, r.detail
+    own = np.random.default_rng(2).normal(0, 0.01, (20, len(EXP.schemes)))
+    r = EXP.claims[4].check(_synthetic_runs(_paper, lambda i, j: own[i, j]), P)
+    assert "and T(off) identical in none of 20 runs" in r.detail and "at every k" not in r.detail
+    assert "identical" not in EXP.claims[4].check(_synthetic(_paper), P).detail  # no runs, nothing to count
+
+
+def test_claim_2_prints_the_per_run_gains_it_tests_beside_the_ratio_of_means():
+    import numpy as np
+
+    # The scheme off varies from run to run, the threshold's plateau does not: the mean of the per-run gains
+    # differs from the ratio of the means, and the line must give the one the test uses.
+    off_noise = np.random.default_rng(4).uniform(-0.4, 0.4, 20)
+    off_index = [s.name for s in EXP.schemes].index("off")
+    n = _synthetic_runs(_paper, lambda i, j: off_noise[i] if j == off_index else 0.0)
+    detail = EXP.claims[1].check(n, P).detail
+    cell = {"case": "long", "flows": 1, "ber": 1e-5}
+    per_run = np.mean([n.runs(cell, s, "goodput_kbps") for s in thr.PLATEAU], axis=0) / n.runs(cell, "off", "goodput_kbps") - 1
+    of_means = np.mean([n.get(cell, s, "goodput_kbps", "avg") for s in thr.PLATEAU]) / n.get(cell, "off", "goodput_kbps", "avg") - 1
+    assert f"{100 * per_run.mean():+.1f}%" != f"{100 * of_means:+.1f}%"
+    tested, ratio = detail.split("(what is tested): ")[1].split("; as a ratio of means: ")
+    assert tested.startswith(f"BER 1e-05 {100 * per_run.mean():+.1f}%"), detail
+    assert ratio.startswith(f"BER 1e-05 {100 * of_means:+.1f}%"), detail
+
+
 def test_cli_lists_threshold():
     r = run_cli("reproduce")
     assert r.returncode == 0 and "threshold" in r.stdout

@@ -24,6 +24,7 @@ by paired differences over common random numbers with 95% CIs
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -83,7 +84,7 @@ HEADER_BYTES = 40  # IPv4 + TCP without options, as airtcp puts on the wire
 NS2_TCP_TICK_S = 0.1
 DRAFT_RUNS = 100  # the draft's runs per (fading, size, scheme)
 # Ours: the draft's 100 would leave every comparison of 95th percentiles
-# (claims 1, 3 and 4) without an interval: a paired interval of two 95th
+# (claims 1 and 3-6) without an interval: a paired interval of two 95th
 # percentiles reaches its stated coverage only from about 150 runs
 # (stats.TAIL_COMPARISON_MIN_RUNS, docs/sweeps.md). 200 keep them judged.
 RUNS = 200
@@ -559,16 +560,34 @@ def _claim_lower_and_stable(n: Numbers, p) -> ClaimResult:
     )
 
 
+def _word(x: bool | None) -> str:
+    return {True: "agrees", False: "disagrees", None: "undecided"}[x]
+
+
+def _same(n: Numbers, cell: dict) -> str:
+    """``"; identical in 170 of 200 runs"``: in how many runs Kick and TCP took
+    the same time (stats.identical_text); ``""`` on the draft's numbers."""
+    t = stats.identical_text(n.runs(cell, "kick", R), n.runs(cell, "tcp", R))
+    return f"; {t}" if t else ""
+
+
 def _claim_slow_avg_identical(n: Numbers, p) -> ClaimResult:
-    verdicts, parts = [], []
+    on_medians, on_means, parts = [], [], []
     for s in SIZES_KB:
         r = n.ratio(_c("slow", s), "kick", "tcp", R, "p50")
         rm = n.ratio(_c("slow", s), "kick", "tcp", R, "avg")
-        v = r.within(0.95, 1.05)
-        verdicts.append(v)
-        parts.append(f"{s}KB median ratio {r.text(3)} ({_v(v)}; mean ratio {rm.text(3)})")
-    agree = stats.at_least(verdicts, len(SIZES_KB))
-    return ClaimResult(agree, "slow fading, Kick / TCP: " + "; ".join(parts))
+        v, vm = r.within(0.95, 1.05), rm.within(0.95, 1.05)
+        on_medians.append(v)
+        on_means.append(vm)
+        parts.append(f"{s}KB median ratio {r.text(3)} ({_v(v)}{_same(n, _c('slow', s))}), mean ratio {rm.text(3)} ({_v(vm)})")
+    agree = stats.at_least(on_medians, len(SIZES_KB))
+    literal = stats.at_least(on_means, len(SIZES_KB))
+    return ClaimResult(
+        agree,
+        f"on medians (the verdict): {_word(agree)}, {stats.summary_counts(on_medians)}; on means (the draft's word, "
+        f"not the verdict): {_word(literal)}, {stats.summary_counts(on_means)}. slow fading, Kick / TCP: "
+        + "; ".join(parts),
+    )
 
 
 def _claim_gains_grow(n: Numbers, p) -> ClaimResult:
@@ -584,15 +603,144 @@ def _claim_gains_grow(n: Numbers, p) -> ClaimResult:
     return ClaimResult(stats.at_least(verdicts, 3), f"series that grow: {stats.summary_counts(verdicts)}. " + "; ".join(parts))
 
 
+def _log_of(stat):
+    """log stat(x), for a contrast whose exp is a product of ratios of the
+    statistic (stats.contrast of the logs, as stats.ratio takes the log of
+    a ratio); made of the same percentiles, so it needs as many runs."""
+
+    def f(x) -> float:
+        with np.errstate(all="ignore"):
+            return float(np.log(np.float64(stat(x))))
+
+    def along(x, axis=-1):
+        with np.errstate(all="ignore"):
+            return np.log(stat.along_axis(x, axis))
+
+    f.__name__ = f"log_{stat.__name__}"
+    f.along_axis = along
+    f.percentiles_used = stats.percentiles_used(stat)
+    return f
+
+
+_LOG = {"p50": _log_of(_p50), "p95": _log_of(_p95)}
+
+
+def _ratio_product(n: Numbers, terms: list[tuple[dict, str, float]], stat: str) -> stats.Interval:
+    """prod stat(scheme in cell) ** weight over ``terms`` (cell, scheme,
+    weight), with its 95% CI: the paired contrast of the logarithms over
+    the same seeds (stats.contrast), mapped back by exp. E.g. the ratio
+    TCP / Kick at 50 KB over that at 10 KB. A point on the draft's numbers."""
+    xs = [n.runs(c, sch, R) for c, sch, _ in terms]
+    if any(x is None for x in xs):
+        with np.errstate(all="ignore"):
+            iv = stats.point(float(sum(w * np.log(np.float64(n.get(c, sch, R, stat))) for c, sch, w in terms)))
+    else:
+        key = ("ratio product", tuple((cell_key(c), sch, w) for c, sch, w in terms), R, stat)
+        iv = n._memoized(key, lambda: stats.contrast(xs, [w for *_, w in terms], _LOG[stat]))
+    with np.errstate(all="ignore"):
+        back = [float(np.exp(np.float64(v))) for v in (iv.estimate, iv.low, iv.high)]
+    return dataclasses.replace(iv, estimate=back[0], low=back[1], high=back[2])
+
+
+#: Claim 4's band for TCP p95 / Kick p95: the draft's "1.5 to 2", each edge
+#: read with a tolerance of 0.1 (the draft calls its own 1.46 "1.5").
+P95_BAND = (1.4, 2.1)
+
+
 def _claim_slow_p95(n: Numbers, p) -> ClaimResult:
-    verdicts, parts = [], []
+    band, parts = [], []
+    lo, hi = P95_BAND
     for s in SIZES_KB:
         r = n.ratio(_c("slow", s), "tcp", "kick", R, "p95")
-        v = r.above(1.4)
         if s >= 30:
+            v = r.within(lo, hi)
+            band.append(v)
+            parts.append(f"{s}KB {r.text(2)} ({_v(v)})")
+        else:
+            parts.append(f"{s}KB {r.text(2)}")
+    big, small = _c("slow", 50), _c("slow", 10)
+    growth = _ratio_product(n, [(big, "tcp", 1), (big, "kick", -1), (small, "tcp", -1), (small, "kick", 1)], "p95")
+    grows = growth.above(1.0)
+    return ClaimResult(
+        stats.at_least([*band, grows], len(band) + 1),
+        f"within [{lo}, {hi}] at 30-50 KB: {stats.summary_counts(band)}; grows with size: {_v(grows)}. slow fading, "
+        f"TCP p95 / Kick p95: " + ", ".join(parts) + f"; ratio at 50 KB / ratio at 10 KB {growth.text(2)} ({_v(grows)})",
+    )
+
+
+#: Claim 5: from the worst channel to the best, as the draft ranks them.
+WORSE_THAN = (("fast", "moderate"), ("moderate", "slow"))
+
+
+def _gm_ratio(n: Numbers, f: str, stat: str) -> float:
+    """Kick / TCP of ``stat`` under fading ``f``, geometric mean over the sizes (a point)."""
+    with np.errstate(all="ignore"):
+        logs = [np.log(n.get(_c(f, s), "kick", R, stat) / n.get(_c(f, s), "tcp", R, stat)) for s in SIZES_KB]
+    return float(np.exp(np.mean(logs)))
+
+
+def _mean_gains(n: Numbers, fadings) -> str:
+    """``fast +37%, +32%, ...``: 1 - mean(Kick) / mean(TCP) per size (points, not judged)."""
+    out = []
+    for f in fadings:
+        g = [1 - n.get(_c(f, s), "kick", R, "avg") / n.get(_c(f, s), "tcp", R, "avg") for s in SIZES_KB]
+        out.append(f"{f} " + ", ".join(f"{100 * x:+.0f}%" for x in g))
+    return "; ".join(out)
+
+
+def _claim_worse_channel(n: Numbers, p) -> ClaimResult:
+    verdicts, parts = [], []
+    k = len(SIZES_KB)
+    for stat, label in (("p50", "median"), ("p95", "p95")):
+        per_fading = "; ".join(
+            f"{f} {_gm_ratio(n, f, stat):.3f} ("
+            + ", ".join(f"{n.get(_c(f, s), 'kick', R, stat) / n.get(_c(f, s), 'tcp', R, stat):.2f}" for s in SIZES_KB)
+            + ")"
+            for f in ("fast", "moderate", "slow")
+        )
+        seg = []
+        for worse, better in WORSE_THAN:
+            terms = []
+            for s in SIZES_KB:
+                terms += [(_c(worse, s), "kick", 1 / k), (_c(worse, s), "tcp", -1 / k)]
+                terms += [(_c(better, s), "kick", -1 / k), (_c(better, s), "tcp", 1 / k)]
+            iv = _ratio_product(n, terms, stat)
+            v = iv.below(1.0)
             verdicts.append(v)
-        parts.append(f"{s}KB {r.text(2)}" + (f" ({_v(v)})" if s >= 30 else ""))
-    return ClaimResult(stats.at_least(verdicts, 3), "slow fading, TCP p95 / Kick p95: " + ", ".join(parts))
+            seg.append(f"{worse} over {better} {iv.text(3)} ({_v(v)})")
+        parts.append(f"{label}: Kick / TCP, geometric mean over 10-50 KB (per size): {per_fading}; " + ", ".join(seg))
+    return ClaimResult(
+        stats.at_least(verdicts, len(verdicts)),
+        f"comparisons that hold: {stats.summary_counts(verdicts)} (need all 4). " + " | ".join(parts)
+        + f" | means (not judged), gain 1 - mean(Kick) / mean(TCP) at 10-50 KB: {_mean_gains(n, ('fast', 'moderate', 'slow'))}",
+    )
+
+
+def _claim_consistent(n: Numbers, p) -> ClaimResult:
+    verdicts, on_means, on_medians, parts, medians = [], [], [], [], []
+    for f in ("moderate", "slow"):
+        seg = []
+        for s in SIZES_KB:
+            d = n.diff(_c(f, s), "kick", "tcp", R, "p95")
+            v = d.below(0)
+            verdicts.append(v)
+            seg.append(f"{s}KB {d.text(2, 's')} ({_v(v)})")
+            on_means.append(n.diff(_c(f, s), "kick", "tcp", R, "avg").below(0))
+            d50 = n.diff(_c(f, s), "kick", "tcp", R, "p50")
+            # + 0.0: a difference of equal medians, mirrored (stats.difference), is -0.0; print it as 0.00.
+            d50 = dataclasses.replace(d50, estimate=d50.estimate + 0.0, low=d50.low + 0.0, high=d50.high + 0.0)
+            on_medians.append(d50.below(0))
+            if on_medians[-1] is not True:
+                medians.append(f"{f} {s}KB {d50.text(2, 's')} ({_v(on_medians[-1])}{_same(n, _c(f, s))})")
+        parts.append(f"{f}: p95 Kick - TCP " + "; ".join(seg))
+    return ClaimResult(
+        stats.at_least(verdicts, len(verdicts)),
+        f"cells where Kick's p95 is lower: {stats.summary_counts(verdicts)} (need all 10). " + " | ".join(parts)
+        + f" | not judged: mean lower in {stats.summary_counts(on_means)} cells (gain 1 - mean(Kick) / "
+        f"mean(TCP) at 10-50 KB: {_mean_gains(n, ('moderate', 'slow'))}); median lower in "
+        f"{stats.summary_counts(on_medians)} cells"
+        + (" (Kick - TCP where not lower: " + "; ".join(medians) + ")" if medians else ""),
+    )
 
 
 def _ci(runs: int) -> str:
@@ -627,7 +775,11 @@ CLAIMS = [
         _with_ci(
             "*Nearly identical* = median(Kick) / median(TCP) within [0.95, 1.05] at every file size (an equivalence "
             "test: the whole CI inside). The draft's 'average' is judged on our medians because its avg cells at "
-            "10-30 KB cannot be means (see 'What the draft's avg cells are'); our means are given beside. "
+            "10-30 KB cannot be means (see 'What the draft's avg cells are'): the verdict is the medians'. The same "
+            "test on the ratio of our means, the draft's word, is printed beside it with its own verdict, which does "
+            "not enter the claim's. Each size says in how many runs the two schemes took the same time (no loss that "
+            "either had to repair): a median ratio of 1.000 [1.000, 1.000] says only that more than half of the runs "
+            "did. "
         ),
         _claim_slow_avg_identical,
     ),
@@ -645,10 +797,46 @@ CLAIMS = [
         "4",
         "Under slow fading, Kick TCP's 95th percentile is 1.5 to 2 times better as the data size gets larger.",
         _with_ci(
-            "p95(TCP) / p95(Kick) > 1.4 (the draft's 1.5 less 0.1, as before: the draft's own 50 KB ratio is 1.46) at "
-            "each of 30, 40 and 50 KB. "
+            "*1.5 to 2 times better* = p95(TCP) / p95(Kick) within [1.4, 2.1] (an equivalence test: the whole CI "
+            "inside) at each of 30, 40 and 50 KB, the sizes at which the draft's own ratios are in its band (1.97, "
+            "1.64, 1.46; at 10 and 20 KB 1.32 and 1.15). Each edge is read with a tolerance of 0.1, as the lower "
+            "one was before: the draft calls its own 1.46 '1.5' (and its 1.97 '2'), so its words round its ratios. "
+            "*As the data size gets larger* = the ratio at 50 KB over the ratio at 10 KB > 1, a paired contrast of "
+            "the logarithms of the four p95s over the same seeds, as claim 3 compares 50 KB with 10 KB (the draft's "
+            "own: 1.46 / 1.32 = 1.11; its ratio is highest at 30 KB). The claim holds if all four hold. "
         ),
         _claim_slow_p95,
+    ),
+    Claim(
+        "5",
+        "The performance improvement is more pronounced under worse channel quality (abstract).",
+        _with_ci(
+            "Channel quality, worst first: fast, moderate, slow fading (the draft: under fast fading response times "
+            "are 'much worse than the moderate fading case', 'a difficult condition'; under slow fading 'the good "
+            "channel state persists long enough to transmit the entire files'). The improvement under a fading "
+            "speed = Kick / TCP of a response-time statistic (smaller is a larger improvement; a ratio, so that a "
+            "fading under which both schemes are slower does not show a larger gain by that alone), its geometric "
+            "mean over the five sizes, for both statistics the draft tabulates: its avg, judged on our median as in "
+            "claim 2, and its p95. *More pronounced under worse channel quality* = the geometric-mean ratio under "
+            "the worse fading over that under the better one < 1, for fast against moderate and for moderate "
+            "against slow: a paired contrast of the logarithms of the 20 statistics over the same seeds (run i of "
+            "every cell uses seed i). The claim holds if all 4 (2 statistics x 2 pairs) hold. Our means are "
+            "printed beside, not judged (the draft's avg cells are not means). The sentence's other half, larger "
+            "data sizes, is claim 3. "
+        ),
+        _claim_worse_channel,
+    ),
+    Claim(
+        "6",
+        "Although relatively smaller, the improvement is consistent in moderate and slow fading as well (conclusion).",
+        _with_ci(
+            "*Consistent improvement* = p95(Kick) - p95(TCP) < 0 at every file size under moderate and under slow "
+            "fading (all 10 cells). The 95th percentile, because the draft itself calls the slow-fading averages "
+            "'almost identical' (claim 2) and the p95 '1.5 to 2 times better' (claim 4): the improvement it reports "
+            "under slow fading can only be the tail's. Our means (paired t) and medians are printed beside, not "
+            "judged. 'Relatively smaller' (than under fast fading) is claim 5's fast against moderate. "
+        ),
+        _claim_consistent,
     ),
 ]
 
@@ -838,7 +1026,7 @@ def _choices(p: Mapping[str, Any], runs: int = RUNS) -> list[Choice]:
             f"{runs} (the draft: {DRAFT_RUNS})",
             f"The draft ran {DRAFT_RUNS} runs per cell, but a paired interval of two 95th percentiles reaches its "
             f"stated coverage only from about {stats.TAIL_COMPARISON_MIN_RUNS} runs (docs/sweeps.md, 'Percentile "
-            "comparisons: how many runs'), so with fewer every p95 comparison (claims 1, 3 and 4) has no interval "
+            "comparisons: how many runs'), so with fewer every p95 comparison (claims 1 and 3-6) has no interval "
             f"and is undecided; {RUNS} runs keep every p95 comparison judged."
             + (
                 ""

@@ -74,7 +74,8 @@ standard deviation is 0; bootstrap: every resample gives the same value),
 as the textbook formulas (and scipy) do. It is exact when the runs are
 deterministic (every seed gives the same run); over random runs it says only
 that no run told the schemes apart, so a claim that relies on it should say
-in how many runs the difference was seen.
+in how many runs the difference was seen (:func:`identical_text`: "identical
+in 170 of 200 runs").
 
 A claim that something never happens is not judged by an interval of a
 mean count (a count of 0 in every run has a zero-width interval, and 0 of 10
@@ -356,6 +357,32 @@ def skipped_text(skipped: int, total: int, unit: str = "points", why: str = NO_V
     nothing was skipped: a claim over several points says so when it judged
     fewer than it has, as an interval says which runs it dropped."""
     return f" ({skipped} of {total} {unit} skipped: {why})" if skipped else ""
+
+
+def identical_runs(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
+    """(pairs in which ``a`` and ``b`` have the same value, pairs compared),
+    over paired runs (index i of both: the same seed), pairs with a NaN
+    dropped as :func:`difference` drops them. What a zero-width interval
+    over random runs leaves unsaid (see the module's docstring): in how
+    many runs the two told anything apart."""
+    x, y = _paired(a, b)
+    return int(np.count_nonzero(x == y)), len(x)
+
+
+def identical_text(a: np.ndarray | None, b: np.ndarray | None) -> str:
+    """``"identical in all 20 runs"``, ``"identical in 170 of 200 runs"``,
+    ``"identical in none of 200 runs"`` (:func:`identical_runs`); ``""``
+    without per-run values (a document's published numbers)."""
+    if a is None or b is None:
+        return ""
+    same, n = identical_runs(a, b)
+    if n == 0:
+        return ""
+    if same == n:
+        return f"identical in all {n} runs" if n > 1 else "identical in the 1 run"
+    if same == 0:
+        return f"identical in none of {n} runs"
+    return f"identical in {same} of {n} runs"
 
 
 def summary_counts(verdicts: Iterable[bool | None]) -> str:
@@ -769,6 +796,8 @@ __all__ = [
     "at_least",
     "summary_counts",
     "skipped_text",
+    "identical_runs",
+    "identical_text",
     "NEVER_CONFIDENCE",
     "rate_upper_bound",
     "never",

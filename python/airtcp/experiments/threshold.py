@@ -455,6 +455,16 @@ def _gain_point(n: Numbers, cell: dict) -> float:
     return float(np.mean([_T(n, cell, s) for s in PLATEAU])) / off - 1 if off else math.nan
 
 
+def _mean_gain(n: Numbers, cell: dict) -> float:
+    """The mean of the per-run gains (runs with a NaN gain left out, as the
+    paired differences leave them out); the ratio of means without runs."""
+    g = _gains(n, cell)
+    if g is None:
+        return _gain_point(n, cell)
+    g = g[~np.isnan(g)]
+    return float(np.mean(g)) if len(g) else math.nan
+
+
 def _gain_diff(n: Numbers, a: dict, b: dict):
     """gain(a) - gain(b): the mean of the per-run differences of relative
     gains (paired t: run i of both cells uses seed i); a point without runs."""
@@ -469,11 +479,12 @@ def _order(n: Numbers, flows: int, p: Mapping[str, Any], case: str = "long") -> 
     d1 = _gain_diff(n, cells[1e-5], cells[1e-6])
     d2 = _gain_diff(n, cells[1e-6], cells[1e-7])
     v = _all([d1.above(0.0), d2.above(0.0)])
-    gains = "; ".join(
-        f"{_ber_label(b, p)} {100 * _gain_point(n, cells[b]):+.1f}%" for b in sorted(BERS, reverse=True)
-    )
+    order = sorted(BERS, reverse=True)
+    tested = "; ".join(f"{_ber_label(b, p)} {100 * _mean_gain(n, cells[b]):+.1f}%" for b in order)
+    gains = "; ".join(f"{_ber_label(b, p)} {100 * _gain_point(n, cells[b]):+.1f}%" for b in order)
     text = (
-        f"{flows} connection(s), plateau gain over off (ratio of means): {gains}; per-run gain differences: "
+        f"{flows} connection(s), plateau gain over off, mean of the per-run gains (what is tested): {tested}; "
+        f"as a ratio of means: {gains}; per-run gain differences: "
         f"1e-5 minus 1e-6 {d1.text(3)} ({_word(d1.above(0.0))}), 1e-6 minus 1e-7 {d2.text(3)} "
         f"({_word(d2.above(0.0))})"
     )
@@ -530,10 +541,25 @@ def _claim_wired(n: Numbers, p) -> ClaimResult:
         parts.append(
             f"{case}-delay path without errors: {_curve_text(n, cell)}; within 2% at {stats.summary_counts(per_k)} "
             f"of {len(per_k)} thresholds; largest deviation at base+{s[1:]} ({100 * dev:+.1f}%: T - 1.02 T(off) "
-            f"{hi.text(1)}, T - 0.98 T(off) {lo.text(1)} kb/s); congestion losses called corruption per run "
+            f"{hi.text(1)}, T - 0.98 T(off) {lo.text(1)} kb/s{_identical_to_off(n, cell, s)}); congestion losses "
+            "called corruption per run "
             + ", ".join(f"{x:.1f}" for x in t1)
         )
     return ClaimResult(_all(verdicts), " | ".join(parts))
+
+
+def _identical_to_off(n: Numbers, cell: dict, worst: str) -> str:
+    """In how many runs the goodput with the threshold equals the scheme
+    off (stats.identical_text): what a zero-width interval leaves unsaid.
+    ``""`` without runs."""
+    off = n.runs(cell, "off", GOODPUT)
+    if off is None:
+        return ""
+    ks = [n.runs(cell, s, GOODPUT) for s in K_SCHEMES[1:]]
+    tied = [stats.identical_runs(k, off) for k in ks if k is not None]
+    if len(tied) == len(ks) and all(same == pairs for same, pairs in tied):
+        return f"; T(k) at every k and T(off) {stats.identical_text(ks[0], off)}"
+    return f"; T(base+{worst[1:]}) and T(off) {stats.identical_text(n.runs(cell, worst, GOODPUT), off)}"
 
 
 _PAIRED = (
