@@ -479,7 +479,7 @@ def bad(tmp_path, sweep_table):
         # a wrong type: for the field, and within one parameter
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.sack", values = ["yes"] }\n',
-            r"s.toml:@3@: sweep.parameters.v.values\[0\]: .*flow\[0\].tcp.sack: invalid type: string \"yes\", expected a boolean",
+            r"s.toml:@3@: sweep.parameters.v.values\[0\]: .*flow\[0\].tcp.sack: expected true or false, found \"yes\"",
         ),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", 3] }\n',
