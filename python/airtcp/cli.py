@@ -508,7 +508,7 @@ def cmd_sweep(args) -> int:
             return EXIT_USAGE
         try:
             text = status(args.status)
-        except FileNotFoundError as e:
+        except (FileNotFoundError, NotADirectoryError) as e:
             print(_os_error(e), file=sys.stderr)
             return EXIT_USAGE
         print(text)

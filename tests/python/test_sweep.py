@@ -479,7 +479,7 @@ def bad(tmp_path, sweep_table):
         # a wrong type: for the field, and within one parameter
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.sack", values = ["yes"] }\n',
-            r"s.toml:@3@: sweep.parameters.v.values\[0\]: .*flow\[0\].tcp.sack: invalid type: string \"yes\", expected a boolean",
+            r"s.toml:@3@: sweep.parameters.v.values\[0\]: .*flow\[0\].tcp.sack: expected true or false, found \"yes\"",
         ),
         (
             '[sweep]\n[sweep.parameters]\nv = { path = "flow[*].tcp.variant", values = ["reno", 3] }\n',
@@ -704,3 +704,20 @@ def test_cli_ctrl_c_once_every_run_is_stored_exits_0(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stderr == "" and "8 runs (8 simulated on 2 threads, 0 already in" in p.stdout
     assert (tmp_path / "o" / "summary.csv").exists()
+
+
+def test_status_of_what_is_not_a_sweep_directory_says_so(tmp_path):
+    """docs/sweeps.md: ``airtcp sweep --status DIR`` reads a sweep's output
+    directory. Given the sweep's TOML file instead (a natural slip), it said
+    "FILE/sweep.json: Not a directory"; now one line that says what to give,
+    exit 2, as for a directory holding no sweep; ``load_results`` raises
+    the same words."""
+    toml = tmp_path / "s.toml"
+    toml.write_text("[simulation]\n")
+    r = run_cli("sweep", "--status", toml)
+    assert r.returncode == 2
+    assert r.stderr == f"airtcp: {toml}: not a directory: give the sweep's output directory (its --out)\n"
+    with pytest.raises(NotADirectoryError, match="give the sweep's output directory"):
+        airtcp.load_results(toml)
+    r = run_cli("sweep", "--status", tmp_path)
+    assert (r.returncode, r.stderr) == (2, f"airtcp: {tmp_path}: no sweep here (no sweep.json)\n")

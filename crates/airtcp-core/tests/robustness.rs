@@ -599,6 +599,18 @@ fn case9_large_seeds() {
     check(&err(&text), 3, "simulation.seed", "in [0, 2^64), got -1");
     let text = one_link("seed = \"18446744073709551616\"", "", "", "");
     check(&err(&text), 3, "simulation.seed", "in [0, 2^64)");
+    // Beyond 2^64 - 1 as an integer, a string would not help either: the
+    // range, not the string form (it said "written as a string").
+    for big in ["18446744073709551616", "1000000000000000000000000000000"] {
+        let e = err(&one_link(&format!("seed = {big}"), "", "", ""));
+        check(
+            &e,
+            3,
+            "simulation.seed",
+            &format!("in [0, 2^64), got {big}"),
+        );
+        assert!(!e.message.contains("string"), "{e}");
+    }
 }
 
 /// The bar: bad input is never silently fixed. A seed written as a string

@@ -1022,3 +1022,153 @@ fn names_that_hide_text_or_arrows_are_refused() {
     let text = base.replace("\"A\"", "\"Zürich base-station > 1\"");
     scenario(&text);
 }
+
+/// docs/scenario.md, "Quantities": a value of the wrong kind is an error
+/// that says what the field takes and what was written, in the page's
+/// words ("a whole number", "true or false", "a table"). They came in
+/// serde's ("invalid type: floating point `2.5`, expected i64", "expected
+/// struct QueueSpec", "invalid type: map" for a date, "wanted string or
+/// table" for a number where a kind's name goes).
+#[test]
+fn a_value_of_the_wrong_kind_says_what_the_field_takes() {
+    for (link, tcp, tail, line, field, words) in [
+        (
+            "",
+            "initial_cwnd = 2.5",
+            "",
+            13,
+            "flow[0].tcp.initial_cwnd",
+            "expected a whole number, found 2.5",
+        ),
+        (
+            "",
+            "initial_cwnd = 2.0",
+            "",
+            13,
+            "flow[0].tcp.initial_cwnd",
+            "expected a whole number, found 2.0: write initial_cwnd = 2",
+        ),
+        (
+            "",
+            "initial_cwnd = true",
+            "",
+            13,
+            "flow[0].tcp.initial_cwnd",
+            "expected a whole number, found true",
+        ),
+        (
+            "",
+            "initial_cwnd = 2024-01-01",
+            "",
+            13,
+            "flow[0].tcp.initial_cwnd",
+            "expected a whole number, found a date",
+        ),
+        (
+            "",
+            "initial_cwnd = { a = 1 }",
+            "",
+            13,
+            "flow[0].tcp.initial_cwnd",
+            "expected a whole number, found a table",
+        ),
+        (
+            "",
+            "initial_cwnd = [2]",
+            "",
+            13,
+            "flow[0].tcp.initial_cwnd",
+            "expected a whole number, found a list",
+        ),
+        (
+            "",
+            "sack = 1",
+            "",
+            13,
+            "flow[0].tcp.sack",
+            "expected true or false, found 1",
+        ),
+        (
+            "",
+            "sack = \"yes\"",
+            "",
+            13,
+            "flow[0].tcp.sack",
+            "expected true or false, found \"yes\"",
+        ),
+        (
+            "",
+            "",
+            "count = 1.5",
+            15,
+            "flow[0].count",
+            "expected a whole number, found 1.5",
+        ),
+        (
+            "error = { kind = \"bernoulli\", per = true }",
+            "",
+            "",
+            9,
+            "link[0].error.per",
+            "expected a number, found true",
+        ),
+        (
+            "queue = 3",
+            "",
+            "",
+            9,
+            "link[0].queue",
+            "expected a table, found 3",
+        ),
+        (
+            "queue = { kind = 3 }",
+            "",
+            "",
+            9,
+            "link[0].queue.kind",
+            "expected a name in quotes or a table, found 3",
+        ),
+        (
+            "",
+            "variant = 3",
+            "",
+            13,
+            "flow[0].tcp.variant",
+            "expected a name in quotes or a table, found 3",
+        ),
+        (
+            "delay = 1979-05-27T07:32:00Z",
+            "",
+            "",
+            8,
+            "link[0].delay",
+            "expected a string like \"30ms\", found a date",
+        ),
+        (
+            "",
+            "",
+            "start = true",
+            15,
+            "flow[0].start",
+            "expected a string like \"30ms\", found true",
+        ),
+    ] {
+        let text = one_link("", link, tcp, tail);
+        let text = if link.starts_with("delay") {
+            text.replacen("delay = \"10ms\"\n", "", 1)
+        } else {
+            text
+        };
+        let e = err(&text);
+        check(&e, line, field, words);
+        for serde_words in [
+            "invalid type",
+            "expected i64",
+            "expected f64",
+            "struct ",
+            "wanted ",
+        ] {
+            assert!(!e.message.contains(serde_words), "{e}");
+        }
+    }
+}

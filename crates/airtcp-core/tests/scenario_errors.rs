@@ -388,7 +388,7 @@ fn cubic_cc_by_name_or_table_with_checked_parameters() {
         (
             "{ kind = \"cubic\", fast_convergence = 1 }",
             "flow[0].tcp.cc.fast_convergence",
-            "bool",
+            "expected true or false, found 1",
         ),
     ] {
         let bad = format!("tcp = {{ variant = \"sack\", cc = {cc} }}");
@@ -461,7 +461,7 @@ fn slow_start_is_rfc5681_or_hystart() {
             ),
             (
                 "tcp = { variant = \"sack\", slow_start = true }",
-                "wanted string",
+                "expected a name in quotes or a table, found true",
             ),
             (
                 "tcp = { variant = \"sack\", cc = \"cubic\", slow_start = \"hystart++\" }",
@@ -491,7 +491,7 @@ fn classifier_before_rtt_sample_is_corruption_or_congestion() {
             ),
             (
                 &format!("tcp = {{ variant = \"reno\", {threshold}, before_rtt_sample = true }} }}"),
-                "wanted string",
+                "expected a name in quotes or a table, found true",
             ),
         ],
         "flow[0].tcp.classifier.before_rtt_sample",

@@ -1059,6 +1059,8 @@ def load_results(out: str | os.PathLike, runs: str = "current") -> SweepResult:
     """
     _check_load(runs)
     out = os.fspath(out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise NotADirectoryError(f"{out}: not a directory: give the sweep's output directory (its --out)")
     definition = _read_json(os.path.join(out, DEFINITION))
     if definition is None:
         raise FileNotFoundError(f"{out}: no sweep here (no {DEFINITION})")

@@ -80,6 +80,19 @@ def all_text_tables(exp: Experiment, ours: Numbers) -> str:
     return "\n\n".join(text_table(exp, t, ours, pub) for t in exp.table_list() if t.in_terminal)
 
 
+# What a verdict over many comparisons is worth (docs/sweeps.md, "Many
+# comparisons at once"): the report says it, not only stats.py's docstring.
+MULTIPLE_COMPARISONS = (
+    "No correction for multiple comparisons is made: each comparison is judged at the 95% level on its own, "
+    "and a claim that combines several says in its definition how many must hold. A claim judged on k "
+    "comparisons has k chances of a wrong *holds* or *fails*: if every true difference sat exactly on its "
+    "line and the comparisons were independent, at least one of them would come out decided with "
+    "probability 1 - 0.95^k (23% for k = 5, 37% for k = 9). So read a verdict that rests on many "
+    "comparisons, or on intervals that end close to their line, as weaker than a single comparison at 95%; "
+    "`--runs` more runs is the remedy (the intervals narrow as 1/sqrt(runs))."
+)
+
+
 def check_claims(exp: Experiment, ours: Numbers) -> list[dict]:
     """Each claim checked against our numbers and against the document's."""
     pub = exp.published_numbers()
@@ -146,6 +159,8 @@ def markdown_report(
         "the other side, and is *undecided* when the interval straddles the line or there is none (too few "
         "runs, a mean over an unfinished run). The document's own numbers have no runs, so "
         "they are checked by their point values.",
+        "",
+        MULTIPLE_COMPARISONS,
         "",
     ]
     for c in checked:

@@ -255,6 +255,100 @@ fn number_written_as_string(field: &str, message: &str) -> Option<String> {
     })
 }
 
+/// serde's "invalid type: FOUND, expected EXPECTED", and toml's "wanted
+/// string or table" where a kind's name or a table goes, in the page's
+/// words (docs/scenario.md, "Quantities"): what the field takes and what
+/// was written (`written`: the value's text in the file, when the error
+/// has its place). A string where a number goes is
+/// [`number_written_as_string`]'s.
+fn wrong_kind_in_words(field: &str, message: &str, written: Option<&str>) -> Option<String> {
+    let written = written.map(str::trim).filter(|w| !w.is_empty());
+    let (found, expected) = if message == "wanted string or table" {
+        (None, "a name in quotes or a table".to_string())
+    } else {
+        let (found, expected) = message
+            .strip_prefix("invalid type: ")?
+            .rsplit_once(", expected ")?;
+        let expected = match expected {
+            "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize" => {
+                "a whole number".to_string()
+            }
+            "f32" | "f64" => "a number".to_string(),
+            "a boolean" => "true or false".to_string(),
+            e if e.starts_with("struct ") => "a table".to_string(),
+            e if e.starts_with('"') => format!("a string like {e}"),
+            e => e.to_string(),
+        };
+        (Some(found), expected)
+    };
+    let found = match (written, found) {
+        (Some(w), _) => written_kind(w),
+        (None, Some(f)) => serde_found_kind(f),
+        (None, None) => return Some(format!("expected {expected}")),
+    };
+    let mut words = format!("expected {expected}, found {found}");
+    // A whole number written with a fraction of zero: say how to write it.
+    if expected == "a whole number" {
+        if let Some(whole) = found
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
+        {
+            let key = field.rsplit('.').next().unwrap_or(field);
+            words.push_str(&format!(": write {key} = {whole}"));
+        }
+    }
+    Some(words)
+}
+
+/// What a value written in the file is, for an error: a table, a list or a
+/// date by its kind, any other value as written.
+fn written_kind(written: &str) -> String {
+    let number = written.replace('_', "");
+    let is_number = number.parse::<f64>().is_ok()
+        || ["inf", "+inf", "-inf", "nan", "+nan", "-nan"].contains(&written)
+        || number.starts_with("0x")
+        || number.starts_with("0o")
+        || number.starts_with("0b");
+    match written.chars().next() {
+        Some('{') => "a table".to_string(),
+        Some('[') => "a list".to_string(),
+        Some(c) if c.is_ascii_digit() && !is_number => "a date".to_string(),
+        _ => written.to_string(),
+    }
+}
+
+/// What serde says it found ("floating point `2.5`", "map", ...), for an
+/// error without a place in the file.
+fn serde_found_kind(found: &str) -> String {
+    if let Some((_, value)) = found.split_once(" `") {
+        return value.trim_end_matches('`').to_string();
+    }
+    match found {
+        "map" => "a table or a date".to_string(),
+        "sequence" => "a list".to_string(),
+        f => f.to_string(),
+    }
+}
+
+/// A seed written as an integer of 2^64 or more on 1-based `line`: no way
+/// of writing it helps (from 2^63 to 2^64 - 1 a string does), so the error
+/// gives the range. None for any other value.
+fn seed_beyond_u64(text: &str, line: Option<usize>) -> Option<String> {
+    let written = text
+        .lines()
+        .nth(line?.checked_sub(1)?)?
+        .split_once('=')?
+        .1
+        .split('#')
+        .next()?
+        .trim()
+        .replace('_', "");
+    let digits = !written.is_empty() && written.bytes().all(|b| b.is_ascii_digit());
+    (digits && written.parse::<u64>().is_err())
+        .then(|| format!("a seed must be an integer in [0, 2^64), got {written}"))
+}
+
 /// One line of a toml error message (they can span several lines).
 fn first_line(msg: &str) -> String {
     msg.lines()
@@ -313,7 +407,10 @@ impl Scenario {
             } else {
                 inner.message().to_string()
             };
-            if let Some(better) = number_written_as_string(&field, &message) {
+            let written = inner.span().and_then(|s| text.get(s));
+            if let Some(better) = number_written_as_string(&field, &message)
+                .or_else(|| wrong_kind_in_words(&field, &message, written))
+            {
                 message = better;
             }
             if field.is_empty() {
@@ -321,9 +418,12 @@ impl Scenario {
                 // without a path: name the key written on that line.
                 field = line.map_or(String::new(), |l| key_on_line(text, l));
                 if field == "simulation.seed" && message.contains("number") {
-                    message.push_str(
-                        "; a seed of 2^63 or more is written as a string, e.g. seed = \"18446744073709551615\"",
-                    );
+                    match seed_beyond_u64(text, line) {
+                        Some(range) => message = range,
+                        None => message.push_str(
+                            "; a seed of 2^63 or more is written as a string, e.g. seed = \"18446744073709551615\"",
+                        ),
+                    }
                 }
             }
             ScenarioError::new(source_name, line, field, message)
