@@ -746,3 +746,43 @@ def test_a_bad_set_value_leaves_no_output_directory(tmp_path):
     with pytest.raises(ValueError, match="loss_good and loss_bad must differ"):
         reproduce(replaced, runs=1, out=out, progress=False)
     assert not out.exists()
+
+
+# --------------------------------------------------------------------------
+# Every reproduction
+
+
+@pytest.mark.parametrize("name", ["kick", "gsnoop", "threshold", "wmecn", "dclor", "matrix"])
+def test_a_definition_written_with_results_known_says_so_and_no_other_does(name):
+    """report.py's header of a claim's definition, "fixed before looking at
+    results", is a statement about when it was written: a definition
+    revised after its results were seen (the audit of 2026-11-29 rewrote
+    some) says when and why instead, and every other keeps the header."""
+    exp = experiments.get(name)
+    text = report(exp)
+    for claim in exp.claims:
+        (line,) = [
+            ln for ln in text.splitlines() if ln.startswith("*Definition (") and _heading_before(text, ln).startswith(f"\n**({claim.id}) ")
+        ]
+        if claim.revised:
+            assert line.startswith(f"*Definition (revised with results known: {claim.revised}):* "), line
+        else:
+            assert line.startswith("*Definition (fixed before looking at results):* "), line
+    # The claims the audit rewrote say so.
+    revised = {c.id for c in exp.claims if c.revised}
+    assert revised == {"kick": {"4", "5", "6"}, "wmecn": {"4a", "6"}, "gsnoop": {"2"}}.get(exp.name, set())
+
+
+def test_the_report_says_no_correction_for_multiple_comparisons_is_made():
+    """docs/sweeps.md, "Many comparisons at once": every report says that no
+    correction is made and what a verdict over k comparisons is worth."""
+    text = report(experiments.get("dclor"))
+    assert "No correction for multiple comparisons is made" in text
+    assert "probability 1 - 0.95^k (23% for k = 5, 37% for k = 9)" in text
+    assert f"{1 - 0.95**5:.0%}" == "23%" and f"{1 - 0.95**9:.0%}" == "37%"
+
+
+def _heading_before(text: str, line: str) -> str:
+    """The claim heading (``**(ID) ...**``) above ``line`` in ``text``."""
+    above = text[: text.index(line)]
+    return above[above.rindex("\n**(") :]

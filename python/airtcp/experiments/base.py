@@ -486,7 +486,8 @@ class Claim:
     """A claim of the document and how we test it.
 
     ``definition`` makes the claim's words concrete (a tolerance, a test);
-    it is written down before looking at results and printed in the report
+    it is written down before looking at results (or says, in ``revised``,
+    when and why it was written after) and printed in the report
     (a function of the parameters, like ``Experiment.setup``, where it names
     a number the run decides, such as the runs per cell).
     ``check(numbers, params)`` returns a :class:`ClaimResult`.
@@ -496,6 +497,10 @@ class Claim:
     text: str
     definition: str | Callable[..., str]
     check: Callable[[Numbers, Mapping[str, Any]], ClaimResult]
+    #: When the definition was written or changed with results already
+    #: known, when and why; the report then says so instead of "fixed
+    #: before looking at results".
+    revised: str = ""
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,8 @@ def markdown_report(
     for c in checked:
         cl = c["claim"]
         L += [f"**({cl.id}) {cl.text}**", ""]
-        L += [f"*Definition (fixed before looking at results):* {exp.claim_definition(cl)}", ""]
+        when = f"revised with results known: {cl.revised}" if cl.revised else "fixed before looking at results"
+        L += [f"*Definition ({when}):* {exp.claim_definition(cl)}", ""]
         L += [f"*Our model {_verdict(c['ours'].agree)}.* {c['ours'].detail}", ""]
         if c["document"] is not None:
             L += [f"*The document's own numbers {_verdict(c['document'].agree)} with this definition.* {c['document'].detail}", ""]

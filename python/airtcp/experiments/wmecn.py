@@ -812,6 +812,13 @@ _NEVER_RULE = (
     "with none) it is undecided. The bound treats the opportunities as independent."
 )
 
+#: Claims whose definition was written or changed on 2026-11-29 with these
+#: runs' results known (report.py prints it in the definition's header).
+AUDIT_2026_11_29 = (
+    "2026-11-29, after an independent audit of the verdicts found the earlier test "
+    "narrower than the document's sentence (claim 4a: Snoop only; claim 6: the end points only)"
+)
+
 CLAIMS = [
     Claim(
         "1",
@@ -853,6 +860,7 @@ CLAIMS = [
         "Split from the former claim 4 (which compared Snoop only) after the audit of 2026-11-29, which had "
         "computed these differences.",
         _claim_lrt_beats_all,
+        revised=AUDIT_2026_11_29,
     ),
     Claim(
         "4b",
@@ -886,6 +894,7 @@ CLAIMS = [
         "of making a wrong decision decreases': every step, not only the end points, which the test compared "
         "until the audit of 2026-11-29).",
         _claim_type2,
+        revised=AUDIT_2026_11_29,
     ),
     Claim(
         "7a",
