@@ -475,26 +475,38 @@ def _every(verdicts: list[bool | None]) -> bool | None:
     return stats.at_least(verdicts, len(verdicts))
 
 
-def _claim_beats_e2e(n: Numbers, p) -> ClaimResult:
-    verdicts, parts, skipped = [], [], 0
+def _leads_at_lossy_points(n: Numbers, scheme: str, rivals) -> tuple[list, int]:
+    """At every (n, PER > 0): the paired differences of mean goodput
+    ``scheme`` - rival for each of ``rivals``, as [(n, PER, cell, {rival:
+    interval})] over the points where all are defined, and how many points
+    were skipped (claims 1 and 4a)."""
+    points, skipped = [], 0
     for ns in SOURCES:
         for per in PERS[1:]:
             c = _cell(ns, per)
-            d = {s: n.diff(c, "wmecn", s, "goodput_pps", "avg") for s in E2E}
-            if not all(iv.defined for iv in d.values()):
+            d = {s: n.diff(c, scheme, s, "goodput_pps", "avg") for s in rivals}
+            if all(iv.defined for iv in d.values()):
+                points.append((ns, per, c, d))
+            else:
                 skipped += 1
-                continue
-            v = _every([iv.above(0) for iv in d.values()])
-            verdicts.append(v)
-            # The closest rival, and what the UDP background lost against it
-            # (W5: part of WMECN's lead can be taken from UDP).
-            rival = min(d, key=lambda s: d[s].estimate)
-            udp = n.diff(c, "wmecn", rival, "udp_pps", "avg")
-            total = n.diff(c, "wmecn", rival, "total_pps", "avg")
-            parts.append(
-                f"n={ns}, PER {per:g}: {_word(v)}, WMECN - {E2E_LABELS[rival]} {d[rival].text(1)} pkt/s "
-                f"(UDP {udp.text(1)}, TCP + UDP {total.text(1)})"
-            )
+    return points, skipped
+
+
+def _claim_beats_e2e(n: Numbers, p) -> ClaimResult:
+    verdicts, parts = [], []
+    points, skipped = _leads_at_lossy_points(n, "wmecn", E2E)
+    for ns, per, c, d in points:
+        v = _every([iv.above(0) for iv in d.values()])
+        verdicts.append(v)
+        # The closest rival, and what the UDP background lost against it
+        # (W5: part of WMECN's lead can be taken from UDP).
+        rival = min(d, key=lambda s: d[s].estimate)
+        udp = n.diff(c, "wmecn", rival, "udp_pps", "avg")
+        total = n.diff(c, "wmecn", rival, "total_pps", "avg")
+        parts.append(
+            f"n={ns}, PER {per:g}: {_word(v)}, WMECN - {E2E_LABELS[rival]} {d[rival].text(1)} pkt/s "
+            f"(UDP {udp.text(1)}, TCP + UDP {total.text(1)})"
+        )
     if not verdicts:
         return ClaimResult(None, "no numbers")
     return ClaimResult(
@@ -587,36 +599,31 @@ def _claim_lrt_beats_all(n: Numbers, p) -> ClaimResult:
     WMECN+LRT - X is above 0 for every other scheme X (LRT_RIVALS); a point
     holds if all do, fails if one fails, is undecided otherwise (as claim 1);
     the claim needs every point."""
-    verdicts, parts, skipped = [], [], 0
+    verdicts, parts = [], []
     by_rival: dict[str, list[bool | None]] = {s: [] for s in LRT_RIVALS}
-    for ns in SOURCES:
-        for per in PERS[1:]:
-            c = _cell(ns, per)
-            d = {s: n.diff(c, "wmecn_lrt", s, "goodput_pps", "avg") for s in LRT_RIVALS}
-            if not all(iv.defined for iv in d.values()):
-                skipped += 1
+    points, skipped = _leads_at_lossy_points(n, "wmecn_lrt", LRT_RIVALS)
+    for ns, per, c, d in points:
+        each = {s: iv.above(0) for s, iv in d.items()}
+        for s, v in each.items():
+            by_rival[s].append(v)
+        v = _every(list(each.values()))
+        verdicts.append(v)
+        if v is True:
+            rival = min(d, key=lambda s: d[s].estimate)
+            parts.append(f"n={ns}, PER {per:g}: yes, closest {LABELS[rival]} {d[rival].text(1)} pkt/s")
+            continue
+        # Every rival not beaten, with what the UDP background lost against it (W5).
+        behind = []
+        for s, iv in d.items():
+            if each[s] is True:
                 continue
-            each = {s: iv.above(0) for s, iv in d.items()}
-            for s, v in each.items():
-                by_rival[s].append(v)
-            v = _every(list(each.values()))
-            verdicts.append(v)
-            if v is True:
-                rival = min(d, key=lambda s: d[s].estimate)
-                parts.append(f"n={ns}, PER {per:g}: yes, closest {LABELS[rival]} {d[rival].text(1)} pkt/s")
-                continue
-            # Every rival not beaten, with what the UDP background lost against it (W5).
-            behind = []
-            for s, iv in d.items():
-                if each[s] is True:
-                    continue
-                udp = n.diff(c, "wmecn_lrt", s, "udp_pps", "avg")
-                total = n.diff(c, "wmecn_lrt", s, "total_pps", "avg")
-                behind.append(
-                    f"WMECN+LRT - {LABELS[s]} {iv.text(1)} pkt/s ({_word(each[s])}; UDP {udp.text(1)}, "
-                    f"TCP + UDP {total.text(1)})"
-                )
-            parts.append(f"n={ns}, PER {per:g}: {_word(v)}, " + ", ".join(behind))
+            udp = n.diff(c, "wmecn_lrt", s, "udp_pps", "avg")
+            total = n.diff(c, "wmecn_lrt", s, "total_pps", "avg")
+            behind.append(
+                f"WMECN+LRT - {LABELS[s]} {iv.text(1)} pkt/s ({_word(each[s])}; UDP {udp.text(1)}, "
+                f"TCP + UDP {total.text(1)})"
+            )
+        parts.append(f"n={ns}, PER {per:g}: {_word(v)}, " + ", ".join(behind))
     if not verdicts:
         return ClaimResult(None, "no numbers")
     against = ", ".join(f"{LABELS[s]} {_yes_undecided_no(v)}" for s, v in by_rival.items())
