@@ -224,6 +224,27 @@ fn key_on_line(text: &str, line: usize) -> String {
     }
 }
 
+const WHOLE_NUMBER: &str = "a whole number";
+
+/// What a field of serde's Rust number type `rust_type` ("u32", "f64")
+/// takes, in the page's words; None for any other type.
+fn number_type_in_words(rust_type: &str) -> Option<&'static str> {
+    match rust_type {
+        "f32" | "f64" => Some("a number"),
+        "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize" => {
+            Some(WHOLE_NUMBER)
+        }
+        _ => None,
+    }
+}
+
+/// The key a field path ends in, as the user wrote it ("flow[0].tcp.mss"
+/// -> "mss", "link[0]" -> "link").
+fn last_key(field: &str) -> &str {
+    let key = field.rsplit('.').next().unwrap_or(field);
+    key.split('[').next().unwrap_or(key)
+}
+
 /// serde's "invalid type: string \"1e-5\", expected f64" (a number written
 /// in quotes) in the project's words: what the field takes, and how to
 /// write it (the user's own value without its quotes, if it is a number).
@@ -231,18 +252,10 @@ fn number_written_as_string(field: &str, message: &str) -> Option<String> {
     let (value, expected) = message
         .strip_prefix("invalid type: string \"")?
         .rsplit_once("\", expected ")?;
-    let whole = match expected {
-        "f32" | "f64" => false,
-        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" => true,
-        _ => return None,
-    };
-    let key = field.rsplit('.').next().unwrap_or(field);
-    let key = key.split('[').next().unwrap_or(key);
-    let (what, example) = if whole {
-        ("a whole number", "3")
-    } else {
-        ("a number", "0.5")
-    };
+    let what = number_type_in_words(expected)?;
+    let whole = what == WHOLE_NUMBER;
+    let key = last_key(field);
+    let example = if whole { "3" } else { "0.5" };
     let is_number = if whole {
         value.parse::<i64>().is_ok()
     } else {
@@ -269,15 +282,12 @@ fn wrong_kind_in_words(field: &str, message: &str, written: Option<&str>) -> Opt
         let (found, expected) = message
             .strip_prefix("invalid type: ")?
             .rsplit_once(", expected ")?;
-        let expected = match expected {
-            "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize" => {
-                "a whole number".to_string()
-            }
-            "f32" | "f64" => "a number".to_string(),
-            "a boolean" => "true or false".to_string(),
-            e if e.starts_with("struct ") => "a table".to_string(),
-            e if e.starts_with('"') => format!("a string like {e}"),
-            e => e.to_string(),
+        let expected = match (number_type_in_words(expected), expected) {
+            (Some(number), _) => number.to_string(),
+            (None, "a boolean") => "true or false".to_string(),
+            (None, e) if e.starts_with("struct ") => "a table".to_string(),
+            (None, e) if e.starts_with('"') => format!("a string like {e}"),
+            (None, e) => e.to_string(),
         };
         (Some(found), expected)
     };
@@ -288,14 +298,13 @@ fn wrong_kind_in_words(field: &str, message: &str, written: Option<&str>) -> Opt
     };
     let mut words = format!("expected {expected}, found {found}");
     // A whole number written with a fraction of zero: say how to write it.
-    if expected == "a whole number" {
+    if expected == WHOLE_NUMBER {
         if let Some(whole) = found
             .parse::<f64>()
             .ok()
             .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
         {
-            let key = field.rsplit('.').next().unwrap_or(field);
-            words.push_str(&format!(": write {key} = {whole}"));
+            words.push_str(&format!(": write {} = {whole}", last_key(field)));
         }
     }
     Some(words)
