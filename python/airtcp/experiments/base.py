@@ -378,6 +378,11 @@ class ClaimResult:
     detail: str
 
 
+def verdict_word(agree: bool | None) -> str:
+    """A claim's verdict as the reports write it."""
+    return {True: "agrees", False: "disagrees", None: "undecided"}[agree]
+
+
 class Numbers:
     """Aggregated numbers, looked up by cell, scheme, metric and statistic,
     and (for our own numbers) the per-run values behind them.
@@ -476,6 +481,22 @@ class Numbers:
             return stats.point(sum(w * self.get(c, sch, metric, stat) for c, sch, w in terms))
         key = ("contrast", tuple((cell_key(c), sch, w) for c, sch, w in terms), metric, stat)
         return self._memoized(key, lambda: stats.contrast(xs, [w for *_, w in terms], self._stat(stat)))
+
+    def ratio_contrast(self, terms: Sequence[tuple[Cell, str, float]], metric: str, stat: str):
+        """prod stat(scheme in cell) ** weight over ``terms`` (cell, scheme,
+        weight), paired by run across all of them, with its 95% CI
+        (:func:`stats.ratio_contrast`); a point without per-run values. E.g.
+        the ratio B / A at cell 2 over that at cell 1: ``[(c2, "b", 1), (c2,
+        "a", -1), (c1, "b", -1), (c1, "a", 1)]``."""
+        from . import stats
+
+        xs = [self.runs(c, sch, metric) for c, sch, _ in terms]
+        if any(x is None for x in xs):
+            with np.errstate(all="ignore"):
+                logs = sum(w * np.log(np.float64(self.get(c, sch, metric, stat))) for c, sch, w in terms)
+            return stats.exp_of(stats.point(float(logs)))
+        key = ("ratio contrast", tuple((cell_key(c), sch, w) for c, sch, w in terms), metric, stat)
+        return self._memoized(key, lambda: stats.ratio_contrast(xs, [w for *_, w in terms], self._stat(stat)))
 
     def __len__(self) -> int:
         return len(self._v)

@@ -61,6 +61,7 @@ from .base import (
     percentile,
     probability,
     std,
+    verdict_word,
     whole,
     whole_number,
     zero_or,
@@ -560,10 +561,6 @@ def _claim_lower_and_stable(n: Numbers, p) -> ClaimResult:
     )
 
 
-def _word(x: bool | None) -> str:
-    return {True: "agrees", False: "disagrees", None: "undecided"}[x]
-
-
 def _same(n: Numbers, cell: dict) -> str:
     """``"; identical in 170 of 200 runs"``: in how many runs Kick and TCP took
     the same time (stats.identical_text); ``""`` on the draft's numbers."""
@@ -584,8 +581,8 @@ def _claim_slow_avg_identical(n: Numbers, p) -> ClaimResult:
     literal = stats.at_least(on_means, len(SIZES_KB))
     return ClaimResult(
         agree,
-        f"on medians (the verdict): {_word(agree)}, {stats.summary_counts(on_medians)}; on means (the draft's word, "
-        f"not the verdict): {_word(literal)}, {stats.summary_counts(on_means)}. slow fading, Kick / TCP: "
+        f"on medians (the verdict): {verdict_word(agree)}, {stats.summary_counts(on_medians)}; on means (the draft's word, "
+        f"not the verdict): {verdict_word(literal)}, {stats.summary_counts(on_means)}. slow fading, Kick / TCP: "
         + "; ".join(parts),
     )
 
@@ -601,45 +598,6 @@ def _claim_gains_grow(n: Numbers, p) -> ClaimResult:
             gains = ", ".join(n.diff(_c(f, s), "tcp", "kick", R, stat).text(2) for s in SIZES_KB)
             parts.append(f"{f} {stat} gain TCP - Kick (s) {gains}; 50 KB minus 10 KB {growth.text(2, 's')} ({_v(v)})")
     return ClaimResult(stats.at_least(verdicts, 3), f"series that grow: {stats.summary_counts(verdicts)}. " + "; ".join(parts))
-
-
-def _log_of(stat):
-    """log stat(x), for a contrast whose exp is a product of ratios of the
-    statistic (stats.contrast of the logs, as stats.ratio takes the log of
-    a ratio); made of the same percentiles, so it needs as many runs."""
-
-    def f(x) -> float:
-        with np.errstate(all="ignore"):
-            return float(np.log(np.float64(stat(x))))
-
-    def along(x, axis=-1):
-        with np.errstate(all="ignore"):
-            return np.log(stat.along_axis(x, axis))
-
-    f.__name__ = f"log_{stat.__name__}"
-    f.along_axis = along
-    f.percentiles_used = stats.percentiles_used(stat)
-    return f
-
-
-_LOG = {"p50": _log_of(_p50), "p95": _log_of(_p95)}
-
-
-def _ratio_product(n: Numbers, terms: list[tuple[dict, str, float]], stat: str) -> stats.Interval:
-    """prod stat(scheme in cell) ** weight over ``terms`` (cell, scheme,
-    weight), with its 95% CI: the paired contrast of the logarithms over
-    the same seeds (stats.contrast), mapped back by exp. E.g. the ratio
-    TCP / Kick at 50 KB over that at 10 KB. A point on the draft's numbers."""
-    xs = [n.runs(c, sch, R) for c, sch, _ in terms]
-    if any(x is None for x in xs):
-        with np.errstate(all="ignore"):
-            iv = stats.point(float(sum(w * np.log(np.float64(n.get(c, sch, R, stat))) for c, sch, w in terms)))
-    else:
-        key = ("ratio product", tuple((cell_key(c), sch, w) for c, sch, w in terms), R, stat)
-        iv = n._memoized(key, lambda: stats.contrast(xs, [w for *_, w in terms], _LOG[stat]))
-    with np.errstate(all="ignore"):
-        back = [float(np.exp(np.float64(v))) for v in (iv.estimate, iv.low, iv.high)]
-    return dataclasses.replace(iv, estimate=back[0], low=back[1], high=back[2])
 
 
 #: Claim 4's band for TCP p95 / Kick p95: the draft's "1.5 to 2", each edge
@@ -659,7 +617,7 @@ def _claim_slow_p95(n: Numbers, p) -> ClaimResult:
         else:
             parts.append(f"{s}KB {r.text(2)}")
     big, small = _c("slow", 50), _c("slow", 10)
-    growth = _ratio_product(n, [(big, "tcp", 1), (big, "kick", -1), (small, "tcp", -1), (small, "kick", 1)], "p95")
+    growth = n.ratio_contrast([(big, "tcp", 1), (big, "kick", -1), (small, "tcp", -1), (small, "kick", 1)], R, "p95")
     grows = growth.above(1.0)
     return ClaimResult(
         stats.at_least([*band, grows], len(band) + 1),
@@ -704,7 +662,7 @@ def _claim_worse_channel(n: Numbers, p) -> ClaimResult:
             for s in SIZES_KB:
                 terms += [(_c(worse, s), "kick", 1 / k), (_c(worse, s), "tcp", -1 / k)]
                 terms += [(_c(better, s), "kick", -1 / k), (_c(better, s), "tcp", 1 / k)]
-            iv = _ratio_product(n, terms, stat)
+            iv = n.ratio_contrast(terms, R, stat)
             v = iv.below(1.0)
             verdicts.append(v)
             seg.append(f"{worse} over {better} {iv.text(3)} ({_v(v)})")

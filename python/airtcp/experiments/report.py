@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from .base import Experiment, Numbers, Table, cell_key
+from .base import Experiment, Numbers, Table, cell_key, verdict_word
 
 
 def _fmt(x: float, digits: int | None = None) -> str:
@@ -104,18 +104,14 @@ def check_claims(exp: Experiment, ours: Numbers) -> list[dict]:
     return out
 
 
-def _verdict(agree: bool | None) -> str:
-    return {True: "agrees", False: "disagrees", None: "undecided"}[agree]
-
-
 def claims_text(checked: list[dict]) -> str:
     lines = ["Claims of the document, checked against our numbers:"]
     for c in checked:
         cl = c["claim"]
         lines.append(f"  ({cl.id}) {cl.text}")
-        lines.append(f"      ours: {_verdict(c['ours'].agree).upper()} - {c['ours'].detail}")
+        lines.append(f"      ours: {verdict_word(c['ours'].agree).upper()} - {c['ours'].detail}")
         if c["document"] is not None:
-            lines.append(f"      the document's own numbers: {_verdict(c['document'].agree)}")
+            lines.append(f"      the document's own numbers: {verdict_word(c['document'].agree)}")
     return "\n".join(lines)
 
 
@@ -168,9 +164,9 @@ def markdown_report(
         L += [f"**({cl.id}) {cl.text}**", ""]
         when = f"revised with results known: {cl.revised}" if cl.revised else "fixed before looking at results"
         L += [f"*Definition ({when}):* {exp.claim_definition(cl)}", ""]
-        L += [f"*Our model {_verdict(c['ours'].agree)}.* {c['ours'].detail}", ""]
+        L += [f"*Our model {verdict_word(c['ours'].agree)}.* {c['ours'].detail}", ""]
         if c["document"] is not None:
-            L += [f"*The document's own numbers {_verdict(c['document'].agree)} with this definition.* {c['document'].detail}", ""]
+            L += [f"*The document's own numbers {verdict_word(c['document'].agree)} with this definition.* {c['document'].detail}", ""]
     L += ["## Parameter choices the document left open", ""]
     L += ["| parameter | our value | why |", "|---|---|---|"]
     for ch in exp.choice_list():

@@ -562,6 +562,42 @@ def contrast(
     return _with_dropped(iv, len(samples[0]), "pairs")
 
 
+def log_of(stat: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
+    """log stat(x), for a contrast whose exp is a product of ratios of the
+    statistic (:func:`ratio_contrast`, as :func:`ratio` takes the log of a
+    ratio); made of the same percentiles, so it needs as many runs."""
+
+    def f(x) -> float:
+        with np.errstate(all="ignore"):
+            return float(np.log(np.float64(stat(x))))
+
+    def along(x, axis=-1):
+        with np.errstate(all="ignore"):
+            return np.log(stat.along_axis(x, axis))
+
+    f.__name__ = f"log_{stat.__name__}"
+    f.along_axis = along
+    f.percentiles_used = percentiles_used(stat)
+    return f
+
+
+def exp_of(iv: Interval) -> Interval:
+    """An interval of a logarithm mapped back by exp."""
+    with np.errstate(all="ignore"):
+        back = [float(np.exp(np.float64(v))) for v in (iv.estimate, iv.low, iv.high)]
+    return dataclasses.replace(iv, estimate=back[0], low=back[1], high=back[2])
+
+
+def ratio_contrast(
+    samples: Sequence[np.ndarray], weights: Sequence[float], stat: Callable[[np.ndarray], float]
+) -> Interval:
+    """prod_j stat(x_j) ** w_j over samples paired by run, with its 95% CI:
+    the :func:`contrast` of the logarithms, mapped back by exp. E.g. a ratio
+    at one cell over the same ratio at another, ``ratio_contrast((a2, b2,
+    a1, b1), (1, -1, -1, 1), stat)``."""
+    return exp_of(contrast(samples, weights, log_of(stat)))
+
+
 def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
     xs = _paired(*samples)
     if len(xs[0]) == 0:
@@ -805,6 +841,9 @@ __all__ = [
     "Count",
     "difference",
     "contrast",
+    "ratio_contrast",
+    "log_of",
+    "exp_of",
     "ratio",
     "along_axis",
     "interval",
