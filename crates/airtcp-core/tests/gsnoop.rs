@@ -248,6 +248,81 @@ fn hole_hit_sends_exactly_three_icn_dupacks_and_no_local_retransmission() {
     assert_done(&run);
 }
 
+/// `icn = false`, an ablation the document does not describe, of the
+/// scenario above. §3.A: "If the requested packet by NACK corresponds to a
+/// hole in the hole table ... An incipient congestion notification (ICN)
+/// function is then activated." Switched off, the hole hit sends nothing:
+/// the sender sees only the receiver's own duplicate ACKs for packet 4 and
+/// recovers as §4.D describes for a loss the gateways do not handle ("the
+/// sender carries out the standard Fast Retransmit and Fast Recovery
+/// procedures"): one fast retransmit, of packet 4, where ICN on made two.
+#[test]
+fn hole_hit_with_icn_off_sends_no_icn_dupacks_and_the_sender_recovers_end_to_end() {
+    let drops = Drops {
+        upstream: &[4],
+        ..NO_DROPS
+    };
+    let ga = r#"{ kind = "gsnoop_a", peer = "GB", cache = 25, icn = false }"#;
+    let run = run(&topology(ga, GB, &drops));
+    let s = run.world.tcp_sender(0).unwrap();
+    dump(s);
+    assert_eq!(run.counter("gsnoop_b", "nacks_sent"), 1);
+    assert_eq!(run.counter("gsnoop_a", "nacks_received"), 1);
+    assert_eq!(run.counter("gsnoop_a", "icns"), 0);
+    assert_eq!(run.counter("gsnoop_a", "icn_dupacks_sent"), 0);
+    assert_eq!(run.counter("gsnoop_a", "icns_withheld"), 1);
+    assert_eq!(run.counter("gsnoop_a", "local_retransmissions"), 0);
+    assert_eq!(run.counter("gsnoop_a", "cache_hits"), 0);
+    assert_eq!(run.counter("gsnoop_a", "cache_misses"), 0);
+    assert_eq!(run.counter("gsnoop_b", "o3_resets"), 1);
+    assert_eq!(run.counter("gsnoop_b", "dupacks_suppressed"), 0);
+    // Packets 5..30 make 26 duplicate ACKs for packet 4, all of them the
+    // receiver's.
+    assert_eq!(run.dupacks_at_sender(), vec![(3, 26)]);
+    assert_eq!(retransmissions(s), vec![3]);
+    assert_eq!(run.r.flows[0].fast_retransmits, 1);
+    assert_done(&run);
+}
+
+/// `icn` has an effect where ICNs occur, and its default is the document's
+/// ICN (`icn = true`) bit for bit: the run above with the field left out,
+/// `true` and `false` (upstream losses of packets 4 and 12, so two ICNs).
+#[test]
+fn icn_defaults_to_on_and_off_changes_a_run_with_hole_hits() {
+    let drops = Drops {
+        upstream: &[4, 12],
+        ..NO_DROPS
+    };
+    let with = |icn: &str| {
+        let ga = format!(r#"{{ kind = "gsnoop_a", peer = "GB", cache = 25{icn} }}"#);
+        run(&topology(&ga, GB, &drops))
+    };
+    let (default, on, off) = (with(""), with(", icn = true"), with(", icn = false"));
+    assert_eq!(default.r, on.r);
+    assert_eq!(default.acks, on.acks);
+    assert_eq!(
+        default.world.tcp_sender(0).unwrap().core.trace,
+        on.world.tcp_sender(0).unwrap().core.trace
+    );
+    let icns = |r: &Run| {
+        (
+            r.counter("gsnoop_a", "icns"),
+            r.counter("gsnoop_a", "icn_dupacks_sent"),
+            r.counter("gsnoop_a", "icns_withheld"),
+        )
+    };
+    let hole_hits = on.counter("gsnoop_a", "icns");
+    assert!(hole_hits > 0);
+    assert_eq!(icns(&on), (hole_hits, 3 * hole_hits, 0));
+    assert_eq!(icns(&off), (0, 0, hole_hits));
+    assert_ne!(on.acks, off.acks);
+    assert_ne!(
+        on.world.tcp_sender(0).unwrap().core.trace,
+        off.world.tcp_sender(0).unwrap().core.trace
+    );
+    assert!(on.r.flows[0].fast_retransmits > off.r.flows[0].fast_retransmits);
+}
+
 #[test]
 fn cache_miss_takes_no_action() {
     // A 2-packet cache has flushed packet 4 by the time the NACK arrives.
@@ -354,6 +429,24 @@ fn bad_agent_tables_name_the_field_and_line() {
             GB,
             "node[0].agents[0].peer",
             "must be another node",
+        ),
+        (
+            r#"{ kind = "gsnoop_a", peer = "GB", icn = 1 }"#,
+            GB,
+            "node[0].agents[0].icn",
+            "expected true or false, found 1",
+        ),
+        (
+            r#"{ kind = "gsnoop_a", peer = "GB", icn = "off" }"#,
+            GB,
+            "node[0].agents[0].icn",
+            "expected true or false, found \"off\"",
+        ),
+        (
+            GA,
+            r#"{ kind = "gsnoop_b", peer = "GA", icn = false }"#,
+            "node[1].agents[0].icn",
+            "not used by kind \"gsnoop_b\"",
         ),
     ];
     for (ga, gb, field, words) in cases {

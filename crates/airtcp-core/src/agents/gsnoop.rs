@@ -16,6 +16,10 @@
 //!   sender sees three duplicate ACKs and slows down early; the others, on
 //!   a **cache hit**, A retransmits locally (§4.B); on a **cache miss**
 //!   they are ignored (§4.C).
+//! * `icn` (default true, the document's behaviour) switches the ICN off
+//!   for an ablation the document does not describe: with it off, a hole
+//!   hit arms nothing and the next ACK passes alone (the ICNs it would have
+//!   armed are counted as `icns_withheld`); cache repairs are unchanged.
 //!
 //! **Gateway B** ([`GSnoopB`], document §3.B):
 //! * per flow, tracks the sequence numbers arriving over the wireless link;
@@ -310,7 +314,8 @@ struct AFlow {
     highest_end: u64,
     /// Holes `[start, end)` in what reached A, oldest first.
     holes: Vec<(u64, u64)>,
-    /// A hole hit is waiting for the next ACK (ICN).
+    /// A hole hit is waiting for the next ACK (ICN; with ICN off, the ICN
+    /// it would have sent is withheld then).
     icn_pending: bool,
 }
 
@@ -337,6 +342,10 @@ pub struct GSnoopA {
     pub wireless_out: u32,
     pub wireless_back: u32,
     pub cache_size: usize,
+    /// The incipient congestion notification is on (§3.A; the default).
+    /// Off is an ablation the document does not describe: hole hits arm
+    /// nothing and are counted in `icns_withheld`.
+    pub icn: bool,
     /// Packets the wireless link admitted, with the end of their
     /// transmission, not yet sent (they enter `cache` then).
     sending: VecDeque<(TimeNs, Packet)>,
@@ -355,6 +364,9 @@ pub struct GSnoopA {
     pub icns: u64,
     /// Duplicate ACKs sent to senders by ICNs (three per ICN).
     pub icn_dupacks_sent: u64,
+    /// With ICN off: the ICNs hole hits would have armed (counted as
+    /// `icns` would be), none sent.
+    pub icns_withheld: u64,
 }
 
 impl GSnoopA {
@@ -373,6 +385,7 @@ impl GSnoopA {
             wireless_out,
             wireless_back,
             cache_size,
+            icn: true,
             sending: VecDeque::new(),
             cache: SegmentFifo::new(cache_size),
             own: Vec::new(),
@@ -384,7 +397,13 @@ impl GSnoopA {
             local_retransmissions: 0,
             icns: 0,
             icn_dupacks_sent: 0,
+            icns_withheld: 0,
         }
+    }
+
+    /// The same gateway with the ICN on (`true`, §3.A) or off (an ablation).
+    pub fn with_icn(self, icn: bool) -> Self {
+        Self { icn, ..self }
     }
 
     /// Holes currently in `flow`'s table (tests, diagnostics).
@@ -439,10 +458,15 @@ impl GSnoopA {
             for &(hs, he) in &f.holes {
                 hole_hit |= remove_range(wanted, hs, he, |r| (&mut r.0, &mut r.1));
             }
-            // Hole hits before the next ACK share its one ICN.
+            // Hole hits before the next ACK share its one ICN (or, with
+            // ICN off, the one withheld).
             if hole_hit && !f.icn_pending {
                 f.icn_pending = true;
-                self.icns += 1;
+                if self.icn {
+                    self.icns += 1;
+                } else {
+                    self.icns_withheld += 1;
+                }
             }
         }
         if self.wanted.is_empty() {
@@ -479,8 +503,7 @@ impl GSnoopA {
         };
         // Holes the receiver has acknowledged past were filled.
         f.holes.retain(|&(_, he)| he > pkt.ack);
-        if f.icn_pending {
-            f.icn_pending = false;
+        if std::mem::take(&mut f.icn_pending) && self.icn {
             for _ in 0..3 {
                 out.inject.push(Packet {
                     ttl: DEFAULT_TTL,
@@ -552,6 +575,7 @@ impl NodeAgent for GSnoopA {
             (col("local_retransmissions", "segments", "Segments A retransmitted locally over the wireless link."), self.local_retransmissions),
             (col("icns", "count", "Incipient congestion notifications armed: NACKs for a segment lost upstream of A (a hole), those before the connection's next ACK counted once, as they share its three copies."), self.icns),
             (col("icn_dupacks_sent", "ACKs", "Duplicate ACKs A sent to senders as ICNs (three per ICN)."), self.icn_dupacks_sent),
+            (col("icns_withheld", "count", "With icn = false (an ablation): the ICNs hole hits would have armed, counted as icns would be; none sent (icns and icn_dupacks_sent stay 0). 0 with ICN on."), self.icns_withheld),
         ]
     }
 }
@@ -1156,6 +1180,7 @@ mod tests {
         );
         assert!(out.inject.is_empty(), "no local retransmission");
         assert_eq!((g.icns, g.cache_hits, g.cache_misses), (1, 0, 0));
+        assert_eq!(g.icns_withheld, 0, "ICN on by default: none withheld");
         // Another connection's ACK is not "the next received ACK".
         let mut other = ack(9);
         other.flow = 1;
@@ -1223,6 +1248,64 @@ mod tests {
         assert!(out.inject[1..]
             .iter()
             .all(|p| p.kind == PacketKind::TcpAck && p.ack == 4 * MSS && p.dst == 0));
+    }
+
+    /// `icn = false`, an ablation the document does not describe, of §3.A's
+    /// "If the requested packet by NACK corresponds to a hole in the hole
+    /// table ... An incipient congestion notification (ICN) function is
+    /// then activated. ... gateway A makes three copies of the next received
+    /// ACK" while "If there is no match, gateway A checks its cache for a
+    /// cached copy of the requested packet. ... Then gateway A carries out
+    /// the local packet retransmission.": the same NACK over a hole (4) and
+    /// a wireless loss (5) as with ICN on gets the repair of 5 only; the
+    /// hole hit arms nothing, so the next ACK passes alone, and the ICN it
+    /// would have armed is counted as withheld.
+    #[test]
+    fn with_icn_off_a_nack_over_a_hole_and_a_wireless_loss_resends_the_cached_packet_only() {
+        let (g, mut out) = a_fed(25, [1, 2, 3, 5, 6, 7, 8]);
+        let mut g = g.with_icn(false);
+        assert_eq!(g.holes(0, 1), vec![(4 * MSS, 5 * MSS)]);
+        assert_eq!(
+            at_a(&mut g, 20 * MS, nack(4, 6), &mut out),
+            AgentVerdict::Take
+        );
+        assert_eq!(resent(&out), vec![(5, 0, 3, true)]);
+        assert_eq!(
+            (
+                g.nacks_received,
+                g.cache_hits,
+                g.cache_misses,
+                g.local_retransmissions
+            ),
+            (1, 1, 0, 1)
+        );
+        assert_eq!((g.icns, g.icns_withheld), (0, 1));
+        assert_eq!(at_a(&mut g, 21 * MS, ack(4), &mut out), AgentVerdict::Pass);
+        assert_eq!(out.inject.len(), 1, "the repair only, no ICN copies");
+        assert_eq!(g.icn_dupacks_sent, 0);
+    }
+
+    /// `icn = false` (ablation) with §3.A's "three copies of the next
+    /// received ACK": hole hits before the next ACK are one ICN withheld,
+    /// as they would be one ICN sent; no ACK is copied, the next one or a
+    /// later one; a hole hit after that ACK is another ICN withheld.
+    #[test]
+    fn with_icn_off_hole_hits_before_the_next_ack_withhold_one_icn_and_copy_no_ack() {
+        let (g, mut out) = a_fed(25, [1, 2, 3, 5, 6, 7]);
+        let mut g = g.with_icn(false);
+        at_a(&mut g, 10 * MS, nack(4, 5), &mut out);
+        at_a(&mut g, 11 * MS, nack(4, 5), &mut out);
+        assert_eq!((g.nacks_received, g.icns, g.icns_withheld), (2, 0, 1));
+        assert!(out.inject.is_empty(), "no local retransmission of a hole");
+        assert_eq!((g.cache_hits, g.cache_misses), (0, 0));
+        for t in [12, 13] {
+            assert_eq!(at_a(&mut g, t * MS, ack(3), &mut out), AgentVerdict::Pass);
+        }
+        at_a(&mut g, 14 * MS, nack(4, 5), &mut out);
+        assert_eq!((g.icns, g.icns_withheld), (0, 2));
+        at_a(&mut g, 15 * MS, ack(3), &mut out);
+        assert!(out.inject.is_empty());
+        assert_eq!(g.icn_dupacks_sent, 0);
     }
 
     /// §3.A: "In case of a cache-miss, the request is ignored and no

@@ -587,11 +587,12 @@ fn build_agent(
         ("timeout", a.timeout.is_some()),
         ("delay", a.delay.is_some()),
         ("knowledge", a.knowledge.is_some()),
+        ("icn", a.icn.is_some()),
     ];
     let kind: (&str, &[&str], &[&str]) = match a.kind {
         AgentKind::Kick => ("kick", &[], &["knowledge"]),
         AgentKind::Snoop => ("snoop", &[], &["min_timeout"]),
-        AgentKind::GsnoopA => ("gsnoop_a", &["peer"], &["cache"]),
+        AgentKind::GsnoopA => ("gsnoop_a", &["peer"], &["cache", "icn"]),
         AgentKind::GsnoopB => ("gsnoop_b", &["peer"], &["guard", "wireless_rtt"]),
         AgentKind::Arq => ("arq", &["peer"], &["retries", "timeout"]),
         AgentKind::Dda => ("dda", &["peer"], &["delay"]),
@@ -665,7 +666,9 @@ fn build_agent(
                 }
                 Some(c) => *c.get_ref() as usize,
             };
-            Box::new(GSnoopA::new(id, peer, out, back, cache))
+            // §3.A's ICN unless switched off (an ablation).
+            let icn = a.icn.as_ref().is_none_or(|i| *i.get_ref());
+            Box::new(GSnoopA::new(id, peer, out, back, cache).with_icn(icn))
         }
         AgentKind::GsnoopB => {
             let (peer, out, back) = wireless()?;

@@ -107,7 +107,9 @@ pub enum AgentKind {
     /// hop: optional `min_timeout` (floor of the local timer, "20ms").
     Snoop,
     /// G-Snoop gateway A (sender side of the wireless link to `peer`):
-    /// `peer`, optional `cache` (packets, default 25).
+    /// `peer`, optional `cache` (packets, default 25) and `icn` (default
+    /// true; false turns the incipient congestion notification off, an
+    /// ablation the document does not describe).
     GsnoopA,
     /// G-Snoop gateway B (receiver side of the wireless link from `peer`):
     /// `peer`, optional `guard` ("10ms") and `wireless_rtt` (default: the
@@ -137,6 +139,7 @@ pub struct AgentSpec {
     pub timeout: Option<Spanned<Duration>>,
     pub delay: Option<Spanned<Duration>>,
     pub knowledge: Option<Spanned<KickKnowledgeSpec>>,
+    pub icn: Option<Spanned<bool>>,
 }
 
 /// What a kick-aware node knows it has forwarded
