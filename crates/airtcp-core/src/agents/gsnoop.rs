@@ -1227,22 +1227,8 @@ mod tests {
     /// the ICN armed.
     #[test]
     fn a_nack_over_a_hole_and_a_wireless_loss_resends_the_cached_packet_and_arms_the_icn() {
-        let (mut g, mut out) = a_fed(25, [1, 2, 3, 5, 6, 7, 8]);
-        assert_eq!(g.holes(0, 1), vec![(4 * MSS, 5 * MSS)]);
-        assert_eq!(
-            at_a(&mut g, 20 * MS, nack(4, 6), &mut out),
-            AgentVerdict::Take
-        );
-        assert_eq!(resent(&out), vec![(5, 0, 3, true)]);
-        assert_eq!(
-            (
-                g.icns,
-                g.cache_hits,
-                g.cache_misses,
-                g.local_retransmissions
-            ),
-            (1, 1, 0, 1)
-        );
+        let (mut g, mut out) = nack_over_a_hole_and_a_wireless_loss(true);
+        assert_eq!((g.icns, g.icns_withheld), (1, 0));
         at_a(&mut g, 21 * MS, ack(4), &mut out);
         assert_eq!(out.inject.len(), 4, "the repair, then three ICN copies");
         assert!(out.inject[1..]
@@ -1250,20 +1236,12 @@ mod tests {
             .all(|p| p.kind == PacketKind::TcpAck && p.ack == 4 * MSS && p.dst == 0));
     }
 
-    /// `icn = false`, an ablation the document does not describe, of §3.A's
-    /// "If the requested packet by NACK corresponds to a hole in the hole
-    /// table ... An incipient congestion notification (ICN) function is
-    /// then activated. ... gateway A makes three copies of the next received
-    /// ACK" while "If there is no match, gateway A checks its cache for a
-    /// cached copy of the requested packet. ... Then gateway A carries out
-    /// the local packet retransmission.": the same NACK over a hole (4) and
-    /// a wireless loss (5) as with ICN on gets the repair of 5 only; the
-    /// hole hit arms nothing, so the next ACK passes alone, and the ICN it
-    /// would have armed is counted as withheld.
-    #[test]
-    fn with_icn_off_a_nack_over_a_hole_and_a_wireless_loss_resends_the_cached_packet_only() {
+    /// Gateway A with the ICN on or off (`icn`), after packets 1-3 and
+    /// 5-8 (4 lost upstream: a hole) and B's one NACK for the gap [4, 6)
+    /// (5 lost on the wireless link): the cached 5 is resent either way.
+    fn nack_over_a_hole_and_a_wireless_loss(icn: bool) -> (GSnoopA, AgentOutput) {
         let (g, mut out) = a_fed(25, [1, 2, 3, 5, 6, 7, 8]);
-        let mut g = g.with_icn(false);
+        let mut g = g.with_icn(icn);
         assert_eq!(g.holes(0, 1), vec![(4 * MSS, 5 * MSS)]);
         assert_eq!(
             at_a(&mut g, 20 * MS, nack(4, 6), &mut out),
@@ -1279,6 +1257,22 @@ mod tests {
             ),
             (1, 1, 0, 1)
         );
+        (g, out)
+    }
+
+    /// `icn = false`, an ablation the document does not describe, of §3.A's
+    /// "If the requested packet by NACK corresponds to a hole in the hole
+    /// table ... An incipient congestion notification (ICN) function is
+    /// then activated. ... gateway A makes three copies of the next received
+    /// ACK" while "If there is no match, gateway A checks its cache for a
+    /// cached copy of the requested packet. ... Then gateway A carries out
+    /// the local packet retransmission.": the same NACK over a hole (4) and
+    /// a wireless loss (5) as with ICN on gets the repair of 5 only; the
+    /// hole hit arms nothing, so the next ACK passes alone, and the ICN it
+    /// would have armed is counted as withheld.
+    #[test]
+    fn with_icn_off_a_nack_over_a_hole_and_a_wireless_loss_resends_the_cached_packet_only() {
+        let (mut g, mut out) = nack_over_a_hole_and_a_wireless_loss(false);
         assert_eq!((g.icns, g.icns_withheld), (0, 1));
         assert_eq!(at_a(&mut g, 21 * MS, ack(4), &mut out), AgentVerdict::Pass);
         assert_eq!(out.inject.len(), 1, "the repair only, no ICN copies");
