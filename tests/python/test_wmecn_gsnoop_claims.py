@@ -429,11 +429,13 @@ def test_wmecn_claim_2_says_it_tests_slower_not_much_slower():
     assert "'much' no size" in wmecn.CLAIMS[1].definition
 
 
-def gsnoop_low_loss(factor: dict, icns: dict | None = None) -> Numbers:
+def gsnoop_low_loss(factor: dict, icns: dict | None = None, off: dict | None = None) -> Numbers:
     """Fig. 4's cells: Reno about 4.5 Mb/s, G-Snoop 25 ``factor[P_s]`` x
-    Reno's (tight), ``icns[P_s]`` ICNs per run (default 50)."""
+    Reno's (tight), ``icns[P_s]`` ICNs per run (default 50), G-Snoop 25 with
+    ICN off ``off[P_s]`` x Reno's (default 1.0; None at a P_s: not run)."""
     rng = np.random.default_rng(13)
     icns = icns or {}
+    off = off if off is not None else {}
     runs = {}
     for x in gsnoop.LOSSES:
         c = gsnoop._cell("fig4", x)
@@ -441,21 +443,24 @@ def gsnoop_low_loss(factor: dict, icns: dict | None = None) -> Numbers:
         runs[key(c, "reno", "goodput_mbps")] = reno
         runs[key(c, "gsnoop25", "goodput_mbps")] = factor.get(x, 1.0) * reno + 0.002 * ALTERNATING
         runs[key(c, "gsnoop25", "icns")] = icns.get(x, 50.0) + ALTERNATING
+        if off.get(x, 1.0) is not None:
+            runs[key(c, gsnoop.ICN_OFF.name, "goodput_mbps")] = off.get(x, 1.0) * reno - 0.001 * ALTERNATING
     return numbers(runs)
 
 
-def test_gsnoop_claim_2_judges_every_point_below_1e_3_and_does_not_claim_the_cause():
+def test_gsnoop_claim_2_judges_every_point_below_1e_3_and_the_cause_by_the_icn_off_runs():
     """§5: "When the packet loss rate is less than 10^-3 ... the goodput is in
     fact a little bit less than the case without the scheme. This is caused
     by the incipient congestion notification (ICN) function". Every grid
     point below 1e-3 (3e-4 was left out before the audit of 2026-11-29);
-    the cause cannot be tested (no ICN-off switch) and the line says so."""
+    "caused by" read as: with the ICN off (paired runs), G-Snoop's goodput
+    rises (G_off - G above 0) and is Reno's again (G_off - 0.99 R above 0)."""
     assert gsnoop.LOW == (3e-4, 1e-4, 1e-5)
     little = {3e-4: 0.95, 1e-4: 0.95, 1e-5: 0.95}
     r = gsnoop._claim_low_loss_penalty(gsnoop_low_loss(little), {})
     assert r.agree is True
-    assert r.detail.startswith("G-Snoop 25 against Reno: 0.0003: ratio 0.950")
-    assert "not that they cause the loss" in r.detail and "the cause is not tested" in r.detail
+    assert r.detail.startswith("G-Snoop 25 (G), and with ICN off (G_off), against Reno (R): 0.0003: ratio 0.950")
+    assert "; ICN off: ratio 1.000, G_off - G " in r.detail and "G_off - 0.99 R " in r.detail
     # 20% below Reno at 3e-4 only: not "a little"; the claim over 1e-4 and 1e-5 alone would agree.
     r = gsnoop._claim_low_loss_penalty(gsnoop_low_loss({**little, 3e-4: 0.80}), {})
     assert r.agree is False
@@ -465,4 +470,31 @@ def test_gsnoop_claim_2_judges_every_point_below_1e_3_and_does_not_claim_the_cau
     runs = gsnoop_low_loss(little)
     runs._runs[key(gsnoop._cell("fig4", 3e-4), "gsnoop25", "icns")] = np.zeros(10)
     assert gsnoop._claim_low_loss_penalty(runs, {}).agree is False
-    assert "not tested" in gsnoop.CLAIMS[1].definition and "3e-4, 1e-4, 1e-5" in gsnoop.CLAIMS[1].definition
+    # The cause. ICN off no better than on at 1e-4: the shortfall is not the ICN's.
+    assert gsnoop._claim_low_loss_penalty(gsnoop_low_loss(little, off={1e-4: 0.95}), {}).agree is False
+    # ICN off better, but still 3% below Reno at 1e-5: the ICN explains part of it only.
+    assert gsnoop._claim_low_loss_penalty(gsnoop_low_loss(little, off={1e-5: 0.97}), {}).agree is False
+    # A shortfall within the 1% margin that ICN off does not raise (G_off - G straddles 0): Reno's again
+    # (G_off - 0.99 R above 0), but not shown to be because of the ICN: undecided.
+    near = {**little, 1e-5: 0.995}
+    assert gsnoop._claim_low_loss_penalty(gsnoop_low_loss(near, off={1e-5: 0.995}), {}).agree is None
+    # No ICN-off runs at a point: it is skipped, and the line says so.
+    r = gsnoop._claim_low_loss_penalty(gsnoop_low_loss(little, off={1e-5: None}), {})
+    assert "1 of 3 loss rates" in r.detail and "1e-05:" not in r.detail
+    definition = gsnoop.CLAIMS[1].definition
+    assert "3e-4, 1e-4, 1e-5" in definition and "icn = false" in definition
+    assert "G_off - G above 0" in definition and "G_off - 0.99 R above 0" in definition
+    assert "before any ICN-off goodput was seen" in gsnoop.CLAIMS[1].revised
+
+
+def test_gsnoop_icn_off_runs_only_where_claim_2_needs_it_and_turns_the_icn_off():
+    exp = gsnoop.EXPERIMENT
+    off = gsnoop.ICN_OFF.name
+    where = [c for c in exp.cells if exp.applicable(c, off)]
+    assert where == [gsnoop._cell("fig4", x) for x in gsnoop.LOW]
+    assert all(exp.applicable(c, s.name) for c in exp.cells for s in gsnoop.SCHEMES)
+    cell = gsnoop._cell("fig4", 1e-5)
+    text = airtcp.load(gsnoop.scenario(cell, off, exp.params)).text
+    assert "icn = false" in text and "cache = 25" in text
+    # The document's G-Snoop 25 is written as before the switch (its runs and cache keys unchanged).
+    assert "icn" not in airtcp.load(gsnoop.scenario(cell, "gsnoop25", exp.params)).text
