@@ -355,10 +355,12 @@ class Result:
             if self.seed is not None:
                 frame = read_trace(self.trace_files[0][1])
             else:
+                import numpy as np
                 import pandas as pd
 
+                # uint64, as the tables' seed column (a seed may exceed 2**63).
                 frame = pd.concat(
-                    [read_trace(p).assign(seed=s) for s, p in self.trace_files], ignore_index=True
+                    [read_trace(p).assign(seed=np.uint64(s)) for s, p in self.trace_files], ignore_index=True
                 )
                 frame = frame[["seed", *[c for c in frame.columns if c != "seed"]]]
             self._frames["trace"] = frame
