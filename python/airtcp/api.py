@@ -198,8 +198,9 @@ class Result:
     nor pyarrow. Every column is documented in docs/results.md.
 
     What the run observed: ``captures``, a list of (pcapng file, packets
-    written), and ``trace``, the per-packet trace read back (None if none
-    was written; ``trace_files`` lists (seed, file)). ``removed_files``
+    written) (``capture_files``: the same as (seed, file, packets)), and
+    ``trace``, the per-packet trace read back (None if none was written;
+    ``trace_files`` lists (seed, file)). ``removed_files``
     lists (seed, file) of the runs of :func:`run_many` stopped midway by
     Ctrl-C, whose partial captures and traces were removed (empty if
     none).
@@ -222,7 +223,7 @@ class Result:
         events: int,
         packet_hops: int,
         multi: bool,
-        captures: Iterable[tuple[str, int]] = (),
+        capture_files: Iterable[tuple[int, str, int]] = (),
         trace_files: Iterable[tuple[int, str]] = (),
     ):
         # ``runs``: the core's tables of each run (``_core.RunTables``), in
@@ -232,7 +233,8 @@ class Result:
         # its tables over without building Python objects under the GIL.
         self._runs = list(runs)
         self._columns: dict[str, dict[str, list]] | None = None
-        self.captures = [(str(p), int(n)) for p, n in captures]
+        self.capture_files = [(int(s), str(p), int(n)) for s, p, n in capture_files]
+        self.captures = [(p, n) for _, p, n in self.capture_files]
         self.trace_files = [(int(s), str(p)) for s, p in trace_files]
         # (seed, file) of runs stopped midway by Ctrl-C (run_many): removed.
         self.removed_files: list[tuple[int, str]] = []
@@ -286,7 +288,7 @@ class Result:
             d["events"],
             d["packet_hops"],
             multi=False,
-            captures=d.get("captures", ()),
+            capture_files=_capture_files([d]),
             trace_files=_trace_files([d]),
         )
 
@@ -299,7 +301,7 @@ class Result:
             sum(d["events"] for d in runs),
             sum(d["packet_hops"] for d in runs),
             multi=True,
-            captures=[c for d in runs for c in d.get("captures", ())],
+            capture_files=_capture_files(runs),
             trace_files=_trace_files(runs),
         )
 
@@ -353,10 +355,12 @@ class Result:
             if self.seed is not None:
                 frame = read_trace(self.trace_files[0][1])
             else:
+                import numpy as np
                 import pandas as pd
 
+                # uint64, as the tables' seed column (a seed may exceed 2**63).
                 frame = pd.concat(
-                    [read_trace(p).assign(seed=s) for s, p in self.trace_files], ignore_index=True
+                    [read_trace(p).assign(seed=np.uint64(s)) for s, p in self.trace_files], ignore_index=True
                 )
                 frame = frame[["seed", *[c for c in frame.columns if c != "seed"]]]
             self._frames["trace"] = frame
@@ -503,6 +507,10 @@ class Result:
         if link_note:
             lines.append(link_note)
         return lines
+
+
+def _capture_files(runs: Iterable[Mapping[str, Any]]) -> list[tuple[int, str, int]]:
+    return [(d["seed"], path, packets) for d in runs for path, packets in d.get("captures", ())]
 
 
 def _trace_files(runs: Iterable[Mapping[str, Any]]) -> list[tuple[int, str]]:

@@ -416,8 +416,13 @@ def cmd_run(args) -> int:
             "wall_s": round(wall_s, 3),
             "format": args.format,
             "tables": files,
-            "captures": [{"file": path, "packets": n} for path, n in res.captures],
-            "traces": [{"seed": seed, "file": path} for seed, path in res.trace_files],
+            # Every file named relative to DIR, as the tables are, so that
+            # DIR can be moved and read from anywhere.
+            "captures": [
+                {"seed": seed, "file": _relative_to(path, args.out), "packets": n}
+                for seed, path, n in res.capture_files
+            ],
+            "traces": [{"seed": seed, "file": _relative_to(path, args.out)} for seed, path in res.trace_files],
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
         with open(os.path.join(args.out, "run.json"), "w") as f:
@@ -432,6 +437,12 @@ def cmd_run(args) -> int:
         if args.out:
             print(f"\nwrote {', '.join(files.values())} and run.json to {args.out}")
     return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _relative_to(path: str, directory: str) -> str:
+    """``path`` (relative to the working directory, or absolute) as seen
+    from ``directory``."""
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(directory))
 
 
 def _removed_note(removed: list[tuple[int, str]]) -> str:

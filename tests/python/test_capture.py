@@ -250,6 +250,9 @@ def test_several_seeds_write_one_file_each(tmp_path):
                         pcap={"mobile": "m.pcapng"}, trace="t.parquet", out_dir=tmp_path)
     assert sorted(p for p, _ in r.captures) == [str(tmp_path / "m-seed1.pcapng"), str(tmp_path / "m-seed2.pcapng")]
     assert list(r.trace.seed.unique()) == [1, 2]
+    # The trace's seed column has the tables' type (a seed may exceed 2**63).
+    assert r.trace.seed.dtype == r.flows.seed.dtype == "uint64"
+    assert r.capture_files == [(s, str(tmp_path / f"m-seed{s}.pcapng"), n) for s, (_, n) in zip([1, 2], r.captures)]
 
 
 def test_wrong_observe_arguments():

@@ -150,6 +150,28 @@ def test_run_many_cli(wireless, tmp_path):
     assert meta["seeds"] == [2, 3, 4] and meta["runs_requested"] == 3
 
 
+def test_run_json_names_every_file_relative_to_the_output_directory_with_its_seed(wireless, tmp_path):
+    """run.json lists the tables, captures and traces it wrote so that a
+    script can find them: every file named relative to the output
+    directory (where run.json is), whatever the working directory was, and
+    each capture and trace with the seed of its run (the audit of
+    2026-11-29 found captures without a seed and both named relative to
+    the working directory, unlike the tables)."""
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    out = tmp_path / "deep" / "many"
+    given = os.path.join("..", "deep", "many")  # relative to the working directory
+    args = ("run", wireless, "--runs", "2", "--seed", "7", "--out", given, "--pcap", "base_station<->mobile", "--trace")
+    p = run_cli(*args, "--quiet", cwd=cwd)
+    assert p.returncode == 0, p.stderr
+    meta = json.loads((out / "run.json").read_text())
+    named = [t for t in meta["tables"].values()] + [c["file"] for c in meta["captures"]] + [t["file"] for t in meta["traces"]]
+    assert all((out / f).is_file() for f in named), named
+    assert [c["seed"] for c in meta["captures"]] == [t["seed"] for t in meta["traces"]] == [7, 8]
+    assert [c["file"] for c in meta["captures"]] == [f"capture-base_station--mobile-seed{s}.pcapng" for s in (7, 8)]
+    assert all(c["packets"] > 0 for c in meta["captures"])
+
+
 def test_console_script_installed(wireless):
     exe = os.path.join(os.path.dirname(sys.executable), "airtcp")
     if not os.path.exists(exe):

@@ -560,10 +560,12 @@ def test_capture_ctrl_c_removes_the_files_of_the_runs_it_stopped_midway(scratch)
     meta = json.loads((out / "run.json").read_text())
     assert p.returncode == 130, p.stderr
     assert set(midway) - set(finished) and meta["seeds"] == finished and len(finished) < 20
-    captures = [os.path.relpath(c["file"], out) for c in meta["captures"]]
-    traces = [os.path.relpath(t["file"], out) for t in meta["traces"]]
+    # Named relative to the output directory, as the tables are, each with its seed.
+    captures = [c["file"] for c in meta["captures"]]
+    traces = [t["file"] for t in meta["traces"]]
     assert captures == [f"capture-base_station--mobile-seed{s}.pcapng" for s in finished]
     assert traces == [f"trace-seed{s}.parquet" for s in finished]
+    assert [c["seed"] for c in meta["captures"]] == [t["seed"] for t in meta["traces"]] == finished
     tables = {f"{t}.csv" for t in ("flows", "links", "transfers", "series", "agents")}
     assert sorted(set(os.listdir(out)) - tables - {"run.json"}) == sorted(captures + traces)
 

@@ -111,6 +111,11 @@ def test_every_point_and_seed_once_with_typed_columns_and_common_seeds(tmp_path)
         got = res.flows[res.flows.point == point].drop(columns=["point", "per", "tcp"]).reset_index(drop=True)
         assert got.equals(alone.flows), (point, got, alone.flows)
     assert doc.has_sweep and "per" in (tmp_path / "out" / "summary.csv").read_text()
+    # docs/sweeps.md: a table no run has a row in (no [series] here) has
+    # no directory, and load_results gives it empty with its columns.
+    assert not (tmp_path / "out" / "series").exists() and (tmp_path / "out" / "flows").is_dir()
+    series = airtcp.load_results(tmp_path / "out").series
+    assert len(series) == 0 and list(series.columns[:5]) == ["point", "per", "tcp", "seed", "time_s"]
 
 
 def _toml(text):

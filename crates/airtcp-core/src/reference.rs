@@ -61,7 +61,9 @@ pub fn results_markdown() -> String {
          missing value as an empty field), JSON an array of records, one record per line \
          (read it with `pd.read_json(path)`, not `lines=True`, and with \
          `precise_float=True` for pandas to read the values exactly; a missing value, or an \
-         infinity, which JSON cannot write, as null).\n",
+         infinity, which JSON cannot write, as null). A table without rows is `[]` in \
+         JSON, which names no columns (`pd.read_json` gives a frame without any; CSV \
+         and Parquet keep them, and they are listed below).\n",
     );
     let tables: [(&str, &str, Vec<_>); 5] = [
         (
