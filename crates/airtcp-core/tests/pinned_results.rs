@@ -109,7 +109,7 @@ fn gsnoop_reproduction_cell_is_pinned() {
     check(
         "tests/data/gsnoop_cell.toml",
         4551479192626253224,
-        10566734116413144894,
+        1181207658097888971,
         49774,
         49267,
     );
