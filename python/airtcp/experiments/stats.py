@@ -47,6 +47,26 @@ than the textbook equivalence test at 5%):
   distribution-free order-statistic interval for a percentile (binomial),
   the bootstrap otherwise.
 
+The bootstrap has its own Monte Carlo error: its ends are quantiles of
+``BOOTSTRAP_RESAMPLES`` (4,000) resampled statistics, drawn by a generator
+seeded from the data, so a report repeats to the last digit, but another
+seed would move them (measured over 11 seeds on Kick's 200 runs per cell:
+the far end of a 95th-percentile difference by up to 9 s, the end nearer
+the line by up to 2.5 s, 9 s from it; docs/sweeps.md, "The bootstrap's
+Monte Carlo error"). Each end of a bootstrap interval therefore carries a
+margin (``Interval.low_mc``, ``high_mc``: :func:`_monte_carlo_margins`),
+the band of 3 binomial standard deviations of its quantile level, BCa's
+bias correction included, read off the resampled statistics; and an end
+decides a verdict only if it is beyond the line by more than its margin,
+else the verdict is undecided. A verdict at the line is then not decided
+by the generator's seed; the rule's own edge still is (over those 11
+seeds, 3 of 125 bootstrap verdicts of Kick and the matrix changed between
+decided and undecided, none between agrees and disagrees). More
+resamples would narrow every margin but cost time in proportion (Kick's
+bootstrap is about 4 s of its 9 s). scipy resamples in batches of
+``BOOTSTRAP_BATCH_VALUES``, which bounds the memory and draws the same
+resamples.
+
 A verdict does not depend on the order of the arguments (session 20): the
 seed is the same whatever the order of the samples, and a comparison is
 computed with its samples in a canonical order (of their values' hashes)
@@ -111,6 +131,14 @@ import numpy as np
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 4000
+
+#: Resamples of a paired comparison whose interval has an end within its
+#: Monte Carlo margin of 0, the null line of a difference, a contrast or a
+#: log-ratio (:func:`_bootstrap`): the margin shrinks about as
+#: 1/sqrt(resamples), to under half at 20,000 (at 50,000 the matrix's
+#: verdicts no longer varied over 11 generator seeds, but Kick's few such
+#: intervals then cost 6 s, more than all its others).
+BOOTSTRAP_RESAMPLES_NEAR_ZERO = 20_000
 
 #: The most resampled values (float64: 8 bytes each) one batch of a
 #: bootstrap holds: scipy materialises every resample of every sample at
@@ -598,18 +626,37 @@ def _bootstrap(
     samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool, vectorized: bool = False
 ) -> _Resampled:
     """``fn(*samples)``'s interval; with ``vectorized``, ``fn(*samples,
-    axis=-1)`` computes it for a batch of resamples along the last axis."""
-    from scipy import stats as st
-
+    axis=-1)`` computes it for a batch of resamples along the last axis.
+    A paired comparison (a difference, contrast or log-ratio, whose null
+    line is 0) with an end within its Monte Carlo margin of 0 is made again
+    from ``BOOTSTRAP_RESAMPLES_NEAR_ZERO`` resamples (the first
+    ``BOOTSTRAP_RESAMPLES`` of them the same), which narrows the margin."""
     n = len(samples[0])
     if n < 2:
         return math.nan, math.nan, "bootstrap", 0.0, 0.0
-    rng = np.random.default_rng(_seed(samples, getattr(fn, "__name__", "")))
     values = float(fn(*samples))
     # A statistic that does not vary under resampling (every run identical)
     # has a degenerate, exact interval.
     if all(np.all(s == s[0]) for s in samples):
         return values, values, "exact (all runs equal)", 0.0, 0.0
+    made = _resampled_interval(samples, fn, paired, vectorized, values, BOOTSTRAP_RESAMPLES)
+    lo, hi, _, lo_mc, hi_mc = made
+    if paired and (abs(lo) < lo_mc or abs(hi) < hi_mc):
+        return _resampled_interval(samples, fn, paired, vectorized, values, BOOTSTRAP_RESAMPLES_NEAR_ZERO)
+    return made
+
+
+def _resampled_interval(
+    samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool, vectorized: bool, values: float,
+    resamples: int,
+) -> _Resampled:
+    """The BCa interval from ``resamples`` resamples (the percentile
+    interval where BCa is undefined) and its Monte Carlo margins; the
+    generator is seeded from the data (:func:`_seed`)."""
+    from scipy import stats as st
+
+    n = len(samples[0])
+    rng = np.random.default_rng(_seed(samples, getattr(fn, "__name__", "")))
     for method in ("BCa", "percentile"):
         with np.errstate(all="ignore"):
             import warnings
@@ -621,7 +668,7 @@ def _bootstrap(
                     fn,
                     paired=paired,
                     vectorized=vectorized,
-                    n_resamples=BOOTSTRAP_RESAMPLES,
+                    n_resamples=resamples,
                     batch=max(1, BOOTSTRAP_BATCH_VALUES // (len(samples) * n)),
                     confidence_level=CONFIDENCE,
                     method=method,
