@@ -668,3 +668,20 @@ def test_a_bootstrap_in_batches_holds_less_and_gives_the_same_interval(monkeypat
     whole = stats.contrast(xs, weights, percentile(50))
     assert (batched.estimate, batched.low, batched.high) == (whole.estimate, whole.low, whole.high)
     assert (batched.low_mc, batched.high_mc) == (whole.low_mc, whole.high_mc)
+
+
+def test_an_interval_that_ends_at_minus_infinity_keeps_its_verdict():
+    """stats.py: "A percentile orders inf above every finished run": when
+    more than 5% of one scheme's runs never finish, every resample's p95
+    difference is -inf, the interval is [-inf, -inf], and it is below 0
+    (Kick's fast fading with loss_rule=during). Its Monte Carlo margin is 0:
+    no seed can move it. Catches: a margin read off interpolated quantiles
+    (inf - inf is NaN, the margin inf, the verdict undecided)."""
+    rng = np.random.default_rng(2)
+    finished = rng.exponential(2.0, 200)
+    slow = finished * 3.0
+    slow[rng.permutation(200)[:30]] = np.inf  # 15% never finish
+    d = stats.difference(finished, slow, percentile(95))
+    assert (d.estimate, d.low, d.high) == (-np.inf, -np.inf, -np.inf)
+    assert (d.low_mc, d.high_mc) == (0.0, 0.0)
+    assert d.below(0.0) is True and d.above(0.0) is False

@@ -585,7 +585,9 @@ def _monte_carlo_margins(
     the end to the farther of the resampled statistics' quantiles at ``a``
     -/+ ``MONTE_CARLO_Z`` of that standard deviation, so a lumpy
     distribution (a percentile of few distinct runs) gives the jump to the
-    next value. ``inf`` when that quantile is not finite where the end is."""
+    next value; an end of ``inf`` (an unfinished run) whose band holds
+    only ``inf`` has no margin. ``inf`` when the band reaches an infinite
+    value the end is not."""
     from scipy import special
 
     theta = np.sort(np.asarray(resampled, dtype=float))
@@ -610,10 +612,15 @@ def _monte_carlo_margins(
         if not (np.isfinite(a) and np.isfinite(sd)):
             margins.append(math.inf)
             continue
-        band = np.quantile(theta, np.clip([a - MONTE_CARLO_Z * sd, a + MONTE_CARLO_Z * sd], 0.0, 1.0))
+        # The order statistics themselves (no interpolation, which gives
+        # NaN between two infinite values): the band reaches the next value.
+        band_low = np.quantile(theta, max(a - MONTE_CARLO_Z * sd, 0.0), method="lower")
+        band_high = np.quantile(theta, min(a + MONTE_CARLO_Z * sd, 1.0), method="higher")
         with np.errstate(all="ignore"):
-            m = max(end - band[0], band[1] - end, 0.0)
-        margins.append(float(m) if np.isfinite(m) else (0.0 if band[0] == band[1] == end else math.inf))
+            below = 0.0 if band_low == end else end - band_low
+            above = 0.0 if band_high == end else band_high - end
+            m = max(below, above, 0.0)
+        margins.append(float(m) if np.isfinite(m) else math.inf)
     return margins[0], margins[1]
 
 
