@@ -3,6 +3,7 @@ scheme on every environment of the five documents, with applicability and
 its reason, goodput normalised to CUBIC+SACK with paired 95% CIs, the
 outputs, determinism, common random numbers and Dask."""
 
+import dataclasses
 import math
 
 import pandas as pd
@@ -286,3 +287,21 @@ def test_cli_matrix_on_a_local_dask_cluster(tmp_path):
     assert df[df.applicable].runs.eq(1).all()
     assert "on a Dask LocalCluster of 2 workers" in (tmp_path / "report.md").read_text()
     assert not math.isnan(df[df.scheme == matrix.baseline()].goodput_norm.iloc[0])
+
+
+def test_a_verdict_needs_the_deciding_end_beyond_its_monte_carlo_margin():
+    """matrix.py: a scheme beats the baseline when the whole 95% CI of its
+    goodput ratio is above 1, and an end within the Monte Carlo margin of
+    its bootstrap (stats.Interval.low_mc) from 1 does not decide: another
+    seed of the resampling generator could put it on the other side (the
+    F-RTO cell of the WMECN LAN, 0.996 [0.993, 1.000], high end 0.99982 at
+    4,000 resamples).
+    Catches: the verdict read from the ends alone (low > 1, high < 1)."""
+    from airtcp.experiments import stats
+
+    iv = stats.Interval(0.996, 0.9928, 0.99985, 50, "paired bootstrap (BCa)", low_mc=0.0004, high_mc=0.0003)
+    assert matrix.verdict(iv) == matrix.VERDICT_UNDECIDED
+    assert matrix.verdict(dataclasses.replace(iv, high_mc=0.0001)) == matrix.VERDICT_WORSE
+    up = stats.Interval(1.05, 1.0002, 1.1, 50, "paired bootstrap (BCa)", low_mc=0.0003, high_mc=0.0)
+    assert matrix.verdict(up) == matrix.VERDICT_UNDECIDED
+    assert matrix.verdict(dataclasses.replace(up, low_mc=0.0001)) == matrix.VERDICT_BETTER

@@ -649,12 +649,14 @@ VERDICT_NOT_APPLICABLE = "not applicable"
 
 
 def verdict(iv) -> str:
-    """better / worse than the baseline beyond the 95% CI, or undecided."""
+    """better / worse than the baseline beyond the 95% CI, or undecided
+    (also when the end that would decide lies within the Monte Carlo error
+    of the bootstrap from 1: stats.Interval.above)."""
     if not iv.defined or not iv.has_ci:
         return VERDICT_UNDECIDED
-    if iv.low > 1.0:
+    if iv.above(1.0):
         return VERDICT_BETTER
-    if iv.high < 1.0:
+    if iv.below(1.0):
         return VERDICT_WORSE
     return VERDICT_UNDECIDED
 
@@ -664,9 +666,9 @@ def metric_verdict(iv, lower_is_better: bool) -> str:
     difference (scheme - baseline) with its whole 95% CI on one side of 0."""
     if not iv.defined or not iv.has_ci:
         return VERDICT_UNDECIDED
-    if iv.high < 0:
+    if iv.below(0.0):
         return VERDICT_BETTER if lower_is_better else VERDICT_WORSE
-    if iv.low > 0:
+    if iv.above(0.0):
         return VERDICT_WORSE if lower_is_better else VERDICT_BETTER
     return VERDICT_UNDECIDED
 

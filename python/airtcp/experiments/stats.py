@@ -47,6 +47,37 @@ than the textbook equivalence test at 5%):
   distribution-free order-statistic interval for a percentile (binomial),
   the bootstrap otherwise.
 
+The bootstrap has its own Monte Carlo error: its ends are quantiles of
+``BOOTSTRAP_RESAMPLES`` (4,000) resampled statistics, drawn by a generator
+seeded from the data, so a report repeats to the last digit, but another
+seed would move them (measured over 11 seeds on Kick's 200 runs per cell:
+the far end of a 95th-percentile difference by up to 9 s, the end nearer
+the line by up to 2.5 s, 9 s from it; docs/sweeps.md, "The bootstrap's
+Monte Carlo error"). So (session boot):
+
+* each end of a bootstrap interval carries a margin (``Interval.low_mc``,
+  ``high_mc``: :func:`_monte_carlo_margins`), the band in which another
+  seed could put it: 3 binomial standard deviations of its quantile level,
+  BCa's bias correction included, read off the resampled statistics;
+* an end decides a verdict only if it is beyond the line by more than its
+  margin; else the verdict is undecided;
+* a paired comparison with an end within its margin of 0 (the null line of
+  a difference, contrast or log-ratio) is made again from
+  ``BOOTSTRAP_RESAMPLES_NEAR_ZERO`` (20,000) resamples, which halves the
+  margin where most verdicts are decided. A line other than 0 (an
+  equivalence band) is judged by the 4,000-resample margin alone.
+
+A report then never calls a verdict decided whose end its own seed puts
+within the noise of the line; the rule's own edge is still the seed's
+(over 11 seeds, one Kick verdict, a printed count, and one matrix cell
+still change between decided and undecided: as many as before, never
+between agrees and disagrees). More resamples for
+every interval would cost time in proportion (Kick's bootstrap was about
+4 s of its 9 s; 10,000 resamples took 1.4 times its CPU, 50,000 4.5
+times), and no count makes a 95th percentile's ends steady to the 0.01 s
+Kick prints. scipy resamples in batches of ``BOOTSTRAP_BATCH_VALUES``,
+which bounds the memory and draws the same resamples.
+
 A verdict does not depend on the order of the arguments (session 20): the
 seed is the same whatever the order of the samples, and a comparison is
 computed with its samples in a canonical order (of their values' hashes)
@@ -112,6 +143,28 @@ import numpy as np
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 4000
 
+#: Resamples of a paired comparison whose interval has an end within its
+#: Monte Carlo margin of 0, the null line of a difference, a contrast or a
+#: log-ratio (:func:`_bootstrap`): the margin shrinks about as
+#: 1/sqrt(resamples), to under half at 20,000 (at 50,000 the matrix's
+#: verdicts no longer varied over 11 generator seeds, but Kick's few such
+#: intervals then cost 6 s, more than all its others).
+BOOTSTRAP_RESAMPLES_NEAR_ZERO = 20_000
+
+#: The most resampled values (float64: 8 bytes each) one batch of a
+#: bootstrap holds: scipy materialises every resample of every sample at
+#: once (samples x resamples x runs), 128 MB for Kick's contrast of 20
+#: samples of 200 runs at 4,000 resamples; in batches of this many values
+#: (16 MB) the resamples are the same, drawn in the same order, and so is
+#: the interval, to the last digit.
+BOOTSTRAP_BATCH_VALUES = 2_000_000
+
+#: The width, in binomial standard deviations, of the band in which an end
+#: of a bootstrap interval could lie with another seed of the resampling
+#: generator (:func:`_monte_carlo_margins`; 3: 99.7% of seeds). An end
+#: decides a verdict only if the whole band is on one side of the line.
+MONTE_CARLO_Z = 3.0
+
 Verdict = "bool | None"
 
 
@@ -141,6 +194,13 @@ class Interval:
     dropped: int = 0
     #: "runs" for one sample, "pairs" for a paired comparison (the text).
     unit: str = "runs"
+    #: Monte Carlo margins of ``low`` and of ``high``: how far each end of a
+    #: bootstrap interval could move with another seed of the resampling
+    #: generator (:func:`_monte_carlo_margins`); 0 for an interval without
+    #: resampling (t, order statistics), ``inf`` where it is not known. An
+    #: end within its margin of a line does not decide a verdict.
+    low_mc: float = 0.0
+    high_mc: float = 0.0
 
     @property
     def defined(self) -> bool:
@@ -149,6 +209,15 @@ class Interval:
     @property
     def has_ci(self) -> bool:
         return not (math.isnan(self.low) or math.isnan(self.high))
+
+    def _clear_below(self, end: str, bound: float) -> bool:
+        """Is ``end`` ("low" or "high") below ``bound`` by more than its
+        Monte Carlo margin?"""
+        return getattr(self, end) + getattr(self, f"{end}_mc") < bound
+
+    def _clear_above(self, end: str, bound: float) -> bool:
+        """Is ``end`` above ``bound`` by more than its Monte Carlo margin?"""
+        return getattr(self, end) - getattr(self, f"{end}_mc") > bound
 
     def _judged_by_point(self) -> bool:
         """A published number (no runs) is judged by its point; runs
@@ -164,9 +233,9 @@ class Interval:
             return self.estimate < bound
         if not self.has_ci:
             return None
-        if self.high < bound:
+        if self._clear_below("high", bound):
             return True
-        if self.low >= bound:
+        if self.low - self.low_mc >= bound:
             return False
         return None
 
@@ -178,9 +247,9 @@ class Interval:
             return self.estimate > bound
         if not self.has_ci:
             return None
-        if self.low > bound:
+        if self._clear_above("low", bound):
             return True
-        if self.high <= bound:
+        if self.high + self.high_mc <= bound:
             return False
         return None
 
@@ -194,9 +263,9 @@ class Interval:
             return low <= self.estimate <= high
         if not self.has_ci:
             return None
-        if low <= self.low and self.high <= high:
+        if self.low - self.low_mc >= low and self.high + self.high_mc <= high:
             return True
-        if self.high < low or self.low > high:
+        if self._clear_below("high", low) or self._clear_above("low", high):
             return False
         return None
 
@@ -497,22 +566,115 @@ def along_axis(stat: Callable[[np.ndarray], float]) -> Callable[..., np.ndarray]
     return getattr(stat, "along_axis", None)
 
 
+def _jackknife_acceleration(samples: tuple[np.ndarray, ...], fn: Callable[..., np.ndarray], vectorized: bool) -> float:
+    """BCa's acceleration, as scipy computes it (Efron & Tibshirani 1993,
+    eq. 14.15): from ``fn`` of the n samples that each leave one run (one
+    pair) out."""
+    n = len(samples[0])
+    keep = ~np.eye(n, dtype=bool)
+    left_out = np.broadcast_to(np.arange(n), (n, n))[keep].reshape(n, n - 1)
+    with np.errstate(all="ignore"):
+        if vectorized:
+            theta = np.asarray(fn(*(s[left_out] for s in samples), axis=-1), dtype=float)
+        else:
+            theta = np.array([fn(*(s[rows] for s in samples)) for rows in left_out], dtype=float)
+        u = (n - 1) * (theta.mean() - theta)
+        return float(np.sum(u**3) / n**3 / 6 / (np.sum(u**2) / n**2) ** 1.5)
+
+
+def _monte_carlo_margins(
+    resampled: np.ndarray, estimate: float, ends: tuple[float, float], method: str, acceleration: float
+) -> tuple[float, float]:
+    """How far each end of a bootstrap interval could move with another
+    seed of the resampling generator (its Monte Carlo margin). An end is the
+    quantile, at a level ``a``, of the B resampled statistics ``resampled``:
+    the level at which the empirical quantile falls has the binomial
+    standard deviation sqrt(a (1 - a) / B); under BCa, ``a`` itself moves
+    with the bias correction z0 = ndtri(p0), p0 the share of resamples below
+    the estimate (ties half), whose standard deviation is sqrt(p0 (1 - p0)
+    / B). The two combine in quadrature; the margin is the distance from
+    the end to the farther of the resampled statistics' quantiles at ``a``
+    -/+ ``MONTE_CARLO_Z`` of that standard deviation, so a lumpy
+    distribution (a percentile of few distinct runs) gives the jump to the
+    next value; an end of ``inf`` (an unfinished run) whose band holds
+    only ``inf`` has no margin. ``inf`` when the band reaches an infinite
+    value the end is not."""
+    from scipy import special
+
+    theta = np.sort(np.asarray(resampled, dtype=float))
+    b = len(theta)
+    alpha = (1 - CONFIDENCE) / 2
+    z_alpha = special.ndtri(np.array([alpha, 1 - alpha]))
+
+    def level(z0: float) -> np.ndarray:
+        if method != "BCa":
+            return np.array([alpha, 1 - alpha])
+        return special.ndtr(z0 + (z0 + z_alpha) / (1 - acceleration * (z0 + z_alpha)))
+
+    p0 = (np.count_nonzero(theta < estimate) + np.count_nonzero(theta <= estimate)) / (2 * b)
+    with np.errstate(all="ignore"):
+        z0 = float(special.ndtri(p0))
+        z0_sd = math.sqrt(p0 * (1 - p0) / b) * math.sqrt(2 * math.pi) * math.exp(z0**2 / 2)  # d ndtri(p) / dp = 1 / pdf
+        levels = level(z0)
+        level_sd_from_z0 = np.abs(level(z0 + z0_sd) - level(z0 - z0_sd)) / 2
+        level_sd = np.sqrt(levels * (1 - levels) / b + level_sd_from_z0**2)
+    margins = []
+    for a, sd, end in zip(levels, level_sd, ends):
+        if not (np.isfinite(a) and np.isfinite(sd)):
+            margins.append(math.inf)
+            continue
+        # The order statistics themselves (no interpolation, which gives
+        # NaN between two infinite values): the band reaches the next value.
+        band_low = np.quantile(theta, max(a - MONTE_CARLO_Z * sd, 0.0), method="lower")
+        band_high = np.quantile(theta, min(a + MONTE_CARLO_Z * sd, 1.0), method="higher")
+        with np.errstate(all="ignore"):
+            below = 0.0 if band_low == end else end - band_low
+            above = 0.0 if band_high == end else band_high - end
+            m = max(below, above, 0.0)
+        margins.append(float(m) if np.isfinite(m) else math.inf)
+    return margins[0], margins[1]
+
+
+#: An interval from resampling: its ends, its method, and the Monte Carlo
+#: margins of its ends (:func:`_monte_carlo_margins`).
+_Resampled = tuple[float, float, str, float, float]
+
+
 def _bootstrap(
     samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool, vectorized: bool = False
-) -> tuple[float, float, str]:
+) -> _Resampled:
     """``fn(*samples)``'s interval; with ``vectorized``, ``fn(*samples,
-    axis=-1)`` computes it for a batch of resamples along the last axis."""
-    from scipy import stats as st
-
+    axis=-1)`` computes it for a batch of resamples along the last axis.
+    A paired comparison (a difference, contrast or log-ratio, whose null
+    line is 0) with an end within its Monte Carlo margin of 0 is made again
+    from ``BOOTSTRAP_RESAMPLES_NEAR_ZERO`` resamples (the first
+    ``BOOTSTRAP_RESAMPLES`` of them the same), which narrows the margin."""
     n = len(samples[0])
     if n < 2:
-        return math.nan, math.nan, "bootstrap"
-    rng = np.random.default_rng(_seed(samples, getattr(fn, "__name__", "")))
+        return math.nan, math.nan, "bootstrap", 0.0, 0.0
     values = float(fn(*samples))
     # A statistic that does not vary under resampling (every run identical)
     # has a degenerate, exact interval.
     if all(np.all(s == s[0]) for s in samples):
-        return values, values, "exact (all runs equal)"
+        return values, values, "exact (all runs equal)", 0.0, 0.0
+    made = _resampled_interval(samples, fn, paired, vectorized, values, BOOTSTRAP_RESAMPLES)
+    lo, hi, _, lo_mc, hi_mc = made
+    if paired and (abs(lo) < lo_mc or abs(hi) < hi_mc):
+        return _resampled_interval(samples, fn, paired, vectorized, values, BOOTSTRAP_RESAMPLES_NEAR_ZERO)
+    return made
+
+
+def _resampled_interval(
+    samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool, vectorized: bool, values: float,
+    resamples: int,
+) -> _Resampled:
+    """The BCa interval from ``resamples`` resamples (the percentile
+    interval where BCa is undefined) and its Monte Carlo margins; the
+    generator is seeded from the data (:func:`_seed`)."""
+    from scipy import stats as st
+
+    n = len(samples[0])
+    rng = np.random.default_rng(_seed(samples, getattr(fn, "__name__", "")))
     for method in ("BCa", "percentile"):
         with np.errstate(all="ignore"):
             import warnings
@@ -524,15 +686,18 @@ def _bootstrap(
                     fn,
                     paired=paired,
                     vectorized=vectorized,
-                    n_resamples=BOOTSTRAP_RESAMPLES,
+                    n_resamples=resamples,
+                    batch=max(1, BOOTSTRAP_BATCH_VALUES // (len(samples) * n)),
                     confidence_level=CONFIDENCE,
                     method=method,
                     random_state=rng,
                 )
         lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
         if not (math.isnan(lo) or math.isnan(hi)):
-            return lo, hi, f"paired bootstrap ({method})" if paired else f"bootstrap ({method})"
-    return math.nan, math.nan, "bootstrap (undefined)"
+            accel = _jackknife_acceleration(samples, fn, vectorized) if method == "BCa" else 0.0
+            lo_mc, hi_mc = _monte_carlo_margins(res.bootstrap_distribution, values, (lo, hi), method, accel)
+            return lo, hi, f"paired bootstrap ({method})" if paired else f"bootstrap ({method})", lo_mc, hi_mc
+    return math.nan, math.nan, "bootstrap (undefined)", 0.0, 0.0
 
 
 def difference(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
@@ -585,7 +750,19 @@ def exp_of(iv: Interval) -> Interval:
     """An interval of a logarithm mapped back by exp."""
     with np.errstate(all="ignore"):
         back = [float(np.exp(np.float64(v))) for v in (iv.estimate, iv.low, iv.high)]
-    return dataclasses.replace(iv, estimate=back[0], low=back[1], high=back[2])
+    return dataclasses.replace(
+        iv, estimate=back[0], low=back[1], high=back[2], low_mc=_scaled(iv.low_mc, back[1]),
+        high_mc=_scaled(iv.high_mc, back[2]),
+    )
+
+
+def _scaled(mc: float, slope: float) -> float:
+    """A Monte Carlo margin carried through a map of slope ``slope`` at the
+    end (exp: the end's own value; 1/x: 1/x^2), to first order; 0 and
+    ``inf`` stay."""
+    if mc == 0 or math.isinf(mc):
+        return mc
+    return abs(slope) * mc
 
 
 def ratio_contrast(
@@ -606,7 +783,9 @@ def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> In
     iv = _canonical_contrast(tuple(xs[j] for j in order), tuple(sign * weights[j] for j in order), stat, name)
     if sign > 0:
         return iv
-    return dataclasses.replace(iv, estimate=-iv.estimate, low=-iv.high, high=-iv.low)
+    return dataclasses.replace(
+        iv, estimate=-iv.estimate, low=-iv.high, high=-iv.low, low_mc=iv.high_mc, high_mc=iv.low_mc
+    )
 
 
 def _canonical_contrast(xs: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
@@ -627,8 +806,8 @@ def _canonical_contrast(xs: tuple, weights: tuple[float, ...], stat, name: str) 
     est = float(fn(*xs))
     if _too_few_for_percentile(stat, xs):
         return Interval(est, n=n, method=_TOO_FEW)
-    lo, hi, method = _bootstrap(xs, fn, paired=True, vectorized=vec is not None)
-    return Interval(est, lo, hi, n, method)
+    lo, hi, method, lo_mc, hi_mc = _bootstrap(xs, fn, paired=True, vectorized=vec is not None)
+    return Interval(est, lo, hi, n, method, low_mc=lo_mc, high_mc=hi_mc)
 
 
 def ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
@@ -658,7 +837,10 @@ def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) ->
         iv = _ratio_in_order(b, a, stat)
         with np.errstate(all="ignore"):
             recip = [float(np.float64(1.0) / np.float64(v)) for v in (iv.estimate, iv.high, iv.low)]
-        return dataclasses.replace(iv, estimate=recip[0], low=recip[1], high=recip[2])
+        return dataclasses.replace(
+            iv, estimate=recip[0], low=recip[1], high=recip[2], low_mc=_scaled(iv.high_mc, recip[1] ** 2),
+            high_mc=_scaled(iv.low_mc, recip[2] ** 2),
+        )
     return _ratio_in_order(a, b, stat)
 
 
@@ -679,10 +861,10 @@ def _ratio_in_order(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], f
         est = float(np.float64(stat(a)) / np.float64(stat(b)))  # x / 0 = inf, 0 / 0 = NaN
     if _too_few_for_percentile(stat, (a, b)):
         return Interval(est, n=n, method=_TOO_FEW)
-    lo, hi, method = _bootstrap((a, b), log_ratio, paired=True, vectorized=vec is not None)
+    lo, hi, method, lo_mc, hi_mc = _bootstrap((a, b), log_ratio, paired=True, vectorized=vec is not None)
     with np.errstate(all="ignore"):
         lo, hi = float(np.exp(lo)), float(np.exp(hi))
-    return Interval(est, lo, hi, n, method)
+    return Interval(est, lo, hi, n, method, low_mc=_scaled(lo_mc, lo), high_mc=_scaled(hi_mc, hi))
 
 
 def interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
@@ -712,8 +894,8 @@ def _interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
         return stat(s) if axis is None else vec(s, axis)
 
     fn.__name__ = getattr(stat, "__name__", "stat")
-    lo, hi, method = _bootstrap((x,), fn, paired=False, vectorized=vec is not None)
-    return Interval(est, lo, hi, n, method)
+    lo, hi, method, lo_mc, hi_mc = _bootstrap((x,), fn, paired=False, vectorized=vec is not None)
+    return Interval(est, lo, hi, n, method, low_mc=lo_mc, high_mc=hi_mc)
 
 
 _TOO_FEW = "paired bootstrap (too few runs for the percentile)"
