@@ -698,7 +698,11 @@ impl Row for LinkResult {
             col(
                 "utilization",
                 "fraction",
-                "Time spent transmitting / duration of the run.",
+                "Time spent transmitting / duration of the run. Only transmission within the \
+                 run counts: a packet on the air at the end counts up to the end, packets still \
+                 waiting count nothing (`packets_sent` counts them: admitted). A `per_flow` \
+                 queue serves its connections side by side, each at the link rate: the sum of \
+                 their transmitting times, capped at the duration (1).",
             ),
             F64(self.utilization),
         );

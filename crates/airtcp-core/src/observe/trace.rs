@@ -371,7 +371,10 @@ impl TraceColumns {
                     "`send` (an endpoint or agent on `node` sent it), `enqueue` (the queue of \
                      `link` admitted it), `dequeue` (its transmission on `link` starts), `drop` \
                      (it died, see `cause`), `receive` (it arrived at `node` over `link`), \
-                     `deliver` (it reached its destination endpoint on `node`).",
+                     `deliver` (it reached its destination endpoint on `node`). Nothing after \
+                     the end of the run: a packet still waiting then has its `enqueue` row only \
+                     (no `dequeue`, nor the `drop` of a channel loss, which happens on the \
+                     air), one on the air then has no `receive` row.",
                 ),
                 Dict {
                     indices: &self.event,

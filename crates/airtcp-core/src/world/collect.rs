@@ -195,7 +195,7 @@ impl World {
                 utilization: if end == 0 {
                     0.0
                 } else {
-                    (s.busy_ns.min(end)) as f64 / end as f64
+                    s.busy_in_run_ns.min(end) as f64 / end as f64
                 },
                 drops: s.drops,
                 ecn_marks: s.ecn_marks,
