@@ -38,6 +38,10 @@
 //! the old formula (`busy_ns.min(end)`) put back all seven digests are
 //! main's (05dd221); the wireless example's does not move (nothing is
 //! queued or on the air at its end).
+//! Re-pinned when what does not apply to a flow became missing (`variant`
+//! and `final_cwnd_bytes` Options, `mean_cwnd_bytes` NaN for UDP): the
+//! Debug text of these fields changed; routes, events and packet hops
+//! unchanged.
 
 use airtcp_core::scenario::Scenario;
 
@@ -93,7 +97,7 @@ fn dumbbell_example_is_pinned() {
     check(
         "../../examples/dumbbell.toml",
         12780931491519152092,
-        15196506616834696791,
+        9761689860360192629,
         78242,
         78017,
     );
@@ -104,7 +108,7 @@ fn wireless_example_is_pinned() {
     check(
         "../../examples/wireless.toml",
         6135118763418117530,
-        6025931186486876127,
+        1183129797639323191,
         23855,
         23512,
     );
@@ -115,7 +119,7 @@ fn gsnoop_reproduction_cell_is_pinned() {
     check(
         "tests/data/gsnoop_cell.toml",
         4551479192626253224,
-        8913433021801782053,
+        15804114281163511177,
         49774,
         49267,
     );
@@ -126,7 +130,7 @@ fn bench_dumbbell_is_pinned() {
     check(
         "tests/data/dumbbell40.toml",
         18326885787149398122,
-        17668380971660781242,
+        389953892827061912,
         17661,
         17347,
     );
@@ -145,7 +149,7 @@ fn mesh_with_cycles_is_pinned() {
     check(
         "tests/data/mesh.toml",
         8910647952989975395,
-        5631287548573418733,
+        18335851561185087498,
         106968,
         106096,
     );
@@ -160,7 +164,7 @@ fn snoop_base_station_with_20_mobile_hosts_is_pinned() {
     check(
         "tests/data/snoop_base_station.toml",
         14631416406254873391,
-        5806485042683524066,
+        1932322704872650546,
         87916,
         86775,
     );
@@ -173,7 +177,7 @@ fn dda_mobile_host_with_20_flows_is_pinned() {
     check(
         "tests/data/dda_mobile_host.toml",
         15505628070260242364,
-        10399374487127922382,
+        13278559282058515612,
         21733,
         19414,
     );

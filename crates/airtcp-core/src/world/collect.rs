@@ -100,6 +100,7 @@ impl World {
                 mean_first_rto_s: f64::NAN,
                 mean_rtt_s: f64::NAN,
                 min_rtt_s: f64::NAN,
+                mean_cwnd_bytes: f64::NAN,
                 ..Default::default()
             };
             match &mut f.kind {
@@ -109,7 +110,7 @@ impl World {
                     let s = &t.closed_sender;
                     let rx = &t.closed_receiver;
                     r.protocol = "tcp".into();
-                    r.variant = t.spec.label();
+                    r.variant = Some(t.spec.label());
                     r.app = t.app.kind_name().into();
                     r.delivered_bytes = rx.delivered_bytes;
                     r.goodput_bps = per_s(rx.delivered_bytes);
@@ -162,7 +163,7 @@ impl World {
                     r.kicks_sent = counter("kicks_sent");
                     r.kickbacks_received = counter("kickbacks_received");
                     r.stale_kickbacks = counter("stale_kickbacks");
-                    r.final_cwnd_bytes = open.map_or(0, |(cwnd, _)| cwnd);
+                    r.final_cwnd_bytes = open.map(|(cwnd, _)| cwnd);
                     r.final_ssthresh_bytes = open
                         .map(|(_, ssthresh)| ssthresh)
                         .filter(|&s| s < UNBOUNDED_SSTHRESH_BYTES);
