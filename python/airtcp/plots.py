@@ -78,17 +78,72 @@ def _series(result, kind: str, metrics: list[str], names: Iterable[str] | None, 
     return s
 
 
+def _connection_ends(result, seed: int | None) -> dict[str, list[float]]:
+    """Per flow name, when each of its completed transfers (connections)
+    ended, in order."""
+    transfers = _one_seed(result.transfers, seed, getattr(result, "seed", None), "result")
+    flows = _one_seed(result.flows, seed, getattr(result, "seed", None), "result")
+    names = dict(zip(flows.flow, flows.name))
+    return {names[f]: sorted(g.end_s) for f, g in transfers.groupby("flow", sort=False)}
+
+
+def _pieces(times, connection_ends: list[float], interval_s: float):
+    """Split a series' sample times (sorted) into runs that each lie within
+    one connection: a new run where a connection ended between two samples
+    (a repeated download's next transfer), or where samples are missing for
+    more than an interval (no connection was open: the series has no value
+    there). Each run as (row positions, until when its last value holds:
+    the next sampling time, or the end of its connection if that comes
+    first; its last sample if the connection's end is unknown)."""
+    import numpy as np
+
+    t = np.asarray(times, dtype=float)
+    if len(t) == 0:
+        return []
+    ends = np.asarray(connection_ends, dtype=float)
+    connection = np.searchsorted(ends, t, side="left")
+    breaks = np.flatnonzero((np.diff(connection) != 0) | (np.diff(t) > 1.5 * interval_s)) + 1
+    pieces = []
+    for rows in np.split(np.arange(len(t)), breaks):
+        last, k = t[rows[-1]], connection[rows[-1]]
+        held = min(last + interval_s, ends[k]) if k < len(ends) else last
+        pieces.append((rows, held))
+    return pieces
+
+
+def _step_pieces(ax, g, connection_ends, interval_s, label, **style):
+    """``ax.step`` of each piece of series ``g`` (see :func:`_pieces`), its
+    last value held until the piece's end, in one colour, labelled once;
+    the first line."""
+    first = None
+    for rows, held in _pieces(g.time_s, connection_ends, interval_s):
+        x = list(g.time_s.iloc[rows]) + [held]
+        y = list(g.value.iloc[rows] / 1e3)
+        (line,) = ax.step(x, y + y[-1:], where="post", label=label if first is None else "_nolegend_", **style)
+        if first is None:
+            first = line
+            style["color"] = line.get_color()
+    return first
+
+
 def cwnd(result, flows: str | Iterable[str] | None = None, ax=None, seed: int | None = None):
     """cwnd (solid) and ssthresh (dashed, where it is finite) in kB over
-    time, one colour per flow."""
+    time, one colour per flow. The lines are drawn only while a connection
+    is open, and each connection's apart: a repeated download's think time
+    is blank, and a new connection (in slow start, ssthresh still
+    "arbitrarily high") is not drawn with the previous one's ssthresh."""
     ax = _axes(ax)
     s = _series(result, "flow", ["cwnd_bytes", "ssthresh_bytes"], flows, seed)
+    times = sorted(set(_one_seed(result.series, seed, getattr(result, "seed", None), "result").time_s))
+    interval_s = min((b - a for a, b in zip(times, times[1:])), default=float("inf"))
+    ends = _connection_ends(result, seed)
     for name, g in s.groupby("name", sort=False):
+        g = g.sort_values("time_s", kind="stable")
         c = g[g.metric == "cwnd_bytes"]
-        (line,) = ax.step(c.time_s, c.value / 1e3, where="post", label=f"{name} cwnd")
+        line = _step_pieces(ax, c, ends.get(name, []), interval_s, f"{name} cwnd")
         t = g[g.metric == "ssthresh_bytes"]
         if not t.empty:
-            ax.step(t.time_s, t.value / 1e3, where="post", ls="--", color=line.get_color(), label=f"{name} ssthresh")
+            _step_pieces(ax, t, ends.get(name, []), interval_s, f"{name} ssthresh", ls="--", color=line.get_color())
     ax.set_xlabel("time (s)")
     ax.set_ylabel("kB")
     ax.set_title("congestion window")
@@ -163,7 +218,10 @@ def time_sequence(
     ax.plot(rtx.time_s, rtx.seq / 1e3, "o", ms=5, mfc="none", color="tab:red", label="retransmitted")
     ax.plot(dropped.time_s, dropped.seq / 1e3, "x", ms=6, color="black", label="dropped (" + ", ".join(
         sorted(dropped.cause.astype(str).unique())) + ")" if len(dropped) else "dropped")
-    ax.step(acks.time_s, acks.ack / 1e3, where="post", color="tab:green", lw=1, label="ACK at sender")
+    # Each connection's ACKs apart: successive connections of a flow count
+    # their bytes from 0 each.
+    for i, (_, a) in enumerate(acks.groupby("connection", sort=True) if len(acks) else [(None, acks)]):
+        ax.step(a.time_s, a.ack / 1e3, where="post", color="tab:green", lw=1, label="_nolegend_" if i else "ACK at sender")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("sequence (kB)")
     ax.set_title(f"time-sequence diagram: {flow}")

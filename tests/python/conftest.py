@@ -54,7 +54,8 @@ def wireless():
 
 # Results with every awkward value: names that need quoting in CSV (a comma,
 # a double quote), a missing count (None: the late flow never lost a
-# segment), a NaN (it has no RTT sample), transfers and a series.
+# segment), a NaN (it has no RTT sample), a missing name (the UDP flow has
+# no TCP variant), transfers and a series.
 AWKWARD_TOML = """
 [simulation]
 duration = "3s"
@@ -85,6 +86,13 @@ from = "A"
 to = 'B, the "far" end'
 start = "2.999s"
 app = { kind = "bulk" }
+
+[[flow]]
+name = "udp"
+from = "A"
+to = 'B, the "far" end'
+stop = "1s"
+app = { kind = "onoff", rate = "200kbps", mean_on = "500ms", mean_off = "500ms" }
 
 [output]
 timeseries = { interval = "100ms" }

@@ -6,6 +6,7 @@ import pytest
 
 import airtcp
 from airtcp import _core
+from conftest import run_cli
 
 FLOW_COLUMNS = [
     "flow", "name", "src", "dst", "protocol", "variant", "app", "start_s", "end_s",
@@ -322,6 +323,27 @@ def test_tables_from_the_core_buffers_are_pyarrows_own_of_the_columns(awkward, s
     again = pickle.loads(pickle.dumps(r))
     for t in TABLES:
         pd.testing.assert_frame_equal(getattr(again, t), getattr(r, t))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "json"])
+def test_what_does_not_apply_to_a_udp_flow_is_missing_in_every_format(awkward, tmp_path, fmt):
+    """docs/results.md: "A value that does not exist (an RTT without
+    samples, a UDP flow's TCP variant or congestion window) is missing (NaN
+    or null), never a sentinel number or an empty name": in the DataFrame
+    and read back from each format the UDP flow's variant, mean and final
+    cwnd are missing (an empty variant read back from CSV could not be told
+    from a missing one; a cwnd of 0 would pass for a measured one), the
+    TCP flows' are there."""
+    out = tmp_path / fmt
+    p = run_cli("run", awkward, "--out", out, "--format", fmt, "--quiet")
+    assert p.returncode == 0, p.stderr
+    read = {"csv": pd.read_csv, "parquet": pd.read_parquet, "json": pd.read_json}[fmt]
+    for flows in (airtcp.run(awkward).flows, read(out / f"flows.{fmt}")):
+        udp = flows.protocol == "udp"
+        assert udp.sum() == 1 and (~udp).sum() == 2
+        for column in ("variant", "mean_cwnd_bytes", "final_cwnd_bytes"):
+            assert flows[column][udp].isna().all(), column
+        assert flows.variant[~udp].notna().all() and flows.mean_cwnd_bytes[~udp].gt(0).all()
 
 
 def test_summary_numbers_are_the_means_over_seeds_of_the_tables():

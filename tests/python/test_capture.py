@@ -158,12 +158,71 @@ def test_header_features_as_wireshark_reads_them(features):
     assert link.ecn_marks > 0
     assert count(bottleneck, "ip.src == 10.0.0.1 && ip.dsfield.ecn == 3") == link.ecn_marks
     assert count(sender, "tcp.flags.ece == 1 && tcp.flags.syn == 0") > 0
-    # Kick TCP's K bit: reserved header bit 4 (tcp.flags.res holds bits 4-6).
+    # Kick TCP's K bit: reserved header bit 4, tcp.flags 0x800.
     assert flow.kicks_sent > 0
-    assert count(sender, "tcp.flags.res == 4") == flow.kicks_sent
+    assert count(sender, "tcp.flags & 0x800") == flow.kicks_sent
     # Every segment the sender sent is at its node; Wireshark's count of
     # retransmissions there is airtcp's.
-    assert count(sender, "ip.src == 10.0.0.1 && tcp.len > 0 && tcp.flags.res == 0") == flow.segments_sent
+    assert count(sender, "ip.src == 10.0.0.1 && tcp.len > 0 && !(tcp.flags & 0x800)") == flow.segments_sent
+
+
+# Kick TCP through a kick-aware node R over a lossy first hop, and MECN
+# marking at the second: kicks and kickbacks carry the K bit, MECN's echoes
+# and the sender's segments the two MECN bits, all in one capture.
+KICK_AND_MECN = {
+    "simulation": {"duration": "20s", "seed": 3},
+    "node": [{"name": "R", "agents": [{"kind": "kick"}]}],
+    "link": [
+        {
+            "a": "S",
+            "b": "R",
+            "rate": "2Mbps",
+            "delay": "30ms",
+            "a_to_b": {"error": {"kind": "bernoulli", "per": 0.05, "applies_to": "data"}},
+        },
+        {
+            "a": "R",
+            "b": "D",
+            "rate": "1Mbps",
+            "delay": "5ms",
+            "queue": {"kind": "mecn", "limit": "60pkt", "min_th": 5, "mid_th": 10, "max_th": 20},
+        },
+    ],
+    "flow": [
+        {
+            "from": "S",
+            "to": "D",
+            "tcp": {"variant": "newreno", "cc": "mecn", "kick": {"interval": "rtt", "ttl": 1}},
+            "app": {"kind": "bulk"},
+        }
+    ],
+    "capture": [{"node": "S", "file": "sender.pcapng"}],
+}
+
+
+@needs_tshark
+def test_capture_md_filters_tell_kicks_from_mecn_bits(tmp_path):
+    """docs/capture.md: `tcp.flags & 0x800` for Kick TCP's K bit,
+    `tcp.flags & 0x200` and `tcp.flags & 0x100` for MECN's bits 8 and 9,
+    `!(tcp.flags & 0x800)` to leave kicks out of Wireshark's
+    retransmissions. On a capture holding both kinds of reserved bits,
+    the sender's payload-carrying K-bit segments are its kicks_sent, and
+    Wireshark's retransmissions without them its retransmitted_segments
+    (`tcp.flags.res == 4`, one boolean over the three bits, matches MECN
+    echoes too)."""
+    r = airtcp.run(KICK_AND_MECN, out_dir=tmp_path)
+    flow = r.flows.iloc[0]
+    sender = tmp_path / "sender.pcapng"
+    assert flow.kicks_sent > 0 and flow.kickbacks_received > 0 and flow.retransmitted_segments > 0
+    assert count(sender, "tcp.flags & 0x200") > 0 and count(sender, "tcp.flags & 0x100") > 0
+    # Kicks carry the segment; kickbacks (ACK and K) are pure ACKs from R,
+    # each answering the latest kick or stale, none lost on R->S.
+    assert count(sender, "tcp.flags & 0x800 && tcp.len > 0") == flow.kicks_sent
+    kickbacks = flow.kickbacks_received + flow.stale_kickbacks
+    assert count(sender, "tcp.flags == 0x810 && tcp.len == 0 && ip.src == 10.0.0.1") == kickbacks
+    retransmissions = "(tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission)"
+    assert count(sender, f"{retransmissions} && !(tcp.flags & 0x800)") == flow.retransmitted_segments
+    assert count(sender, "tcp.len > 0 && !(tcp.flags & 0x800)") == flow.segments_sent
 
 
 def ones_complement_checksum(data: bytes) -> int:

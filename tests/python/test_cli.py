@@ -104,6 +104,7 @@ def test_run_out_csv_is_what_pandas_writes(tmp_path, awkward, runs):
     assert p.returncode == 0, p.stderr
     ref = airtcp.run(awkward) if runs == 1 else airtcp.run_many(awkward, [3, 4, 5], workers=1, progress=False)
     assert ref.flows.mean_rtt_s.isna().any() and ref.flows.final_ssthresh_bytes.isna().any()
+    assert ref.flows.variant.isna().any()
     assert len(ref.series) > 0 and len(ref.transfers) > 0
     for t in TABLES:
         assert (out / f"{t}.csv").read_bytes() == getattr(ref, t).to_csv(index=False).encode(), t

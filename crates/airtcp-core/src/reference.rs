@@ -20,7 +20,7 @@ pub fn arrow_type(c: &Cell<'_>) -> &'static str {
         Cell::U32(_) => "uint32",
         Cell::U64(_) => "uint64",
         Cell::F64(_) | Cell::OptU64(_) => "double",
-        Cell::Str(_) => "string",
+        Cell::Str(_) | Cell::OptStr(_) => "string",
     }
 }
 
@@ -56,7 +56,8 @@ pub fn results_markdown() -> String {
          (pandas DataFrames) and `airtcp run --out` writes them (CSV, Parquet, JSON). Results \
          of several seeds (`run_many`, `--runs`) have a leading `seed` column. Counts are \
          ground truth kept by the simulator, never estimates. A value that does not exist \
-         (an RTT without samples) is missing (NaN or null), never a sentinel number. \
+         (an RTT without samples, a UDP flow's TCP variant or congestion window) is missing \
+         (NaN or null), never a sentinel number or an empty name. \
          Every format keeps full precision: CSV writes what pandas' `to_csv` writes (a \
          missing value as an empty field), JSON an array of records, one record per line \
          (read it with `pd.read_json(path)`, not `lines=True`, and with \

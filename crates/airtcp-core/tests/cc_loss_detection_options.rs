@@ -42,7 +42,7 @@ fn run(tcp: &str) -> FlowResult {
 fn cubic_and_each_of_its_parameters_change_the_run() {
     let reno = run("tcp = { variant = \"sack\" }");
     let cubic = run("tcp = { variant = \"sack\", cc = \"cubic\" }");
-    assert_eq!(cubic.variant, "sack/cubic");
+    assert_eq!(cubic.variant.as_deref(), Some("sack/cubic"));
     assert_ne!(cubic.delivered_bytes, reno.delivered_bytes);
     let defaults =
         run("tcp = { variant = \"sack\", cc = { kind = \"cubic\", c = 0.4, beta = 0.7, fast_convergence = true } }");
@@ -83,8 +83,8 @@ fn rack_tlp_is_selected_by_name_and_changes_the_run() {
     );
     let rack =
         run_lossier("tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }");
-    assert_eq!(rack.variant, "sack+rack_tlp/cubic");
-    assert_eq!(dupack.variant, "sack/cubic");
+    assert_eq!(rack.variant.as_deref(), Some("sack+rack_tlp/cubic"));
+    assert_eq!(dupack.variant.as_deref(), Some("sack/cubic"));
     assert!(
         rack.timeouts < dupack.timeouts,
         "RACK-TLP {} timeouts, DupThresh {}",
@@ -102,7 +102,7 @@ fn rack_without_the_probe_is_selected_by_name_and_changes_the_run() {
         run_lossier("tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack_tlp\" }");
     let rack =
         run_lossier("tcp = { variant = \"sack\", cc = \"cubic\", loss_detection = \"rack\" }");
-    assert_eq!(rack.variant, "sack+rack/cubic");
+    assert_eq!(rack.variant.as_deref(), Some("sack+rack/cubic"));
     assert_ne!(
         (rack.delivered_bytes, rack.timeouts),
         (tlp.delivered_bytes, tlp.timeouts)
@@ -142,8 +142,11 @@ fn hystart_is_selected_by_name_and_changes_the_run() {
         );
         let hystart = run_queue(&format!("tcp = {{ {tcp}, slow_start = \"hystart++\" }}"));
         assert!(
-            hystart.variant.contains("+hystart++"),
-            "{}",
+            hystart
+                .variant
+                .as_deref()
+                .is_some_and(|v| v.contains("+hystart++")),
+            "{:?}",
             hystart.variant
         );
         assert_ne!(hystart.delivered_bytes, standard.delivered_bytes, "{cc}");

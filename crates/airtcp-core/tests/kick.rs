@@ -5,6 +5,8 @@
 
 mod common;
 use airtcp_core::net::packet::{flags, Packet, PacketKind};
+use airtcp_core::observe::trace::PacketEvent;
+use airtcp_core::observe::wire::tcp_flags_field;
 use airtcp_core::sim::TimeNs;
 use airtcp_core::tcp::kick::{KickConfig, KickInterval, KickTimer, KICK};
 use airtcp_core::tcp::rto::StandardTimeout;
@@ -181,6 +183,38 @@ fn no_kick_reaches_the_wireline_receiver_through_a_kick_aware_node() {
     assert!(r.flows[0].kicks_sent >= 3, "{}", r.flows[0].kicks_sent);
     assert_eq!(*kicks.lock().unwrap(), Vec::<u64>::new());
     assert_eq!(r.flows[0].transfers_completed, 1);
+}
+
+/// results.md, `trace.retransmission`: "Tell them apart by the copy's
+/// `send` row: on the flow's source node for the TCP sender's, where those
+/// with the K bit (`tcp_flags & 0x800`) are kicks (counted in
+/// `kicks_sent`) and the others are counted in `retransmitted_segments`".
+/// Kicks are copies of a sent segment, flagged like retransmissions: the
+/// rule without the K bit would count them too.
+#[test]
+fn the_traces_retransmission_rule_separates_kicks_from_retransmissions() {
+    let sc = scenario(&upload(
+        r#"{ interval = "100ms" }"#,
+        true,
+        &[1, 2, 4, 7, 8, 12],
+    ));
+    let (w, r, recs) = run_traced(&sc);
+    let f = &r.flows[0];
+    let source = w.nodes.iter().position(|n| n.name == f.src).unwrap() as u32;
+    let copies: Vec<u16> = recs
+        .iter()
+        .filter(|rec| {
+            rec.event == PacketEvent::Send
+                && rec.node == source
+                && rec.pkt.payload_len > 0
+                && rec.pkt.is_retransmission
+        })
+        .map(|rec| tcp_flags_field(rec.pkt.flags))
+        .collect();
+    let kicks = copies.iter().filter(|&&fl| fl & 0x800 != 0).count() as u64;
+    assert!(f.kicks_sent > 0 && f.retransmitted_segments > 0, "{f:?}");
+    assert_eq!(kicks, f.kicks_sent);
+    assert_eq!(copies.len() as u64 - kicks, f.retransmitted_segments);
 }
 
 #[test]

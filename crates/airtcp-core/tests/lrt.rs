@@ -8,9 +8,7 @@ use std::collections::BTreeMap;
 
 use airtcp_core::metrics::RunResult;
 use airtcp_core::net::packet::{DeathCause, PacketKind};
-use airtcp_core::observe::trace::{PacketEvent, TraceRecord};
-use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
-use airtcp_core::world::World;
+use airtcp_core::observe::trace::PacketEvent;
 use common::*;
 
 /// S -> R (10 Mb/s, 10 ms) -> M (wireless, 10 Mb/s, 5 ms); the listed data
@@ -162,32 +160,10 @@ fn queued_path(drops: &[u64], retries: u32) -> String {
         )
 }
 
-/// Run with every packet traced: the results, the world after the run and
-/// the trace's records.
-fn traced(text: &str) -> (RunResult, World, Vec<TraceRecord>) {
-    let sc = scenario(text);
-    let mut w = sc.build(None).unwrap();
-    let req = ObserveRequest {
-        trace: Some(TraceRequest::default()),
-        ..Default::default()
-    };
-    let sink = Shared::default();
-    let plan = sc.observe_plan(&w, &req).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    w.set_observers(
-        plan.open(dir.path(), "", Some(Box::new(sink.clone())))
-            .unwrap(),
-    );
-    let r = w.run(|_| true);
-    w.finish_observers().unwrap();
-    let records = std::mem::take(&mut *sink.0.lock().unwrap());
-    (r, w, records)
-}
-
 /// Run with every packet traced; the transmissions of each data segment
 /// (by sequence number) on R -> M, in order.
 fn copies_on_the_wireless_link(text: &str) -> (RunResult, BTreeMap<u64, Vec<Copy>>) {
-    let (r, w, records) = traced(text);
+    let (w, r, records) = run_traced(&scenario(text));
     let rm = w.links.iter().position(|l| l.name == "R->M").unwrap() as u32;
     let mut copies: BTreeMap<u64, Vec<Copy>> = BTreeMap::new();
     let mut frames = 0;
@@ -319,7 +295,7 @@ fn the_retry_limit_holds_on_a_queued_link() {
 /// carry the flag too.
 #[test]
 fn the_trace_flags_link_layer_copies_as_retransmissions() {
-    let (r, w, records) = traced(&path(60, &[20, 40], 3, true));
+    let (w, r, records) = run_traced(&scenario(&path(60, &[20, 40], 3, true)));
     let base_station = w.nodes.iter().position(|n| n.name == "R").unwrap() as u32;
     let sends: Vec<_> = records
         .iter()

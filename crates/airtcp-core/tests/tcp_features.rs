@@ -424,6 +424,27 @@ fn mean_cwnd_is_the_time_average_over_open_connections() {
     assert_eq!(f.mean_cwnd_bytes, 3000.0);
 }
 
+/// results.md, `mean_cwnd_bytes`: "Congestion window averaged over the
+/// time the flow's connections were open", exactly (it was truncated to
+/// whole bytes). Three 1000 B segments (1040 B on the wire, ACKs 40 B) on
+/// 10 Mb/s and 10 ms, initial window 1, no delayed ACKs: cwnd is 1000 B
+/// until the first ACK at 0.832 + 10 + 0.032 + 10 = 20.864 ms, then 2000 B
+/// (slow start) until the second at 41.728 ms, then 3000 B until the last
+/// at 42.560 ms (0.832 ms behind): (1000 × 20.864 + 2000 × 20.864 + 3000 ×
+/// 0.832) / 42.560 = 1529.32... B.
+#[test]
+fn mean_cwnd_is_not_truncated() {
+    let (_, r) = run_world(&scripted(r#"variant = "newreno""#, 3, &[]), None);
+    let f = &r.flows[0];
+    assert_eq!(f.transfers_completed, 1);
+    let expected = (1000.0 * 20.864 + 2000.0 * 20.864 + 3000.0 * 0.832) / 42.560;
+    assert!(
+        (f.mean_cwnd_bytes - expected).abs() < 1e-9,
+        "{}",
+        f.mean_cwnd_bytes
+    );
+}
+
 /// ns-2's TcpAgent::reset draws `boot_time_ = Random::uniform(tcp_tick_)`
 /// per connection: with `rtt_tick_phase = "random"` each connection's tick
 /// clock gets a phase in [0, tick) from the flow's own random stream (the

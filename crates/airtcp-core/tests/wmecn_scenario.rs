@@ -53,7 +53,7 @@ fn err_with(from: &str, to: &str) -> ScenarioError {
 fn good_scenario_runs_with_every_new_kind() {
     let sc = Scenario::from_toml_str(GOOD, "good.toml").unwrap();
     let r = sc.build(None).unwrap().finish();
-    assert_eq!(r.flows[0].variant, "reno/wmecn");
+    assert_eq!(r.flows[0].variant.as_deref(), Some("reno/wmecn"));
     assert!(r.flows[0].goodput_bps > 100_000.0);
     let mecn = GOOD
         .replace(

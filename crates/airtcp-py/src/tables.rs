@@ -33,7 +33,13 @@ enum Kind {
     F64,
     Str,
     OptU64,
+    /// A name that may be missing (kept as [`Kind::Str`] with
+    /// [`MISSING_NAME`] rows).
+    OptStr,
 }
+
+/// The index of a missing name in a name column (`Values::Str`).
+const MISSING_NAME: u32 = u32::MAX;
 
 impl Kind {
     fn of(cell: &Cell<'_>) -> Kind {
@@ -43,6 +49,7 @@ impl Kind {
             Cell::F64(_) => Kind::F64,
             Cell::Str(_) => Kind::Str,
             Cell::OptU64(_) => Kind::OptU64,
+            Cell::OptStr(_) => Kind::OptStr,
         }
     }
 }
@@ -83,7 +90,8 @@ fn schemas() -> &'static [Vec<ColumnSchema>; 5] {
 }
 
 /// One column's values. Names repeat on every row (a series has millions
-/// of rows and a handful of names): each distinct one is kept once.
+/// of rows and a handful of names): each distinct one is kept once, and a
+/// missing one is [`MISSING_NAME`].
 enum Values {
     U32(Vec<u32>),
     U64(Vec<u64>),
@@ -103,7 +111,7 @@ impl Values {
             Kind::U32 => Values::U32(Vec::with_capacity(rows)),
             Kind::U64 => Values::U64(Vec::with_capacity(rows)),
             Kind::F64 => Values::F64(Vec::with_capacity(rows)),
-            Kind::Str => Values::Str {
+            Kind::Str | Kind::OptStr => Values::Str {
                 names: Vec::new(),
                 index: Vec::with_capacity(rows),
             },
@@ -135,7 +143,10 @@ impl Values {
                     .iter()
                     .map(|n| PyString::new_bound(py, n).into_any().unbind())
                     .collect();
-                out.extend(index.iter().map(|&i| names[i as usize].clone_ref(py)));
+                out.extend(index.iter().map(|&i| match i {
+                    MISSING_NAME => py.None(),
+                    _ => names[i as usize].clone_ref(py),
+                }));
             }
             Values::OptU64(v) => out.extend(v.iter().map(|x| x.map(|x| x as f64).to_object(py))),
         }
@@ -156,7 +167,8 @@ impl<'a> ColumnBuilder<'a> {
             (Values::U64(v), Cell::U64(x)) => v.push(x),
             (Values::F64(v), Cell::F64(x)) => v.push(x),
             (Values::OptU64(v), Cell::OptU64(x)) => v.push(x),
-            (Values::Str { names, index }, Cell::Str(s)) => {
+            (Values::Str { index, .. }, Cell::OptStr(None)) => index.push(MISSING_NAME),
+            (Values::Str { names, index }, Cell::Str(s) | Cell::OptStr(Some(s))) => {
                 let i = *self.seen.entry(s).or_insert_with(|| {
                     names.push(s.to_string());
                     (names.len() - 1) as u32
@@ -320,10 +332,12 @@ enum ArrowColumn {
     Strings(Vec<StringChunk>),
 }
 
-/// Rows of a string column: the offsets of each row's bytes in `bytes`.
+/// Rows of a string column: the offsets of each row's bytes in `bytes`;
+/// which rows have a value (a missing name is a null of no bytes).
 struct StringChunk {
     offsets: Vec<i32>,
     bytes: Vec<u8>,
+    valid: Vec<bool>,
 }
 
 impl StringChunk {
@@ -331,6 +345,7 @@ impl StringChunk {
         StringChunk {
             offsets: vec![0],
             bytes: Vec::new(),
+            valid: Vec::new(),
         }
     }
 }
@@ -338,7 +353,7 @@ impl StringChunk {
 impl ArrowColumn {
     fn new(kind: Kind) -> ArrowColumn {
         match kind {
-            Kind::Str => ArrowColumn::Strings(vec![StringChunk::new()]),
+            Kind::Str | Kind::OptStr => ArrowColumn::Strings(vec![StringChunk::new()]),
             _ => ArrowColumn::Fixed {
                 rows: 0,
                 values: Vec::new(),
@@ -401,9 +416,13 @@ impl ArrowColumn {
                 .into_iter()
                 .map(|c| {
                     let offsets = crate::le_bytes(&c.offsets, i32::to_le_bytes);
+                    let bitmap = c
+                        .valid
+                        .contains(&false)
+                        .then(|| bytes(&validity_bitmap(&c.valid)));
                     (
                         c.offsets.len() - 1,
-                        None,
+                        bitmap,
                         vec![bytes(&offsets), bytes(&c.bytes)],
                     )
                 })
@@ -422,7 +441,10 @@ fn extend_strings(
     max_chunk_bytes: usize,
 ) -> PyResult<()> {
     for &i in index {
-        let name = names[i as usize].as_bytes();
+        let name = match i {
+            MISSING_NAME => &[][..],
+            _ => names[i as usize].as_bytes(),
+        };
         if name.len() > max_chunk_bytes {
             return Err(PyValueError::new_err(format!(
                 "a name of {} bytes is too long for an Arrow string",
@@ -435,6 +457,7 @@ fn extend_strings(
         let chunk = chunks.last_mut().expect("a chunk");
         chunk.bytes.extend_from_slice(name);
         chunk.offsets.push(chunk.bytes.len() as i32);
+        chunk.valid.push(i != MISSING_NAME);
     }
     Ok(())
 }

@@ -18,8 +18,8 @@ pub struct FlowResult {
     pub dst: String,
     /// "tcp" or "udp".
     pub protocol: String,
-    /// TCP variant label ("reno", "newreno+sack", ...) or "" for UDP.
-    pub variant: String,
+    /// TCP variant label ("reno", "newreno+sack", ...); None for UDP.
+    pub variant: Option<String>,
     pub app: String,
     pub start_s: f64,
     pub end_s: f64,
@@ -54,9 +54,11 @@ pub struct FlowResult {
     pub min_rtt_s: f64,
     /// Mean base RTO at first expiries (the PFTK model's T0), NaN if none.
     pub mean_first_rto_s: f64,
-    /// cwnd averaged over the time the flow's connections were open.
+    /// cwnd averaged over the time the flow's connections were open; NaN
+    /// for UDP or if none was.
     pub mean_cwnd_bytes: f64,
-    pub final_cwnd_bytes: u64,
+    /// None for UDP or if no connection was open at the end.
+    pub final_cwnd_bytes: Option<u64>,
     /// None while ssthresh is still the initial "arbitrarily high" value.
     pub final_ssthresh_bytes: Option<u64>,
     /// Loss-classifier accuracy against the ground truth: each loss the
@@ -177,6 +179,9 @@ pub enum Cell<'a> {
     /// value is missing (pandas turns an integer column with a null into
     /// floats); counts below 2^53 are exact.
     OptU64(Option<u64>),
+    /// A name that may be missing (null; never an empty string standing
+    /// for "does not apply", which a CSV file could not tell from missing).
+    OptStr(Option<&'a str>),
 }
 
 /// A column of a result table: its public name, its unit ("" for names and
@@ -273,12 +278,12 @@ impl Row for FlowResult {
                  `+sack` when SACK is on with another recovery; `+rack_tlp` or `+rack` for RACK \
                  loss detection; `+hystart++`; `+prr` for Proportional Rate Reduction; `/<cc>` \
                  for a congestion controller other than Reno (`cubic`, `westwood`, `westwood+`, \
-                 `mecn`, `wmecn`), as in `sack+rack_tlp+prr/cubic`; empty for UDP. It does not \
+                 `mecn`, `wmecn`), as in `sack+rack_tlp+prr/cubic`; missing for UDP. It does not \
                  name the timeout response (`timeout_response`: DCLOR, Eifel, F-RTO), ECN, a loss \
                  classifier or Kick TCP: read those from the scenario (a sweep's parameter \
                  columns, a reproduction's scheme column).",
             ),
-            Str(&self.variant),
+            OptStr(self.variant.as_deref()),
         );
         f(
             col(
@@ -495,7 +500,8 @@ impl Row for FlowResult {
             col(
                 "mean_cwnd_bytes",
                 "bytes",
-                "Congestion window averaged over the time the flow's connections were open.",
+                "Congestion window averaged over the time the flow's connections were open; \
+                 missing (NaN) for UDP, or if no connection was open.",
             ),
             F64(self.mean_cwnd_bytes),
         );
@@ -503,9 +509,10 @@ impl Row for FlowResult {
             col(
                 "final_cwnd_bytes",
                 "bytes",
-                "cwnd of the connection open at the end of the run; 0 if none was open.",
+                "cwnd of the connection open at the end of the run; missing for UDP, or if \
+                 none was open.",
             ),
-            U64(self.final_cwnd_bytes),
+            OptU64(self.final_cwnd_bytes),
         );
         f(
             col(
@@ -698,7 +705,11 @@ impl Row for LinkResult {
             col(
                 "utilization",
                 "fraction",
-                "Time spent transmitting / duration of the run.",
+                "Time spent transmitting / duration of the run. Only transmission within the \
+                 run counts: a packet on the air at the end counts up to the end, packets still \
+                 waiting count nothing (`packets_sent` counts them: admitted). A `per_flow` \
+                 queue serves its connections side by side, each at the link rate: the sum of \
+                 their transmitting times, capped at the duration (1).",
             ),
             F64(self.utilization),
         );

@@ -24,9 +24,15 @@ pub struct LinkStats {
     /// Integral of the queue length (packets waiting, not in service) over
     /// the run, in packet-ns: set by `LinkDir::finish` at the end of the run.
     pub queue_pkt_ns: u128,
+    /// Time spent transmitting within the run (the run's end cuts a
+    /// transmission in progress, and the packets still waiting never
+    /// start): set by `LinkDir::finish` at the end of the run.
+    pub busy_in_run_ns: u64,
     pub packets_offered: u64,
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Transmission time of every admitted packet, counted at admission
+    /// (possibly beyond the end of the run, which `finish` takes off).
     pub busy_ns: u64,
     pub max_queue_pkts: u32,
     pub ecn_marks: u64,
@@ -241,20 +247,33 @@ impl LinkDir {
         }
     }
 
-    /// Close the queue-length integral at `end_ns`, the end of the run:
-    /// the waiting of every packet admitted, less what lies beyond it.
+    /// Close the queue-length integral and the busy time at `end_ns`, the
+    /// end of the run: the waiting and the transmission time of every
+    /// packet admitted, less what lies beyond it.
+    ///
+    /// Busy time after the end: a FIFO server starts each packet at
+    /// max(admission, end of the previous transmission), so it is idle
+    /// only until an admission, and every admission happens by the end
+    /// of the run. From `end_ns` on, it therefore transmits without a gap
+    /// until its last admitted packet finishes (`busy_until_ns`): the
+    /// transmission time beyond the end is `busy_until_ns - end_ns`, if
+    /// positive. Each connection's queue of a `per_flow` service is such
+    /// a FIFO server, with its own last finish.
     pub fn finish(&mut self, end_ns: TimeNs) {
-        let after_end_ns = match self.per_flow.as_mut() {
-            Some(pf) => pf.occupancy_ns_after(end_ns),
+        let (after_end_pkt_ns, busy_after_end_ns) = match self.per_flow.as_mut() {
+            Some(pf) => (pf.occupancy_ns_after(end_ns), pf.busy_ns_after(end_ns)),
             None => {
                 self.advance(end_ns);
-                self.waiting
+                let waiting = self
+                    .waiting
                     .iter()
                     .map(|&(start, _)| (start - end_ns) as u128)
-                    .sum()
+                    .sum();
+                (waiting, self.busy_until_ns.saturating_sub(end_ns))
             }
         };
-        self.stats.queue_pkt_ns = self.admitted_wait_pkt_ns - after_end_ns;
+        self.stats.queue_pkt_ns = self.admitted_wait_pkt_ns - after_end_pkt_ns;
+        self.stats.busy_in_run_ns = self.stats.busy_ns - busy_after_end_ns;
     }
 }
 
@@ -330,8 +349,11 @@ mod tests {
         assert_eq!(l.queue_len_pkts(1_500_000), 1);
         l.finish(1_500_000);
         assert_eq!(l.stats.queue_pkt_ns, 2_500_000);
+        // One connection's queue: busy without a gap from 0 to 1.5 ms.
+        assert_eq!(l.stats.busy_in_run_ns, 1_500_000);
         l.finish(4_000_000);
         assert_eq!(l.stats.queue_pkt_ns, 3_000_000);
+        assert_eq!(l.stats.busy_in_run_ns, 2_000_000);
         assert_eq!(l.stats.max_queue_pkts, 2);
     }
 
@@ -360,8 +382,11 @@ mod tests {
         }
         l.finish(500_000);
         assert_eq!(l.stats.queue_pkt_ns, 2 * 500_000);
+        // Busy only up to the end of the run: 3 ms admitted, 0.5 ms sent.
+        assert_eq!(l.stats.busy_in_run_ns, 500_000);
         l.finish(1_500_000);
         assert_eq!(l.stats.queue_pkt_ns, 2 * 1_000_000 + 500_000);
+        assert_eq!(l.stats.busy_in_run_ns, 1_500_000);
         // Idle from 3 ms: a packet at 5 ms waits for nothing.
         let out = l.offer(5_000_000, &mut pkt());
         assert_eq!(
@@ -374,6 +399,8 @@ mod tests {
         assert_eq!(l.queue_len_pkts(5_000_000), 0);
         l.finish(10_000_000);
         assert_eq!(l.stats.queue_pkt_ns, 2 * 1_000_000 + 1_000_000);
+        // 0-3 ms and 5-6 ms.
+        assert_eq!(l.stats.busy_in_run_ns, 4_000_000);
         assert_eq!(l.stats.max_queue_pkts, 2);
     }
 }

@@ -73,6 +73,16 @@ impl PerFlowService {
             .sum()
     }
 
+    /// Transmission time that the connections' queues will spend after
+    /// `end_ns` (each a FIFO server, busy without a gap from `end_ns` to
+    /// its last packet's departure, see `LinkDir::finish`).
+    pub fn busy_ns_after(&self, end_ns: TimeNs) -> TimeNs {
+        self.flows
+            .iter()
+            .map(|f| f.busy_until_ns.saturating_sub(end_ns))
+            .sum()
+    }
+
     /// Admit a packet of flow `flow`: Some((start, end of transmission)),
     /// or None if the shared buffer is full.
     pub fn admit(

@@ -95,6 +95,9 @@ pub fn remove_partial(path: &Path) -> bool {
 pub struct Observers {
     pub captures: Option<Captures>,
     pub tracer: Option<Tracer>,
+    /// The end of the run (`World::set_observers` sets it): the trace
+    /// holds nothing that would happen after it. None: no end.
+    run_end_ns: Option<TimeNs>,
 }
 
 /// What the observers wrote.
@@ -140,9 +143,14 @@ impl Observers {
             match tx_start_ns {
                 Some(start) => {
                     t.record(now_ns, PacketEvent::Enqueue, node, l, None, pkt);
-                    t.record(start, PacketEvent::Dequeue, node, l, None, pkt);
-                    if death.is_some() {
-                        t.record(start, PacketEvent::Drop, node, l, death, pkt);
+                    // The link computes the start now; a transmission that
+                    // would start after the end of the run does not happen
+                    // within it, nor does its loss on the air.
+                    if self.run_end_ns.is_none_or(|end| start <= end) {
+                        t.record(start, PacketEvent::Dequeue, node, l, None, pkt);
+                        if death.is_some() {
+                            t.record(start, PacketEvent::Drop, node, l, death, pkt);
+                        }
                     }
                 }
                 None => t.record(now_ns, PacketEvent::Drop, node, l, death, pkt),
@@ -202,7 +210,8 @@ impl Observers {
 
 impl World {
     /// Observe this run (before running it).
-    pub fn set_observers(&mut self, observers: Observers) {
+    pub fn set_observers(&mut self, mut observers: Observers) {
+        observers.run_end_ns = Some(self.duration_ns);
         self.observers = Some(Box::new(observers));
     }
 

@@ -371,7 +371,10 @@ impl TraceColumns {
                     "`send` (an endpoint or agent on `node` sent it), `enqueue` (the queue of \
                      `link` admitted it), `dequeue` (its transmission on `link` starts), `drop` \
                      (it died, see `cause`), `receive` (it arrived at `node` over `link`), \
-                     `deliver` (it reached its destination endpoint on `node`).",
+                     `deliver` (it reached its destination endpoint on `node`). Nothing after \
+                     the end of the run: a packet still waiting then has its `enqueue` row only \
+                     (no `dequeue`, nor the `drop` of a channel loss, which happens on the \
+                     air), one on the air then has no `receive` row.",
                 ),
                 Dict {
                     indices: &self.event,
@@ -497,9 +500,11 @@ impl TraceColumns {
                     "",
                     "Ground truth: the segment re-sends bytes sent before, by its TCP sender or by \
                      an agent's local retransmission (Snoop, G-Snoop, link-layer ARQ), like \
-                     Wireshark's `tcp.analysis.retransmission`. Tell them apart by the copy's \
-                     `send` row: on the flow's source node for the TCP sender's (counted in \
-                     `retransmitted_segments`), on the agent's node for a local one (counted in \
+                     Wireshark's `tcp.analysis.retransmission`, or by Kick TCP's sender as a kick. \
+                     Tell them apart by the copy's `send` row: on the flow's source node for the \
+                     TCP sender's, where those with the K bit (`tcp_flags & 0x800`) are kicks \
+                     (counted in `kicks_sent`) and the others are counted in \
+                     `retransmitted_segments`; on the agent's node for a local one (counted in \
                      the agent's `local_retransmissions`); every later row of the copy (same \
                      `uid`) carries the flag.",
                 ),

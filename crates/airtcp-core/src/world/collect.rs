@@ -6,7 +6,7 @@ use crate::metrics::{
     AgentResult, FlowResult, LinkResult, RunResult, SeriesMetric, SeriesPoint, TransferResult,
 };
 use crate::sim::events::EventKind;
-use crate::sim::ns_to_s;
+use crate::sim::{ns_to_s, NS_PER_S};
 use crate::tcp::spec::UNBOUNDED_SSTHRESH_BYTES;
 
 impl World {
@@ -100,6 +100,7 @@ impl World {
                 mean_first_rto_s: f64::NAN,
                 mean_rtt_s: f64::NAN,
                 min_rtt_s: f64::NAN,
+                mean_cwnd_bytes: f64::NAN,
                 ..Default::default()
             };
             match &mut f.kind {
@@ -109,7 +110,7 @@ impl World {
                     let s = &t.closed_sender;
                     let rx = &t.closed_receiver;
                     r.protocol = "tcp".into();
-                    r.variant = t.spec.label();
+                    r.variant = Some(t.spec.label());
                     r.app = t.app.kind_name().into();
                     r.delivered_bytes = rx.delivered_bytes;
                     r.goodput_bps = per_s(rx.delivered_bytes);
@@ -123,22 +124,25 @@ impl World {
                     r.timeouts = s.timeouts;
                     r.spurious_timeouts = t.spurious_timeouts;
                     r.spurious_timeouts_detected = s.spurious_timeouts_detected;
-                    if let Some(mean) = s.cwnd_byte_ns.checked_div(s.cwnd_time_ns) {
-                        r.mean_cwnd_bytes = mean as f64;
+                    // Means divided once per flow in floating point (an
+                    // integer division truncated them to whole bytes / ns).
+                    if s.cwnd_time_ns > 0 {
+                        r.mean_cwnd_bytes = s.cwnd_byte_ns as f64 / s.cwnd_time_ns as f64;
                     }
                     r.fast_retransmits = s.fast_retransmits;
                     r.ecn_reductions = s.ecn_reductions;
                     r.non_congestion_losses = s.non_congestion_losses;
                     r.transfers_completed = t.transfers_done;
                     if t.rtt_samples > 0 {
-                        r.mean_rtt_s = ns_to_s((t.rtt_sum_ns / t.rtt_samples as u128) as u64);
+                        r.mean_rtt_s = t.rtt_sum_ns as f64 / t.rtt_samples as f64 / NS_PER_S as f64;
                     }
                     if let Some(m) = t.min_rtt_ns {
                         r.min_rtt_s = ns_to_s(m);
                     }
                     if s.first_expiries > 0 {
-                        r.mean_first_rto_s =
-                            ns_to_s((s.first_expiry_rto_sum_ns / s.first_expiries as u128) as u64);
+                        r.mean_first_rto_s = s.first_expiry_rto_sum_ns as f64
+                            / s.first_expiries as f64
+                            / NS_PER_S as f64;
                     }
                     let counter = |name: &str| {
                         t.closed_hook_counters
@@ -162,7 +166,7 @@ impl World {
                     r.kicks_sent = counter("kicks_sent");
                     r.kickbacks_received = counter("kickbacks_received");
                     r.stale_kickbacks = counter("stale_kickbacks");
-                    r.final_cwnd_bytes = open.map_or(0, |(cwnd, _)| cwnd);
+                    r.final_cwnd_bytes = open.map(|(cwnd, _)| cwnd);
                     r.final_ssthresh_bytes = open
                         .map(|(_, ssthresh)| ssthresh)
                         .filter(|&s| s < UNBOUNDED_SSTHRESH_BYTES);
@@ -195,7 +199,7 @@ impl World {
                 utilization: if end == 0 {
                     0.0
                 } else {
-                    (s.busy_ns.min(end)) as f64 / end as f64
+                    s.busy_in_run_ns.min(end) as f64 / end as f64
                 },
                 drops: s.drops,
                 ecn_marks: s.ecn_marks,

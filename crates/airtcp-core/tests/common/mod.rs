@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use airtcp_core::metrics::RunResult;
 use airtcp_core::observe::trace::{TraceRecord, TraceSink};
+use airtcp_core::scenario::observe::{ObserveRequest, TraceRequest};
 use airtcp_core::scenario::{Scenario, ScenarioError};
 use airtcp_core::tcp::sender::{TcpSender, TraceEvent};
 use airtcp_core::world::World;
@@ -29,6 +30,27 @@ impl TraceSink for Shared {
 /// Parse a scenario held in a string (panics with the one-line error).
 pub fn scenario(text: &str) -> Scenario {
     Scenario::from_toml_str(text, "test.toml").unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Run `sc` with every packet of every flow traced: the world (for the
+/// nodes' names), the results and the trace's records.
+pub fn run_traced(sc: &Scenario) -> (World, RunResult, Vec<TraceRecord>) {
+    let mut w = sc.build(None).unwrap();
+    let req = ObserveRequest {
+        trace: Some(TraceRequest::default()),
+        ..Default::default()
+    };
+    let plan = sc.observe_plan(&w, &req).unwrap();
+    let sink = Shared::default();
+    let dir = tempfile::tempdir().unwrap();
+    w.set_observers(
+        plan.open(dir.path(), "", Some(Box::new(sink.clone())))
+            .unwrap(),
+    );
+    let r = w.run(|_| true);
+    w.finish_observers().unwrap();
+    let records = std::mem::take(&mut *sink.0.lock().unwrap());
+    (w, r, records)
 }
 
 /// Run and return the world (for inspecting endpoints) and the results.

@@ -511,7 +511,12 @@ pub fn run_end_ns(world: &airtcp_core::world::World) -> TimeNs {
 
 /// The result columns that are NaN when there is nothing to average
 /// (docs/results.md); every other number must be finite.
-const MAY_BE_NAN: [&str; 3] = ["mean_rtt_s", "min_rtt_s", "mean_first_rto_s"];
+const MAY_BE_NAN: [&str; 4] = [
+    "mean_rtt_s",
+    "min_rtt_s",
+    "mean_first_rto_s",
+    "mean_cwnd_bytes",
+];
 
 /// Packets offered to all links so far.
 fn packet_offers(world: &airtcp_core::world::World) -> u64 {
@@ -533,7 +538,7 @@ fn check_row(table: &str, row: &dyn airtcp_core::metrics::Row) {
                 );
                 assert!(v.is_nan() || v >= 0.0, "{table}.{name} is negative: {v}");
             }
-            Cell::U32(_) | Cell::U64(_) | Cell::OptU64(_) | Cell::Str(_) => {}
+            Cell::U32(_) | Cell::U64(_) | Cell::OptU64(_) | Cell::Str(_) | Cell::OptStr(_) => {}
         }
     });
 }

@@ -212,7 +212,10 @@ impl CellWriter {
                 Some(n) => push_float_repr(out, n as f64, &mut self.floats),
                 None => out.extend_from_slice(missing),
             },
-            Values::Str { index, .. } => out.extend_from_slice(&names[index[row] as usize]),
+            Values::Str { index, .. } => match index[row] {
+                super::MISSING_NAME => out.extend_from_slice(missing),
+                i => out.extend_from_slice(&names[i as usize]),
+            },
         }
     }
 }
