@@ -53,7 +53,7 @@ seeded from the data, so a report repeats to the last digit, but another
 seed would move them (measured over 11 seeds on Kick's 200 runs per cell:
 the far end of a 95th-percentile difference by up to 9 s, the end nearer
 the line by up to 2.5 s, 9 s from it; docs/sweeps.md, "The bootstrap's
-Monte Carlo error"). So (session boot):
+Monte Carlo error"). So, since 2026-11-29:
 
 * each end of a bootstrap interval carries a margin (``Interval.low_mc``,
   ``high_mc``: :func:`_monte_carlo_margins`), the band in which another
