@@ -333,19 +333,20 @@ enum ArrowColumn {
 }
 
 /// Rows of a string column: the offsets of each row's bytes in `bytes`;
-/// which rows have a value (a missing name is a null of no bytes).
+/// for a name that may be missing, which rows have one (a missing name is
+/// a null of no bytes), as [`ArrowColumn::Fixed`] keeps it for a count.
 struct StringChunk {
     offsets: Vec<i32>,
     bytes: Vec<u8>,
-    valid: Vec<bool>,
+    valid: Option<Vec<bool>>,
 }
 
 impl StringChunk {
-    fn new() -> StringChunk {
+    fn new(optional: bool) -> StringChunk {
         StringChunk {
             offsets: vec![0],
             bytes: Vec::new(),
-            valid: Vec::new(),
+            valid: optional.then(Vec::new),
         }
     }
 }
@@ -353,7 +354,9 @@ impl StringChunk {
 impl ArrowColumn {
     fn new(kind: Kind) -> ArrowColumn {
         match kind {
-            Kind::Str | Kind::OptStr => ArrowColumn::Strings(vec![StringChunk::new()]),
+            Kind::Str | Kind::OptStr => {
+                ArrowColumn::Strings(vec![StringChunk::new(kind == Kind::OptStr)])
+            }
             _ => ArrowColumn::Fixed {
                 rows: 0,
                 values: Vec::new(),
@@ -400,29 +403,27 @@ impl ArrowColumn {
     /// The chunks as `[(rows, validity bitmap or None, [buffers])]`.
     fn into_py(self, py: Python<'_>) -> PyObject {
         let bytes = |b: &[u8]| PyBytes::new_bound(py, b).into_any().unbind();
+        // No bitmap when every row has a value.
+        let bitmap = |valid: Option<Vec<bool>>| {
+            valid
+                .filter(|v| v.contains(&false))
+                .map(|v| bytes(&validity_bitmap(&v)))
+        };
         let chunks: Vec<(usize, Option<PyObject>, Vec<PyObject>)> = match self {
             ArrowColumn::Fixed {
                 rows,
                 values,
                 valid,
             } => {
-                // No bitmap when every row has a value.
-                let bitmap = valid
-                    .filter(|v| v.contains(&false))
-                    .map(|v| bytes(&validity_bitmap(&v)));
-                vec![(rows, bitmap, vec![bytes(&values)])]
+                vec![(rows, bitmap(valid), vec![bytes(&values)])]
             }
             ArrowColumn::Strings(chunks) => chunks
                 .into_iter()
                 .map(|c| {
                     let offsets = crate::le_bytes(&c.offsets, i32::to_le_bytes);
-                    let bitmap = c
-                        .valid
-                        .contains(&false)
-                        .then(|| bytes(&validity_bitmap(&c.valid)));
                     (
                         c.offsets.len() - 1,
-                        bitmap,
+                        bitmap(c.valid),
                         vec![bytes(&offsets), bytes(&c.bytes)],
                     )
                 })
@@ -451,13 +452,16 @@ fn extend_strings(
                 name.len()
             )));
         }
-        if chunks.last().expect("a chunk").bytes.len() + name.len() > max_chunk_bytes {
-            chunks.push(StringChunk::new());
+        let last = chunks.last().expect("a chunk");
+        if last.bytes.len() + name.len() > max_chunk_bytes {
+            chunks.push(StringChunk::new(last.valid.is_some()));
         }
         let chunk = chunks.last_mut().expect("a chunk");
         chunk.bytes.extend_from_slice(name);
         chunk.offsets.push(chunk.bytes.len() as i32);
-        chunk.valid.push(i != MISSING_NAME);
+        if let Some(valid) = &mut chunk.valid {
+            valid.push(i != MISSING_NAME);
+        }
     }
     Ok(())
 }
@@ -564,7 +568,7 @@ mod tests {
     #[test]
     fn string_chunks_stay_under_their_limit() {
         let names: Vec<String> = ["abcd", "efg", ""].iter().map(|s| s.to_string()).collect();
-        let mut chunks = vec![StringChunk::new()];
+        let mut chunks = vec![StringChunk::new(false)];
         extend_strings(&mut chunks, &names, &[0, 1, 0, 2, 1, 1, 1], 10).unwrap();
         let rows: Vec<(Vec<i32>, &[u8])> = chunks
             .iter()
@@ -579,7 +583,7 @@ mod tests {
             ]
         );
         let long = vec!["x".repeat(11)];
-        assert!(extend_strings(&mut vec![StringChunk::new()], &long, &[0], 10).is_err());
+        assert!(extend_strings(&mut vec![StringChunk::new(false)], &long, &[0], 10).is_err());
     }
 
     /// Runs concatenate in the order given, each row with its run's seed;

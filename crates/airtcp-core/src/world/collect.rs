@@ -134,15 +134,14 @@ impl World {
                     r.non_congestion_losses = s.non_congestion_losses;
                     r.transfers_completed = t.transfers_done;
                     if t.rtt_samples > 0 {
-                        r.mean_rtt_s = t.rtt_sum_ns as f64 / t.rtt_samples as f64 / NS_PER_S as f64;
+                        r.mean_rtt_s = mean_ns_as_s(t.rtt_sum_ns, t.rtt_samples);
                     }
                     if let Some(m) = t.min_rtt_ns {
                         r.min_rtt_s = ns_to_s(m);
                     }
                     if s.first_expiries > 0 {
-                        r.mean_first_rto_s = s.first_expiry_rto_sum_ns as f64
-                            / s.first_expiries as f64
-                            / NS_PER_S as f64;
+                        r.mean_first_rto_s =
+                            mean_ns_as_s(s.first_expiry_rto_sum_ns, s.first_expiries);
                     }
                     let counter = |name: &str| {
                         t.closed_hook_counters
@@ -248,4 +247,10 @@ impl World {
             packet_hops: self.hops,
         }
     }
+}
+
+/// The mean of `count` durations summing to `sum_ns`, in seconds, divided
+/// in floating point (an integer division truncated it to whole ns).
+fn mean_ns_as_s(sum_ns: u128, count: u64) -> f64 {
+    sum_ns as f64 / count as f64 / NS_PER_S as f64
 }
