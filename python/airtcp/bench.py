@@ -142,7 +142,7 @@ def per_flow_share_dumbbell(n: int, duration_s: float, seed: int = 1) -> str:
     flow), so that each flow has the same share, and the events the same
     mix, at every size: what changes with ``n`` is memory. On the fixed
     100 Mb/s bottleneck many flows sit in retransmission timeouts instead
-    (README, Performance)."""
+    (docs/performance.md, issue 12)."""
     return compact_dumbbell(n, f"{n}Mbps", duration_s, seed=seed, bottleneck_delay="60ms")
 
 

@@ -264,7 +264,7 @@ pub struct Flow {
 
 // A flow's record is a whole number of cache lines, and each line is
 // memory at every flow: 64 B more a flow is 6 MiB more at 100,000 flows
-// (README, Performance). PRR's 16 B once took it from 34 lines to 35;
+// (docs/performance.md). PRR's 16 B once took it from 34 lines to 35;
 // the handshake's flag, moved from the end of the sender into padding
 // among its hot flags, undid that without moving a hot field. Growing past
 // 34 lines should be a decision, so the build says so (x86_64, where it
