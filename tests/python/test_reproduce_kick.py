@@ -270,3 +270,28 @@ def test_the_drafts_own_numbers_on_every_claim():
     verdicts = {c.id: c.check(pub, kick.PARAMS).agree for c in kick.CLAIMS}
     # Claim 5 fails on the draft's own p95s: moderate fading gains less than slow (Tables 1 and 3).
     assert verdicts == {"1": True, "2": True, "3": True, "4": True, "5": False, "6": True}
+
+
+def test_claim_2_under_the_literal_node_is_judged_on_the_interval_made_again_near_its_band(tmp_path):
+    """stats.py: an interval with an end within its Monte Carlo margin of a
+    line its verdict uses is made again from 20,000 resamples, and the
+    interval printed is the one judged. Claim 2 judges Kick / TCP medians
+    against the band [0.95, 1.05]. The known case (kick.md, "--set
+    node_knowledge=highest_forwarded"): slow fading, 50 KB, 200 runs, whose
+    lower end 1.059 lay within its 4,000-resample margin of 1.05 (undecided
+    under the old rule, which made again only ends near 0) and was "no"
+    at 20,000 resamples at each of 11 generator seeds (session notes of
+    2026-11-29). Catches: refinement only at 0 (4,000 resamples, claim 2
+    undecided), a claim that prints another interval than it judges."""
+    cells = [{"fading": "slow", "size_kb": s} for s in kick.SIZES_KB]
+    exp = kick.EXPERIMENT.with_cells(cells).with_params(node_knowledge="highest_forwarded")
+    rep = reproduce(exp, runs=kick.RUNS, out=tmp_path, workers=1, progress=False, write=False)
+    n = rep.numbers
+    cell = {"fading": "slow", "size_kb": 50}
+    first = n.ratio(cell, "kick", "tcp", "response_s", "p50", lines=())
+    assert first.resamples == 4000 and first.near(1.05)  # the 4,000-resample end is within its margin of 1.05
+    judged = n.ratio(cell, "kick", "tcp", "response_s", "p50", lines=kick.SAME_BAND)
+    assert judged.resamples == 20_000 and judged.within(*kick.SAME_BAND) is False
+    r = [c for c in exp.claims if c.id == "2"][0].check(n, exp.params)
+    assert f"50KB median ratio {judged.text(3)} (no" in r.detail, r.detail
+    assert r.agree is False, r.detail

@@ -90,7 +90,7 @@ def test_ratio_interval_contains_the_true_ratio():
     rng = np.random.default_rng(5)
     b = rng.lognormal(0, 0.3, 200)
     a = 1.5 * b * rng.lognormal(0, 0.05, 200)
-    iv = stats.ratio(a, b, mean)
+    iv = stats.ratio(a, b, mean, lines=(1.3, 1.7, 2.0, 3.0))
     assert iv.low < 1.5 * np.exp(0.05**2 / 2) < iv.high
     assert iv.within(1.3, 1.7) is True
     assert iv.within(2.0, 3.0) is False
@@ -292,11 +292,11 @@ def test_runs_without_an_interval_are_undecided_not_judged_by_their_point():
     # (the t interval needs n >= 2), a 95th percentile of 10 runs (no pair
     # of order statistics reaches 95%: Binomial(10, 0.95)), a mean over an
     # unfinished (inf) run (mean and standard deviation undefined).
-    one_pair = stats.difference(np.array([2.0]), np.array([1.0]), mean)
+    one_pair = stats.difference(np.array([2.0]), np.array([1.0]), mean, lines=(0.0, 2.0))
     assert one_pair.n == 1 and not one_pair.has_ci
     assert one_pair.above(0.0) is None and one_pair.below(0.0) is None
     assert one_pair.within(0.0, 2.0) is None
-    tail = stats.interval(np.arange(10.0), percentile(95))
+    tail = stats.interval(np.arange(10.0), percentile(95), lines=(5.0, 9.0))
     assert tail.n == 10 and not tail.has_ci
     assert tail.above(5.0) is None and tail.below(9.0) is None
     unfinished = stats.difference(np.array([1.0, 2.0, np.inf, 3.0]), np.array([1.5, 2.5, 3.0, 3.5]), mean)
@@ -369,11 +369,11 @@ def test_a_percentile_comparison_needs_enough_runs_for_the_percentile_itself():
                       (5, 50, False), (6, 50, False), (24, 50, False), (25, 50, True)]:
         a = rng.lognormal(0, 1, n)
         b = a * 3.0
-        for iv in (stats.difference(a, b, percentile(q)), stats.ratio(a, b, percentile(q)),
-                   stats.contrast((a, b), (1.0, -1.0), percentile(q))):
+        for iv, line in ((stats.difference(a, b, percentile(q)), 0.0), (stats.ratio(a, b, percentile(q)), 1.0),
+                         (stats.contrast((a, b), (1.0, -1.0), percentile(q)), 0.0)):
             assert iv.has_ci is has, (n, q, iv)
             if not has:
-                assert iv.below(0.0) is None and iv.above(0.0) is None
+                assert iv.below(line) is None and iv.above(line) is None
     # A statistic made of percentiles (kick's tail ratio p95 / median) needs
     # enough runs for each of them: 150 for its 95th percentile.
     from airtcp.experiments.kick import STATISTICS as KICK
@@ -595,7 +595,8 @@ def test_an_end_made_with_another_generator_seed_lies_within_the_monte_carlo_mar
                 ivs.append(make())
             assert all("bootstrap (BCa)" in iv.method for iv in ivs), what
             for end in ("low", "high"):
-                ends = np.array([getattr(iv, end) for iv in ivs])
+                # A ratio's margins are those of its ends' logarithms (Interval.log_scale).
+                ends = np.array([iv._scaled(getattr(iv, end)) for iv in ivs])
                 margins = np.array([getattr(iv, f"{end}_mc") for iv in ivs])
                 inside = [abs(ends[t] - ends[s]) <= margins[s] for s in range(16) for t in range(16) if t != s]
                 assert np.mean(inside) >= 0.85, (data_seed, what, end, np.mean(inside))
@@ -632,9 +633,11 @@ def test_an_end_within_its_monte_carlo_margin_of_the_line_does_not_decide():
 def test_the_monte_carlo_margins_follow_their_ends_when_the_comparison_is_turned_round():
     """stats.py: difference(b, a) is the mirror of difference(a, b) and
     ratio(b, a) the reciprocal of ratio(a, b): each end keeps its own Monte
-    Carlo margin (the low end's becomes the high end's), scaled by the map's
-    slope (1/x: 1/x^2), so that every verdict mirrors too. Catches: margins
-    not swapped with the ends, or carried unscaled through exp or 1/x."""
+    Carlo margin (the low end's becomes the high end's); a ratio's margins
+    are those of the log-ratio (Interval.log_scale), whose mirror the
+    reciprocal is, so they swap unchanged, and every verdict mirrors too.
+    Catches: margins not swapped with the ends, or a ratio's margins read
+    on the ratio's own scale."""
     rng = np.random.default_rng(5)
     base = rng.lognormal(0.0, 1.0, 200)
     a, b = base * rng.lognormal(0.0, 0.5, 200), base * rng.lognormal(0.3, 0.5, 200)
@@ -642,9 +645,15 @@ def test_the_monte_carlo_margins_follow_their_ends_when_the_comparison_is_turned
     assert d.low_mc > 0 and d.high_mc > 0 and d.low_mc != d.high_mc
     assert (d_swapped.low_mc, d_swapped.high_mc) == (d.high_mc, d.low_mc)
     r, r_swapped = stats.ratio(a, b, percentile(50)), stats.ratio(b, a, percentile(50))
-    assert r.low_mc > 0 and r.high_mc > 0
-    assert r_swapped.low_mc == pytest.approx(r.high_mc / r.high**2, rel=1e-9)
-    assert r_swapped.high_mc == pytest.approx(r.low_mc / r.low**2, rel=1e-9)
+    assert r.low_mc > 0 and r.high_mc > 0 and r.log_scale and r_swapped.log_scale
+    assert (r_swapped.low_mc, r_swapped.high_mc) == (r.high_mc, r.low_mc)
+    # On the log scale: an end 1% above 1 with a margin of 0.02 (log 1.01 =
+    # 0.00995 < 0.02) is near 1, and so is its reciprocal, 1% below.
+    near = stats.Interval(1.2, 1.01, 1.5, 200, "paired bootstrap (BCa)", low_mc=0.02, high_mc=0.1, log_scale=True)
+    assert near.above(1.0) is None and near.above(0.98) is True  # log 1.01 - 0.02 = -0.01005 > log 0.98 = -0.0202
+    recip = stats.Interval(1 / 1.2, 1 / 1.5, 1 / 1.01, 200, "paired bootstrap (BCa)", low_mc=0.1, high_mc=0.02,
+                           log_scale=True)
+    assert recip.below(1.0) is None and recip.below(1 / 0.98) is True
 
 
 def test_a_bootstrap_in_batches_holds_less_and_gives_the_same_interval(monkeypatch):
@@ -685,3 +694,151 @@ def test_an_interval_that_ends_at_minus_infinity_keeps_its_verdict():
     assert (d.estimate, d.low, d.high) == (-np.inf, -np.inf, -np.inf)
     assert (d.low_mc, d.high_mc) == (0.0, 0.0)
     assert d.below(0.0) is True and d.above(0.0) is False
+
+
+# --------------------------------------------------------------------------
+# Refinement at every line a verdict uses (stats.py, module docstring: "an
+# interval with an end within its margin of a line its verdicts judge it
+# against is made again from BOOTSTRAP_RESAMPLES_NEAR_LINE (20,000)
+# resamples (the first 4,000 the same draws)"; docs/sweeps.md, "The
+# bootstrap's Monte Carlo error").
+
+
+def _smooth_pair(seed: int, shift: float = 0.1, n: int = 200):
+    rng = np.random.default_rng(seed)
+    base = rng.lognormal(0.0, 1.0, n)
+    return base * rng.lognormal(0.0, 0.4, n), base * rng.lognormal(shift, 0.4, n)
+
+
+def test_an_end_within_its_margin_of_a_nonzero_line_is_made_again_from_more_resamples():
+    """The rule: an end within its Monte Carlo margin of any line the
+    interval is made for is made again from 20,000 resamples; an interval
+    whose ends are farther than their margins from every line is not. The
+    lines are placed from the 4,000-resample interval made for no line:
+    half a margin from its low end (near), and beyond both ends by three
+    margins (far). Catches: refinement only at 0 (the rule before; the
+    first assertion), refinement whatever the lines (the second), a
+    nearness test other than |end - line| <= margin (half a margin)."""
+    a, b = _smooth_pair(21)
+    first = stats.difference(a, b, std, lines=())
+    assert first.resamples == stats.BOOTSTRAP_RESAMPLES and "BCa" in first.method
+    assert first.low_mc > 0 and first.high_mc > 0
+    near = first.low + first.low_mc / 2
+    assert near != 0.0 and abs(first.high - near) > first.high_mc
+    refined = stats.difference(a, b, std, lines=(near,))
+    assert refined.resamples == stats.BOOTSTRAP_RESAMPLES_NEAR_LINE == 20_000
+    assert refined.lines == (near,)
+    # The margin shrinks about as 1/sqrt(resamples): sqrt(4,000 / 20,000) = 0.45.
+    assert refined.low_mc < 0.75 * first.low_mc
+    far = (first.low - 3 * first.low_mc, first.high + 3 * first.high_mc)
+    assert 0.0 not in far
+    kept = stats.difference(a, b, std, lines=far)
+    assert kept.resamples == stats.BOOTSTRAP_RESAMPLES
+    assert (kept.low, kept.high, kept.low_mc, kept.high_mc) == (first.low, first.high, first.low_mc, first.high_mc)
+    # The same for a contrast and for one statistic alone (unpaired).
+    c_first = stats.contrast((a, b, b * 1.1), (1, -2, 1), std, lines=())
+    c_near = c_first.high - c_first.high_mc / 2
+    assert stats.contrast((a, b, b * 1.1), (1, -2, 1), std, lines=(c_near,)).resamples == 20_000
+    i_first = stats.interval(a, std)
+    assert i_first.resamples == 4000 and i_first.lines == ()
+    assert stats.interval(a, std, lines=(i_first.high + i_first.high_mc / 2,)).resamples == 20_000
+    # No resampling (a t interval), nothing to make again.
+    assert stats.difference(a, b, mean, lines=(first.low,)).resamples == 0
+
+
+def test_a_ratio_line_is_judged_on_the_log_scale_and_so_is_its_reciprocal():
+    """stats.py: a ratio is resampled as a difference of logarithms, its
+    margins are those of the log-ratio (Interval.log_scale), so a line L on
+    the ratio is log L in the resampled statistic: an end e is near L when
+    |log e - log L| <= its margin m. The ratio here is about 3 (means of
+    runs 3 times as long), so the ratio's own scale would differ: a line at
+    e exp(m / 2) is near on the log scale, while on the ratio's scale it
+    is e (exp(m / 2) - 1) ~ 1.5 m from e, beyond a margin m read there.
+    ratio(b, a) with the reciprocal line is the reciprocal interval, made
+    again from as many resamples, with the mirror verdict. Catches: the
+    line or the ends compared on the ratio's scale (near would be False),
+    a reciprocal whose margins are not swapped, refinement of one order
+    only."""
+    rng = np.random.default_rng(8)
+    base = rng.lognormal(0.0, 0.5, 200)
+    a, b = 3.0 * base * rng.lognormal(0.0, 0.3, 200), base * rng.lognormal(0.0, 0.3, 200)
+    first = stats.ratio(a, b, mean, lines=())
+    assert first.log_scale and first.resamples == 4000 and 2.0 < first.low < first.high < 4.0
+    line = first.high * math.exp(first.high_mc / 2)
+    assert line - first.high > first.high_mc  # not near on the ratio's own scale
+    refined = stats.ratio(a, b, mean, lines=(line,))
+    assert refined.resamples == 20_000
+    mirrored = stats.ratio(b, a, mean, lines=(1.0 / line,))
+    assert mirrored.resamples == 20_000
+    assert mirrored.low == pytest.approx(1.0 / refined.high, rel=1e-15)
+    assert mirrored.high == pytest.approx(1.0 / refined.low, rel=1e-15)
+    assert (mirrored.low_mc, mirrored.high_mc) == (refined.high_mc, refined.low_mc)
+    assert mirrored.above(1.0 / line) == refined.below(line)
+    # Far on the log scale (three margins beyond each end): kept at 4,000.
+    far = (first.low * math.exp(-3 * first.low_mc), first.high * math.exp(3 * first.high_mc))
+    assert stats.ratio(a, b, mean, lines=far).resamples == 4000
+    assert stats.ratio(b, a, mean, lines=tuple(1.0 / x for x in far)).resamples == 4000
+    # A ratio of ratios (ratio_contrast) is on the log scale too.
+    rc = stats.ratio_contrast((a, b, a, b * 1.2), (1, -1, -1, 1), mean, lines=())
+    assert rc.log_scale
+    rc_line = rc.low * math.exp(-rc.low_mc / 2)
+    assert stats.ratio_contrast((a, b, a, b * 1.2), (1, -1, -1, 1), mean, lines=(rc_line,)).resamples == 20_000
+
+
+@pytest.mark.parametrize("samples", [2, 20])
+def test_the_interval_made_again_begins_with_the_same_resamples(samples):
+    """stats.py: the interval made again from 20,000 resamples draws "the
+    first 4,000 the same": the generator is seeded from the data, not from
+    the count, and scipy draws batch after batch in order (2 samples of 200
+    runs: one batch of 4,000 against a first of 5,000; 20: 8 batches of 500
+    of 40). Catches: a seed that depends on the number of resamples, or
+    batches that depend on it."""
+    rng = np.random.default_rng(30 + samples)
+    xs = tuple(rng.lognormal(0.0, 1.0, 200) for _ in range(samples))
+    weights = [1.0 if j % 2 else -1.0 for j in range(samples)]
+
+    def fn(*ys, axis=-1):
+        return sum(w * np.std(y, axis=axis, ddof=1) for w, y in zip(weights, ys))
+
+    fn.__name__ = "contrast_std"
+    few = stats._bootstrap(xs, fn, paired=True, vectorized=True, resamples=stats.BOOTSTRAP_RESAMPLES)
+    many = stats._bootstrap(xs, fn, paired=True, vectorized=True, resamples=stats.BOOTSTRAP_RESAMPLES_NEAR_LINE)
+    assert few.resamples == 4000 and many.resamples == 20_000
+    assert len(few.distribution) == 4000 and len(many.distribution) == 20_000
+    assert np.array_equal(few.distribution, many.distribution[:4000])
+
+
+def test_a_verdict_against_a_line_the_interval_was_not_made_for_is_refused():
+    """stats.py: "A verdict against a line the interval was not made for
+    raises ValueError", so that no claim can judge an end that was not made
+    again near its line; a difference is made for 0, a ratio for 1, one
+    statistic alone for none, unless told; a band needs both edges; and
+    Numbers (a claim's view) passes its lines on our runs and on a
+    document's points alike. An Interval built by hand (lines None) allows
+    any. Catches: the check dropped from below, above or within (each
+    pytest.raises), Numbers not passing lines to a document's points."""
+    a, b = _smooth_pair(4)
+    d = stats.difference(a, b, mean)
+    assert d.lines == (0.0,) and d.below(0.0) in (True, False, None)
+    with pytest.raises(ValueError, match="lines"):
+        d.below(0.5)
+    with pytest.raises(ValueError, match="lines"):
+        d.above(-0.5)
+    r = stats.ratio(a, b, mean, lines=(0.95, 1.05))
+    assert r.within(0.95, 1.05) in (True, False, None)
+    with pytest.raises(ValueError, match="lines"):
+        r.within(0.95, 1.1)
+    with pytest.raises(ValueError, match="lines"):
+        stats.ratio(a, b, mean).within(0.95, 1.05)  # made for 1 only
+    with pytest.raises(ValueError, match="lines"):
+        stats.interval(a, mean).above(0.7)
+    assert stats.interval(a, mean, lines=(0.7,)).above(0.7) is True
+    assert stats.Interval(1.0, 0.5, 1.5, 10, "t").above(0.2) is True
+    cell = {"x": 1}
+    pub = Numbers({(cell_key(cell), "a", "m", "avg"): 2.0, (cell_key(cell), "b", "m", "avg"): 1.0})
+    assert pub.ratio(cell, "a", "b", "m", "avg", lines=(1.5,)).above(1.5) is True
+    for iv in (pub.ratio(cell, "a", "b", "m", "avg"), pub.diff(cell, "a", "b", "m", "avg"),
+               pub.interval(cell, "a", "m", "avg"), pub.contrast([(cell, "a", 1), (cell, "b", -1)], "m", "avg"),
+               pub.ratio_contrast([(cell, "a", 1), (cell, "b", -1)], "m", "avg")):
+        with pytest.raises(ValueError, match="lines"):
+            iv.above(1.5)

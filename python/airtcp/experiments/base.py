@@ -434,69 +434,97 @@ class Numbers:
         except KeyError:
             raise KeyError(f"unknown statistic {stat!r}; known: {sorted(self._stats)}") from None
 
-    def interval(self, cell: Cell, scheme: str, metric: str, stat: str):
-        """The statistic with its 95% CI (:func:`stats.interval`)."""
+    # Each interval is made for the lines its verdicts use (``lines``, as
+    # :mod:`stats` takes them: an end near one is made again from more
+    # resamples) and judged against those only, on our numbers and on a
+    # document's (its points carry the lines too), so a claim that judges
+    # against a line it did not pass fails on either.
+
+    def interval(self, cell: Cell, scheme: str, metric: str, stat: str, lines: Sequence[float] = ()):
+        """The statistic with its 95% CI (:func:`stats.interval`), made for
+        the verdicts against ``lines`` (none by default: error bars)."""
         from . import stats
 
+        lines = tuple(float(x) for x in lines)
         x = self.runs(cell, scheme, metric)
         if x is None:
-            return stats.point(self.get(cell, scheme, metric, stat))
-        key = ("interval", cell_key(cell), scheme, metric, stat)
-        return self._memoized(key, lambda: stats.interval(x, self._stat(stat)))
+            return stats.point(self.get(cell, scheme, metric, stat), lines)
+        key = ("interval", cell_key(cell), scheme, metric, stat, lines)
+        return self._memoized(key, lambda: stats.interval(x, self._stat(stat), lines))
 
-    def diff(self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None):
+    def diff(
+        self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None,
+        lines: Sequence[float] = (0.0,),
+    ):
         """stat(a) - stat(b) (scheme ``a`` in ``cell`` against scheme ``b``
-        in ``cell_b``, default the same cell), paired by run, with its 95% CI."""
+        in ``cell_b``, default the same cell), paired by run, with its 95% CI,
+        made for the verdicts against ``lines`` (:func:`stats.difference`)."""
         from . import stats
 
+        lines = tuple(float(x) for x in lines)
         cb = cell if cell_b is None else cell_b
         xa, xb = self.runs(cell, a, metric), self.runs(cb, b, metric)
         if xa is None or xb is None:
-            return stats.point(self.get(cell, a, metric, stat) - self.get(cb, b, metric, stat))
-        key = ("diff", cell_key(cell), a, cell_key(cb), b, metric, stat)
-        return self._memoized(key, lambda: stats.difference(xa, xb, self._stat(stat)))
+            return stats.point(self.get(cell, a, metric, stat) - self.get(cb, b, metric, stat), lines)
+        key = ("diff", cell_key(cell), a, cell_key(cb), b, metric, stat, lines)
+        return self._memoized(key, lambda: stats.difference(xa, xb, self._stat(stat), lines))
 
-    def ratio(self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None):
-        """stat(a) / stat(b), paired by run, with its 95% CI (see :meth:`diff`)."""
+    def ratio(
+        self, cell: Cell, a: str, b: str, metric: str, stat: str, cell_b: Cell | None = None,
+        lines: Sequence[float] = (1.0,),
+    ):
+        """stat(a) / stat(b), paired by run, with its 95% CI (see :meth:`diff`;
+        ``lines`` on the ratio's scale)."""
         from . import stats
 
+        lines = tuple(float(x) for x in lines)
         cb = cell if cell_b is None else cell_b
         xa, xb = self.runs(cell, a, metric), self.runs(cb, b, metric)
         if xa is None or xb is None:
             den = self.get(cb, b, metric, stat)
-            return stats.point(self.get(cell, a, metric, stat) / den if den else math.nan)
-        key = ("ratio", cell_key(cell), a, cell_key(cb), b, metric, stat)
-        return self._memoized(key, lambda: stats.ratio(xa, xb, self._stat(stat)))
+            return stats.point(self.get(cell, a, metric, stat) / den if den else math.nan, lines)
+        key = ("ratio", cell_key(cell), a, cell_key(cb), b, metric, stat, lines)
+        return self._memoized(key, lambda: stats.ratio(xa, xb, self._stat(stat), lines))
 
-    def contrast(self, terms: Sequence[tuple[Cell, str, float]], metric: str, stat: str):
+    def contrast(
+        self, terms: Sequence[tuple[Cell, str, float]], metric: str, stat: str, lines: Sequence[float] = (0.0,)
+    ):
         """sum of weight x stat(scheme in cell) over ``terms`` (cell, scheme,
         weight), paired by run across all of them, with its 95% CI
-        (:func:`stats.contrast`); a point without per-run values. E.g. the
+        (:func:`stats.contrast`, made for the verdicts against ``lines``); a
+        point without per-run values. E.g. the
         gain of A over B at cell 2 minus that at cell 1:
         ``[(c2, "b", 1), (c2, "a", -1), (c1, "b", -1), (c1, "a", 1)]``."""
         from . import stats
 
+        lines = tuple(float(x) for x in lines)
         xs = [self.runs(c, sch, metric) for c, sch, _ in terms]
         if any(x is None for x in xs):
-            return stats.point(sum(w * self.get(c, sch, metric, stat) for c, sch, w in terms))
-        key = ("contrast", tuple((cell_key(c), sch, w) for c, sch, w in terms), metric, stat)
-        return self._memoized(key, lambda: stats.contrast(xs, [w for *_, w in terms], self._stat(stat)))
+            return stats.point(sum(w * self.get(c, sch, metric, stat) for c, sch, w in terms), lines)
+        key = ("contrast", tuple((cell_key(c), sch, w) for c, sch, w in terms), metric, stat, lines)
+        return self._memoized(key, lambda: stats.contrast(xs, [w for *_, w in terms], self._stat(stat), lines))
 
-    def ratio_contrast(self, terms: Sequence[tuple[Cell, str, float]], metric: str, stat: str):
+    def ratio_contrast(
+        self, terms: Sequence[tuple[Cell, str, float]], metric: str, stat: str, lines: Sequence[float] = (1.0,)
+    ):
         """prod stat(scheme in cell) ** weight over ``terms`` (cell, scheme,
         weight), paired by run across all of them, with its 95% CI
-        (:func:`stats.ratio_contrast`); a point without per-run values. E.g.
+        (:func:`stats.ratio_contrast`, made for the verdicts against
+        ``lines``, on the ratio's scale); a point without per-run values. E.g.
         the ratio B / A at cell 2 over that at cell 1: ``[(c2, "b", 1), (c2,
         "a", -1), (c1, "b", -1), (c1, "a", 1)]``."""
         from . import stats
 
+        lines = tuple(float(x) for x in lines)
         xs = [self.runs(c, sch, metric) for c, sch, _ in terms]
         if any(x is None for x in xs):
             with np.errstate(all="ignore"):
                 logs = sum(w * np.log(np.float64(self.get(c, sch, metric, stat))) for c, sch, w in terms)
-            return stats.exp_of(stats.point(float(logs)))
-        key = ("ratio contrast", tuple((cell_key(c), sch, w) for c, sch, w in terms), metric, stat)
-        return self._memoized(key, lambda: stats.ratio_contrast(xs, [w for *_, w in terms], self._stat(stat)))
+            return dataclasses.replace(stats.exp_of(stats.point(float(logs))), lines=lines)
+        key = ("ratio contrast", tuple((cell_key(c), sch, w) for c, sch, w in terms), metric, stat, lines)
+        return self._memoized(
+            key, lambda: stats.ratio_contrast(xs, [w for *_, w in terms], self._stat(stat), lines)
+        )
 
     def __len__(self) -> int:
         return len(self._v)

@@ -61,11 +61,23 @@ Monte Carlo error"). So, since 2026-11-29:
   BCa's bias correction included, read off the resampled statistics;
 * an end decides a verdict only if it is beyond the line by more than its
   margin; else the verdict is undecided;
-* a paired comparison with an end within its margin of 0 (the null line of
-  a difference, contrast or log-ratio) is made again from
-  ``BOOTSTRAP_RESAMPLES_NEAR_ZERO`` (20,000) resamples, which halves the
-  margin where most verdicts are decided. A line other than 0 (an
-  equivalence band) is judged by the 4,000-resample margin alone.
+* an interval with an end within its margin of a line its verdicts judge
+  it against is made again from ``BOOTSTRAP_RESAMPLES_NEAR_LINE`` (20,000)
+  resamples (the first 4,000 the same draws), which halves the margin
+  where a verdict is decided. The lines are told to the call that makes
+  the interval (``lines``: 0 by default for a difference or contrast, 1
+  for a ratio, none for one statistic alone; an equivalence band passes
+  both its edges, e.g. ``ratio(a, b, stat, lines=(0.95, 1.05))``), which
+  checks each end against each line as the verdict will (a ratio on the
+  log scale, where it was resampled: its margins are those of log(low)
+  and log(high), and a line L is log L there, ``Interval.log_scale``), and
+  the interval printed is the one judged. A verdict against a
+  line the interval was not made for raises ``ValueError``
+  (``Interval.lines``), so a claim cannot judge an unrefined end. (Until
+  2026-11-29 afternoon only the null line 0 of a paired comparison was
+  refined, a band's edges were judged by the 4,000-resample margin, and
+  a ratio's margins were carried to its own scale to first order, so
+  that a ratio and its reciprocal could differ at the edge.)
 
 A report then never calls a verdict decided whose end its own seed puts
 within the noise of the line; the rule's own edge is still the seed's
@@ -143,13 +155,13 @@ import numpy as np
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 4000
 
-#: Resamples of a paired comparison whose interval has an end within its
-#: Monte Carlo margin of 0, the null line of a difference, a contrast or a
-#: log-ratio (:func:`_bootstrap`): the margin shrinks about as
-#: 1/sqrt(resamples), to under half at 20,000 (at 50,000 the matrix's
-#: verdicts no longer varied over 11 generator seeds, but Kick's few such
-#: intervals then cost 6 s, more than all its others).
-BOOTSTRAP_RESAMPLES_NEAR_ZERO = 20_000
+#: Resamples of a bootstrap interval with an end within its Monte Carlo
+#: margin of a line its verdicts use (:func:`_made_for`; until 2026-11-29
+#: afternoon only of 0, the null line of a paired comparison): the margin
+#: shrinks about as 1/sqrt(resamples), to under half at 20,000 (at 50,000
+#: the matrix's verdicts no longer varied over 11 generator seeds, but
+#: Kick's few such intervals then cost 6 s, more than all its others).
+BOOTSTRAP_RESAMPLES_NEAR_LINE = 20_000
 
 #: The most resampled values (float64: 8 bytes each) one batch of a
 #: bootstrap holds: scipy materialises every resample of every sample at
@@ -201,6 +213,22 @@ class Interval:
     #: end within its margin of a line does not decide a verdict.
     low_mc: float = 0.0
     high_mc: float = 0.0
+    #: True for an interval resampled on the log scale and mapped back by
+    #: exp (a ratio: :func:`ratio`, :func:`ratio_contrast`, :func:`exp_of`):
+    #: its margins are those of log(low) and log(high), and its verdicts
+    #: compare the ends' logarithms and margins with the line's logarithm,
+    #: where the resampling was; so the reciprocal ratio (the log-ratio's
+    #: mirror) has the same margins, swapped, and the mirror verdicts.
+    log_scale: bool = False
+    #: Resampled statistics behind the ends (``BOOTSTRAP_RESAMPLES``, or
+    #: ``BOOTSTRAP_RESAMPLES_NEAR_LINE`` where an end was near a line); 0
+    #: without resampling (t, order statistics, a published number).
+    resamples: int = 0
+    #: The lines the interval was made for (:func:`_made_for`): its verdicts
+    #: may judge it against these only, else ``ValueError``; None (an
+    #: Interval built directly, a published number from :func:`point`
+    #: without lines) allows any.
+    lines: tuple[float, ...] | None = None
 
     @property
     def defined(self) -> bool:
@@ -210,14 +238,56 @@ class Interval:
     def has_ci(self) -> bool:
         return not (math.isnan(self.low) or math.isnan(self.high))
 
+    def _scaled(self, x: float) -> float:
+        """``x`` on the scale of the margins (:attr:`log_scale`: its log)."""
+        if not self.log_scale:
+            return x
+        with np.errstate(all="ignore"):
+            return float(np.log(np.float64(x)))
+
+    def _band(self, end: str) -> tuple[float, float]:
+        """``end`` ("low" or "high") minus and plus its Monte Carlo margin,
+        on the scale of the margins."""
+        at, mc = self._scaled(getattr(self, end)), getattr(self, f"{end}_mc")
+        return at - mc, at + mc
+
     def _clear_below(self, end: str, bound: float) -> bool:
-        """Is ``end`` ("low" or "high") below ``bound`` by more than its
-        Monte Carlo margin?"""
-        return getattr(self, end) + getattr(self, f"{end}_mc") < bound
+        """Is ``end`` below ``bound`` by more than its Monte Carlo margin?"""
+        return self._band(end)[1] < self._scaled(bound)
 
     def _clear_above(self, end: str, bound: float) -> bool:
         """Is ``end`` above ``bound`` by more than its Monte Carlo margin?"""
-        return getattr(self, end) - getattr(self, f"{end}_mc") > bound
+        return self._band(end)[0] > self._scaled(bound)
+
+    def _not_below(self, end: str, bound: float) -> bool:
+        """Is ``end`` at or above ``bound`` by its Monte Carlo margin?"""
+        return self._band(end)[0] >= self._scaled(bound)
+
+    def _not_above(self, end: str, bound: float) -> bool:
+        """Is ``end`` at or below ``bound`` by its Monte Carlo margin?"""
+        return self._band(end)[1] <= self._scaled(bound)
+
+    def _made_for_lines(self, *bounds: float) -> None:
+        """Raise unless every bound is a line the interval was made for:
+        an end within its Monte Carlo margin of a line the call that made
+        it was not told of was not refined (:func:`_made_for`)."""
+        if self.lines is None:
+            return
+        missing = [b for b in bounds if b not in self.lines]
+        if missing:
+            raise ValueError(
+                f"a verdict against {', '.join(map(repr, missing))} on an interval made for the lines "
+                f"{self.lines!r}: pass every line its verdicts use to the call that makes it (lines=...)"
+            )
+
+    def near(self, line: float) -> bool:
+        """Is an end within its Monte Carlo margin of ``line`` (so that it
+        may not decide a verdict against it: :meth:`below`, :meth:`above`,
+        :meth:`within`)? An unknown margin (``inf``) is near every line."""
+        return any(
+            _end_near(self._scaled(getattr(self, end)), getattr(self, f"{end}_mc"), self._scaled(line))
+            for end in ("low", "high")
+        )
 
     def _judged_by_point(self) -> bool:
         """A published number (no runs) is judged by its point; runs
@@ -227,6 +297,7 @@ class Interval:
     def below(self, bound: float = 0.0) -> bool | None:
         """Is the quantity below ``bound``? True if the whole interval is,
         False if none of it is, None (undecided) if it straddles."""
+        self._made_for_lines(bound)
         if not self.defined:
             return None
         if self._judged_by_point():
@@ -235,12 +306,13 @@ class Interval:
             return None
         if self._clear_below("high", bound):
             return True
-        if self.low - self.low_mc >= bound:
+        if self._not_below("low", bound):
             return False
         return None
 
     def above(self, bound: float = 0.0) -> bool | None:
         """Is the quantity above ``bound``? (See :meth:`below`.)"""
+        self._made_for_lines(bound)
         if not self.defined:
             return None
         if self._judged_by_point():
@@ -249,7 +321,7 @@ class Interval:
             return None
         if self._clear_above("low", bound):
             return True
-        if self.high + self.high_mc <= bound:
+        if self._not_above("high", bound):
             return False
         return None
 
@@ -257,13 +329,14 @@ class Interval:
         """Is the quantity inside [low, high]? True if the whole interval is
         inside (an equivalence test), False if the whole interval is
         outside, None otherwise."""
+        self._made_for_lines(low, high)
         if not self.defined:
             return None
         if self._judged_by_point():
             return low <= self.estimate <= high
         if not self.has_ci:
             return None
-        if self.low - self.low_mc >= low and self.high + self.high_mc <= high:
+        if self._not_below("low", low) and self._not_above("high", high):
             return True
         if self._clear_below("high", low) or self._clear_above("low", high):
             return False
@@ -284,15 +357,40 @@ class Interval:
         return f"{est}{u} [{_num(self.low, digits)}, {_num(self.high, digits)}]{dropped}"
 
 
+def _end_near(end: float, margin: float, line: float) -> bool:
+    """Is ``end`` within ``margin`` of ``line``? (A margin of 0 never is,
+    ``inf`` always; a NaN end never.)"""
+    if not margin > 0:
+        return False
+    return math.isinf(margin) or abs(end - line) <= margin
+
+
+def _made_for(lines: Iterable[float], make: Callable[[int], Interval]) -> Interval:
+    """``make(BOOTSTRAP_RESAMPLES)``, made again as
+    ``make(BOOTSTRAP_RESAMPLES_NEAR_LINE)`` (the same generator seed, so the
+    first resamples are the same draws) if it was resampled and an end is
+    within its Monte Carlo margin of one of ``lines`` (:meth:`Interval.near`),
+    in the scale its verdicts read it; noted as made for ``lines``."""
+    lines = tuple(float(x) for x in lines)
+    if any(math.isnan(x) for x in lines):
+        raise ValueError(f"lines must be numbers, got {lines!r}")
+    iv = make(BOOTSTRAP_RESAMPLES)
+    if iv.resamples and any(iv.near(x) for x in lines):
+        iv = make(BOOTSTRAP_RESAMPLES_NEAR_LINE)
+    return dataclasses.replace(iv, lines=lines)
+
+
 def _num(x: float, digits: int) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return f"{x:.{digits}f}"
 
 
-def point(value: float) -> Interval:
-    """A number without runs (a document's published value)."""
-    return Interval(float(value))
+def point(value: float, lines: Iterable[float] | None = None) -> Interval:
+    """A number without runs (a document's published value); with
+    ``lines``, its verdicts may use only those (as an interval from runs
+    made for them: :class:`Interval`)."""
+    return Interval(float(value), lines=None if lines is None else tuple(float(x) for x in lines))
 
 
 def at_least(verdicts: Iterable[bool | None], need: int) -> bool | None:
@@ -635,33 +733,39 @@ def _monte_carlo_margins(
     return margins[0], margins[1]
 
 
-#: An interval from resampling: its ends, its method, and the Monte Carlo
-#: margins of its ends (:func:`_monte_carlo_margins`).
-_Resampled = tuple[float, float, str, float, float]
+@dataclass(frozen=True)
+class _Resampled:
+    """An interval from resampling: its ends, its method, the Monte Carlo
+    margins of its ends (:func:`_monte_carlo_margins`), the resamples drawn
+    and the resampled statistics (None without resampling)."""
+
+    low: float
+    high: float
+    method: str
+    low_mc: float = 0.0
+    high_mc: float = 0.0
+    resamples: int = 0
+    distribution: np.ndarray | None = None
 
 
 def _bootstrap(
-    samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool, vectorized: bool = False
+    samples: tuple[np.ndarray, ...], fn: Callable[..., float], paired: bool, vectorized: bool = False,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> _Resampled:
-    """``fn(*samples)``'s interval; with ``vectorized``, ``fn(*samples,
-    axis=-1)`` computes it for a batch of resamples along the last axis.
-    A paired comparison (a difference, contrast or log-ratio, whose null
-    line is 0) with an end within its Monte Carlo margin of 0 is made again
-    from ``BOOTSTRAP_RESAMPLES_NEAR_ZERO`` resamples (the first
-    ``BOOTSTRAP_RESAMPLES`` of them the same), which narrows the margin."""
+    """``fn(*samples)``'s interval from ``resamples`` resamples; with
+    ``vectorized``, ``fn(*samples, axis=-1)`` computes it for a batch of
+    resamples along the last axis. The generator is seeded from the data
+    (:func:`_seed`) whatever ``resamples``, so more resamples begin with the
+    same draws (:func:`_made_for` makes an interval near a line again)."""
     n = len(samples[0])
     if n < 2:
-        return math.nan, math.nan, "bootstrap", 0.0, 0.0
+        return _Resampled(math.nan, math.nan, "bootstrap")
     values = float(fn(*samples))
     # A statistic that does not vary under resampling (every run identical)
     # has a degenerate, exact interval.
     if all(np.all(s == s[0]) for s in samples):
-        return values, values, "exact (all runs equal)", 0.0, 0.0
-    made = _resampled_interval(samples, fn, paired, vectorized, values, BOOTSTRAP_RESAMPLES)
-    lo, hi, _, lo_mc, hi_mc = made
-    if paired and (abs(lo) < lo_mc or abs(hi) < hi_mc):
-        return _resampled_interval(samples, fn, paired, vectorized, values, BOOTSTRAP_RESAMPLES_NEAR_ZERO)
-    return made
+        return _Resampled(values, values, "exact (all runs equal)")
+    return _resampled_interval(samples, fn, paired, vectorized, values, resamples)
 
 
 def _resampled_interval(
@@ -696,18 +800,24 @@ def _resampled_interval(
         if not (math.isnan(lo) or math.isnan(hi)):
             accel = _jackknife_acceleration(samples, fn, vectorized) if method == "BCa" else 0.0
             lo_mc, hi_mc = _monte_carlo_margins(res.bootstrap_distribution, values, (lo, hi), method, accel)
-            return lo, hi, f"paired bootstrap ({method})" if paired else f"bootstrap ({method})", lo_mc, hi_mc
-    return math.nan, math.nan, "bootstrap (undefined)", 0.0, 0.0
+            name = f"paired bootstrap ({method})" if paired else f"bootstrap ({method})"
+            return _Resampled(lo, hi, name, lo_mc, hi_mc, resamples, res.bootstrap_distribution)
+    return _Resampled(math.nan, math.nan, "bootstrap (undefined)", resamples=resamples)
 
 
-def difference(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+def difference(
+    a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float], lines: Iterable[float] = (0.0,)
+) -> Interval:
     """stat(a) - stat(b) over paired runs (index i of a and b: the same
-    seed), with its 95% CI: paired t for means, paired bootstrap otherwise."""
-    return _with_dropped(_contrast((a, b), (1.0, -1.0), stat, "diff"), len(a), "pairs")
+    seed), with its 95% CI: paired t for means, paired bootstrap otherwise;
+    made for the verdicts against ``lines`` (:func:`_made_for`)."""
+    iv = _made_for(lines, lambda r: _contrast((a, b), (1.0, -1.0), stat, "diff", r))
+    return _with_dropped(iv, len(a), "pairs")
 
 
 def contrast(
-    samples: Sequence[np.ndarray], weights: Sequence[float], stat: Callable[[np.ndarray], float]
+    samples: Sequence[np.ndarray], weights: Sequence[float], stat: Callable[[np.ndarray], float],
+    lines: Iterable[float] = (0.0,),
 ) -> Interval:
     """The linear contrast sum_j w_j stat(x_j) over samples paired by run
     (index i of every sample: the same seed), with its 95% CI.
@@ -719,11 +829,13 @@ def contrast(
     c_i = sum_j w_j x_ij (a repeated-measures contrast); for any other
     statistic, the paired bootstrap, resampling run indices jointly so that
     every resample keeps each run's values together. A run in which any
-    sample is NaN is dropped from all of them.
+    sample is NaN is dropped from all of them. Made for the verdicts
+    against ``lines`` (:func:`_made_for`).
     """
     if len(samples) != len(weights) or not samples:
         raise ValueError(f"contrast needs one weight per sample, got {len(samples)} samples and {len(weights)} weights")
-    iv = _contrast(tuple(samples), tuple(float(w) for w in weights), stat, "contrast")
+    ws = tuple(float(w) for w in weights)
+    iv = _made_for(lines, lambda r: _contrast(tuple(samples), ws, stat, "contrast", r))
     return _with_dropped(iv, len(samples[0]), "pairs")
 
 
@@ -747,40 +859,37 @@ def log_of(stat: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]
 
 
 def exp_of(iv: Interval) -> Interval:
-    """An interval of a logarithm mapped back by exp."""
+    """An interval of a logarithm mapped back by exp; its Monte Carlo
+    margins stay on the log scale (:attr:`Interval.log_scale`)."""
     with np.errstate(all="ignore"):
         back = [float(np.exp(np.float64(v))) for v in (iv.estimate, iv.low, iv.high)]
-    return dataclasses.replace(
-        iv, estimate=back[0], low=back[1], high=back[2], low_mc=_scaled(iv.low_mc, back[1]),
-        high_mc=_scaled(iv.high_mc, back[2]),
-    )
-
-
-def _scaled(mc: float, slope: float) -> float:
-    """A Monte Carlo margin carried through a map of slope ``slope`` at the
-    end (exp: the end's own value; 1/x: 1/x^2), to first order; 0 and
-    ``inf`` stay."""
-    if mc == 0 or math.isinf(mc):
-        return mc
-    return abs(slope) * mc
+    return dataclasses.replace(iv, estimate=back[0], low=back[1], high=back[2], log_scale=True)
 
 
 def ratio_contrast(
-    samples: Sequence[np.ndarray], weights: Sequence[float], stat: Callable[[np.ndarray], float]
+    samples: Sequence[np.ndarray], weights: Sequence[float], stat: Callable[[np.ndarray], float],
+    lines: Iterable[float] = (1.0,),
 ) -> Interval:
     """prod_j stat(x_j) ** w_j over samples paired by run, with its 95% CI:
     the :func:`contrast` of the logarithms, mapped back by exp. E.g. a ratio
     at one cell over the same ratio at another, ``ratio_contrast((a2, b2,
-    a1, b1), (1, -1, -1, 1), stat)``."""
-    return exp_of(contrast(samples, weights, log_of(stat)))
+    a1, b1), (1, -1, -1, 1), stat)``. Made for the verdicts against
+    ``lines`` (on the ratio's scale; :func:`_made_for`)."""
+    if len(samples) != len(weights) or not samples:
+        raise ValueError(f"contrast needs one weight per sample, got {len(samples)} samples and {len(weights)} weights")
+    ws, log_stat = tuple(float(w) for w in weights), log_of(stat)
+    iv = _made_for(lines, lambda r: exp_of(_contrast(tuple(samples), ws, log_stat, "contrast", r)))
+    return _with_dropped(iv, len(samples[0]), "pairs")
 
 
-def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
+def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str, resamples: int) -> Interval:
     xs = _paired(*samples)
     if len(xs[0]) == 0:
         return Interval(math.nan)
     order, sign = _canonical_terms(xs, weights)
-    iv = _canonical_contrast(tuple(xs[j] for j in order), tuple(sign * weights[j] for j in order), stat, name)
+    iv = _canonical_contrast(
+        tuple(xs[j] for j in order), tuple(sign * weights[j] for j in order), stat, name, resamples
+    )
     if sign > 0:
         return iv
     return dataclasses.replace(
@@ -788,7 +897,7 @@ def _contrast(samples: tuple, weights: tuple[float, ...], stat, name: str) -> In
     )
 
 
-def _canonical_contrast(xs: tuple, weights: tuple[float, ...], stat, name: str) -> Interval:
+def _canonical_contrast(xs: tuple, weights: tuple[float, ...], stat, name: str, resamples: int) -> Interval:
     n = len(xs[0])
     if is_mean(stat):
         per_run = sum(w * x for w, x in zip(weights, xs))
@@ -806,16 +915,20 @@ def _canonical_contrast(xs: tuple, weights: tuple[float, ...], stat, name: str) 
     est = float(fn(*xs))
     if _too_few_for_percentile(stat, xs):
         return Interval(est, n=n, method=_TOO_FEW)
-    lo, hi, method, lo_mc, hi_mc = _bootstrap(xs, fn, paired=True, vectorized=vec is not None)
-    return Interval(est, lo, hi, n, method, low_mc=lo_mc, high_mc=hi_mc)
+    r = _bootstrap(xs, fn, paired=True, vectorized=vec is not None, resamples=resamples)
+    return Interval(est, r.low, r.high, n, r.method, low_mc=r.low_mc, high_mc=r.high_mc, resamples=r.resamples)
 
 
-def ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
-    """stat(a) / stat(b) over paired runs, with a paired-bootstrap 95% CI."""
-    return _with_dropped(_ratio(a, b, stat), len(a), "pairs")
+def ratio(
+    a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float], lines: Iterable[float] = (1.0,)
+) -> Interval:
+    """stat(a) / stat(b) over paired runs, with a paired-bootstrap 95% CI;
+    made for the verdicts against ``lines`` (on the ratio's scale, e.g.
+    ``(0.95, 1.05)`` for a band; :func:`_made_for`)."""
+    return _with_dropped(_made_for(lines, lambda r: _ratio(a, b, stat, r)), len(a), "pairs")
 
 
-def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float], resamples: int) -> Interval:
     """The interval is that of log stat(a) - log stat(b), a difference,
     mapped back by exp, so that the ratio of the swapped samples is its
     reciprocal: BCa's bias correction mirrors on any scale (it counts ties
@@ -834,17 +947,16 @@ def _ratio(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) ->
     if _sample_key(b) < _sample_key(a):
         # Computed in the canonical order (as a contrast is): the ratio of
         # the swapped samples is the exact reciprocal, and so is its verdict.
-        iv = _ratio_in_order(b, a, stat)
+        iv = _ratio_in_order(b, a, stat, resamples)
         with np.errstate(all="ignore"):
             recip = [float(np.float64(1.0) / np.float64(v)) for v in (iv.estimate, iv.high, iv.low)]
         return dataclasses.replace(
-            iv, estimate=recip[0], low=recip[1], high=recip[2], low_mc=_scaled(iv.high_mc, recip[1] ** 2),
-            high_mc=_scaled(iv.low_mc, recip[2] ** 2),
+            iv, estimate=recip[0], low=recip[1], high=recip[2], low_mc=iv.high_mc, high_mc=iv.low_mc,
         )
-    return _ratio_in_order(a, b, stat)
+    return _ratio_in_order(a, b, stat, resamples)
 
 
-def _ratio_in_order(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+def _ratio_in_order(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], float], resamples: int) -> Interval:
     n = len(a)
     vec = along_axis(stat)
 
@@ -861,20 +973,23 @@ def _ratio_in_order(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray], f
         est = float(np.float64(stat(a)) / np.float64(stat(b)))  # x / 0 = inf, 0 / 0 = NaN
     if _too_few_for_percentile(stat, (a, b)):
         return Interval(est, n=n, method=_TOO_FEW)
-    lo, hi, method, lo_mc, hi_mc = _bootstrap((a, b), log_ratio, paired=True, vectorized=vec is not None)
+    r = _bootstrap((a, b), log_ratio, paired=True, vectorized=vec is not None, resamples=resamples)
     with np.errstate(all="ignore"):
-        lo, hi = float(np.exp(lo)), float(np.exp(hi))
-    return Interval(est, lo, hi, n, method, low_mc=_scaled(lo_mc, lo), high_mc=_scaled(hi_mc, hi))
+        lo, hi = float(np.exp(r.low)), float(np.exp(r.high))
+    return Interval(
+        est, lo, hi, n, r.method, low_mc=r.low_mc, high_mc=r.high_mc, log_scale=True, resamples=r.resamples,
+    )
 
 
-def interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+def interval(x: np.ndarray, stat: Callable[[np.ndarray], float], lines: Iterable[float] = ()) -> Interval:
     """One statistic of one sample with its 95% CI (error bars): t for a
     mean, the order-statistic interval for a percentile, the bootstrap
-    otherwise."""
-    return _with_dropped(_interval(x, stat), len(x), "runs")
+    otherwise; made for the verdicts against ``lines`` (none by default:
+    error bars; :func:`_made_for`)."""
+    return _with_dropped(_made_for(lines, lambda r: _interval(x, stat, r)), len(x), "runs")
 
 
-def _interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
+def _interval(x: np.ndarray, stat: Callable[[np.ndarray], float], resamples: int) -> Interval:
     x = np.asarray(x, dtype=float)
     x = x[~np.isnan(x)]
     n = len(x)
@@ -894,8 +1009,8 @@ def _interval(x: np.ndarray, stat: Callable[[np.ndarray], float]) -> Interval:
         return stat(s) if axis is None else vec(s, axis)
 
     fn.__name__ = getattr(stat, "__name__", "stat")
-    lo, hi, method, lo_mc, hi_mc = _bootstrap((x,), fn, paired=False, vectorized=vec is not None)
-    return Interval(est, lo, hi, n, method, low_mc=lo_mc, high_mc=hi_mc)
+    r = _bootstrap((x,), fn, paired=False, vectorized=vec is not None, resamples=resamples)
+    return Interval(est, r.low, r.high, n, r.method, low_mc=r.low_mc, high_mc=r.high_mc, resamples=r.resamples)
 
 
 _TOO_FEW = "paired bootstrap (too few runs for the percentile)"

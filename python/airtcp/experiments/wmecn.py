@@ -739,12 +739,16 @@ def _type2_rate_seeds(n: Numbers, per: float):
         return wc / (wc + ww)
 
 
+#: The type-2 claim's line: the rate "below 1%".
+TYPE2_LINE = 0.01
+
+
 def _claim_type2(n: Numbers, p) -> ClaimResult:
     rates = {per: _type2_rate_seeds(n, per) for per in PERS[1:]}
     if any(r is None for r in rates.values()):
         return ClaimResult(None, "no per-run numbers")
-    ivs = {per: stats.interval(r, mean) for per, r in rates.items()}
-    below = [iv.below(0.01) for iv in ivs.values()]
+    ivs = {per: stats.interval(r, mean, lines=(TYPE2_LINE,)) for per, r in rates.items()}
+    below = [iv.below(TYPE2_LINE) for iv in ivs.values()]
     # "As the packet error rate ... increases, the probability ... decreases":
     # at every step of the grid, paired by seed.
     steps = {(a, b): stats.difference(rates[b], rates[a], mean) for a, b in zip(PERS[1:], PERS[2:])}
