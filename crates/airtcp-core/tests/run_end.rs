@@ -11,6 +11,7 @@ use airtcp_core::metrics::RunResult;
 use airtcp_core::net::packet::{DeathCause, PacketKind};
 use airtcp_core::observe::trace::{PacketEvent, TraceRecord};
 use airtcp_core::scenario::observe::ObserveRequest;
+use airtcp_core::scenario::Scenario;
 use common::{run_traced, scenario};
 
 /// A 1 Mb/s link A -> B (1 ms) with `queue`, and `flows` UDP sources from
@@ -91,7 +92,16 @@ fn utilization_of_a_per_flow_queue_counts_only_transmission_within_the_run() {
 /// well under 0.2 s, so utilization >= 0.38.
 #[test]
 fn utilization_of_a_bloated_queue_is_at_most_the_time_left() {
-    let text = r#"
+    let u = utilization(&bloated("", ""), "R->D");
+    assert!((0.38..=0.4).contains(&u), "{u}");
+}
+
+/// The bloated path: S -> R (100 Mb/s, 1 ms) -> D (1 Mb/s, 10 ms, a
+/// 1000-packet DropTail buffer) in a 10 s run, a bulk NewReno flow from
+/// 6 s; `r_d` adds to the R-D link's table, `flows` adds flows.
+fn bloated(r_d: &str, flows: &str) -> String {
+    format!(
+        r#"
 [simulation]
 duration = "10s"
 seed = 1
@@ -107,17 +117,18 @@ a = "R"
 b = "D"
 rate = "1Mbps"
 delay = "10ms"
-queue = { kind = "droptail", limit = "1000pkt" }
+queue = {{ kind = "droptail", limit = "1000pkt" }}
+{r_d}
 
 [[flow]]
 from = "S"
 to = "D"
 start = "6s"
-tcp = { variant = "newreno" }
-app = { kind = "bulk" }
-"#;
-    let u = utilization(text, "R->D");
-    assert!((0.38..=0.4).contains(&u), "{u}");
+tcp = {{ variant = "newreno" }}
+app = {{ kind = "bulk" }}
+{flows}
+"#
+    )
 }
 
 /// capture.md, the per-packet trace: `dequeue` is when "its transmission
@@ -170,6 +181,17 @@ fn channel_drops(r: &RunResult) -> (Vec<u64>, Vec<u64>) {
     )
 }
 
+/// The UDP case on a channel that loses every packet (bernoulli with
+/// `per` = 1) from A to B.
+fn losing_everything(queue: &str, flows: usize) -> Scenario {
+    scenario(&udp_at_the_end_on(
+        queue,
+        flows,
+        "1Mbps",
+        r#"a_to_b = { error = { kind = "bernoulli", per = 1.0 } }"#,
+    ))
+}
+
 /// results.md, `drops_channel`: "Only a transmission that starts within
 /// the run counts". A channel that loses every packet (bernoulli with
 /// `per` = 1) under the UDP case above: datagram k starts at 0.9 s + 8k ms
@@ -181,12 +203,7 @@ fn channel_drops(r: &RunResult) -> (Vec<u64>, Vec<u64>) {
 /// decided and counted each loss at admission: 126.
 #[test]
 fn channel_losses_count_only_transmissions_started_within_the_run() {
-    let sc = scenario(&udp_at_the_end_on(
-        r#"{ kind = "droptail", limit = "500pkt" }"#,
-        1,
-        "1Mbps",
-        r#"a_to_b = { error = { kind = "bernoulli", per = 1.0 } }"#,
-    ));
+    let sc = losing_everything(r#"{ kind = "droptail", limit = "500pkt" }"#, 1);
     let (_, r, recs) = run_traced(&sc);
     assert_eq!(r.links[0].packets_sent, 126);
     assert_eq!(channel_drops(&r), (vec![13, 0], vec![13]));
@@ -202,12 +219,7 @@ fn channel_losses_count_only_transmissions_started_within_the_run() {
 /// the run and are lost: 26 on the link, 13 per flow (252 admitted).
 #[test]
 fn channel_losses_of_a_per_flow_queue_count_only_transmissions_started_within_the_run() {
-    let sc = scenario(&udp_at_the_end_on(
-        r#"{ kind = "per_flow", limit = "500pkt" }"#,
-        2,
-        "1Mbps",
-        r#"a_to_b = { error = { kind = "bernoulli", per = 1.0 } }"#,
-    ));
+    let sc = losing_everything(r#"{ kind = "per_flow", limit = "500pkt" }"#, 2);
     let (_, r, recs) = run_traced(&sc);
     assert_eq!(r.links[0].packets_sent, 252);
     assert_eq!(channel_drops(&r), (vec![26, 0], vec![13, 13]));
@@ -252,12 +264,7 @@ fn a_channel_loss_counts_if_its_transmission_starts_by_the_end() {
 /// channel would deliver after the end is. The old code commented all 126.
 #[test]
 fn a_link_capture_comments_only_channel_losses_within_the_run() {
-    let sc = scenario(&udp_at_the_end_on(
-        r#"{ kind = "droptail", limit = "500pkt" }"#,
-        1,
-        "1Mbps",
-        r#"a_to_b = { error = { kind = "bernoulli", per = 1.0 } }"#,
-    ));
+    let sc = losing_everything(r#"{ kind = "droptail", limit = "500pkt" }"#, 1);
     let mut w = sc.build(None).unwrap();
     let req = ObserveRequest {
         pcap: vec![("A->B".into(), Some("ab.pcapng".into()))],
@@ -292,33 +299,10 @@ fn a_link_capture_comments_only_channel_losses_within_the_run() {
 /// any cause, its `ack_drops`.
 #[test]
 fn the_trace_and_the_tables_count_the_same_channel_losses() {
-    let text = r#"
-[simulation]
-duration = "10s"
-seed = 1
-
-[[link]]
-a = "S"
-b = "R"
-rate = "100Mbps"
-delay = "1ms"
-
-[[link]]
-a = "R"
-b = "D"
-rate = "1Mbps"
-delay = "10ms"
-queue = { kind = "droptail", limit = "1000pkt" }
-a_to_b = { error = { kind = "bernoulli", per = 0.1 } }
-b_to_a = { error = { kind = "bernoulli", per = 0.1 } }
-
-[[flow]]
-from = "S"
-to = "D"
-start = "6s"
-tcp = { variant = "newreno" }
-app = { kind = "bulk" }
-
+    let text = bloated(
+        r#"a_to_b = { error = { kind = "bernoulli", per = 0.1 } }
+b_to_a = { error = { kind = "bernoulli", per = 0.1 } }"#,
+        r#"
 [[flow]]
 from = "S"
 to = "D"
@@ -330,9 +314,9 @@ app = { kind = "bulk" }
 from = "S"
 to = "D"
 start = "9.8s"
-app = { kind = "onoff", rate = "10Mbps", mean_on = "1000s", mean_off = "1ms", packet_size = "1000B" }
-"#;
-    let (_, r, recs) = run_traced(&scenario(text));
+app = { kind = "onoff", rate = "10Mbps", mean_on = "1000s", mean_off = "1ms", packet_size = "1000B" }"#,
+    );
+    let (_, r, recs) = run_traced(&scenario(&text));
     // Segments waiting at the end: an enqueue row without a dequeue row.
     let rd = r.links.iter().position(|l| l.name == "R->D").unwrap() as u32;
     let on_rd = |event| {
