@@ -49,6 +49,16 @@
 //! by column with main's (05dd221): every column identical but the
 //! documented changes (utilization; "" and 0 now missing), the new means
 //! within 1 byte / 1 ns above the old, the old the floor of the new.
+//! Re-pinned when a channel loss stopped counting for a packet whose
+//! transmission would start after the end of the run (it only waits
+//! within it; the trace already had no `drop` row for it): routes, events
+//! and packet hops unchanged; the tables of the seven runs compared column
+//! by column with b7edd48's: only `drops_channel` moved, in two runs, each
+//! by the packets the channel drew lost while they waited at the end
+//! (Snoop base station: flows f5, f9, f13 and their links bs->m5, bs->m9,
+//! bs->m13 one each; DDA mobile host: flows f17 and f18 one each, their
+//! shared link direction bs->m two); every other column, the series included,
+//! identical.
 
 use airtcp_core::scenario::Scenario;
 
@@ -165,26 +175,27 @@ fn mesh_with_cycles_is_pinned() {
 /// One Snoop agent holding 20 connections, whose local timers expire and
 /// are re-armed among the others': the agent finds its deadline and the
 /// connections due without visiting them all. Pinned on main (afb8d9c),
-/// when it still did; the result must not move.
+/// when it still did; the run must not move (re-pinned once for what the
+/// tables count, see above: `drops_channel` after the end of the run).
 #[test]
 fn snoop_base_station_with_20_mobile_hosts_is_pinned() {
     check(
         "tests/data/snoop_base_station.toml",
         14631416406254873391,
-        17447248951181689626,
+        10540734387412305302,
         87916,
         86775,
     );
 }
 
 /// One DDA agent holding the duplicate-ACK runs of 20 connections, pinned
-/// on main (afb8d9c) as the Snoop one above.
+/// on main (afb8d9c) as the Snoop one above (and re-pinned with it).
 #[test]
 fn dda_mobile_host_with_20_flows_is_pinned() {
     check(
         "tests/data/dda_mobile_host.toml",
         15505628070260242364,
-        6571917524520209388,
+        10557267906928869054,
         21733,
         19414,
     );

@@ -218,6 +218,10 @@ fn drop_column_texts(whose: &str, link: bool) -> Vec<(String, String)> {
             );
             let note = if link && at_node {
                 " This happens at a node, never on a link: always 0 here."
+            } else if *cause == DeathCause::ChannelError {
+                " Only a transmission that starts within the run counts (one on the air at the \
+                 end does, as its `drop` row in the trace); a packet still waiting at the end, \
+                 which the channel would lose later, does not."
             } else {
                 ""
             };
@@ -450,7 +454,8 @@ impl Row for FlowResult {
             col(
                 "ack_drops",
                 "packets",
-                "ACKs of this flow that died, whatever the cause.",
+                "ACKs of this flow that died, whatever the cause (a channel loss only if its \
+                 transmission starts within the run, as `drops_channel`).",
             ),
             U64(self.ack_drops),
         );

@@ -14,7 +14,7 @@ use crate::net::packet::{DeathCause, Packet};
 use crate::net::queue::{Admission, QueueDiscipline, QueueOccupancy};
 use crate::net::stis::PerFlowService;
 use crate::sim::rng::RandomStream;
-use crate::sim::{tx_time_ns, TimeNs};
+use crate::sim::{starts_within_run, tx_time_ns, TimeNs};
 
 /// Per link-direction counters (ground truth). In declaration order
 /// (`repr(C)`): those every packet updates first, together.
@@ -48,15 +48,25 @@ pub enum LinkOutcome {
         marked: bool,
     },
     Dropped(DeathCause),
+    /// Admitted, but its transmission would start after the end of the run
+    /// ([`starts_within_run`]) and the channel's draw for it lost it: within
+    /// the run it only waits in the queue, so its loss is nobody's (not the
+    /// link's `drops`, not its flow's). The draw is taken all the same, so
+    /// that every other packet keeps its own.
+    LostAfterEnd,
 }
 
 impl LinkOutcome {
-    /// The link transmitted the packet (a channel loss happens on the air,
-    /// after the transmission started; other drops are refusals).
+    /// The link admitted the packet and computed its transmission (a
+    /// channel loss happens on the air, after the transmission started;
+    /// other drops are refusals). The transmission may start after the
+    /// end of the run.
     pub fn transmitted(self) -> bool {
         matches!(
             self,
-            LinkOutcome::Arrives { .. } | LinkOutcome::Dropped(DeathCause::ChannelError)
+            LinkOutcome::Arrives { .. }
+                | LinkOutcome::Dropped(DeathCause::ChannelError)
+                | LinkOutcome::LostAfterEnd
         )
     }
 }
@@ -93,6 +103,10 @@ pub struct LinkDir {
     /// when the packet is admitted (possibly beyond the end of the run,
     /// which `finish` takes off).
     admitted_wait_pkt_ns: u128,
+    /// The end of the run (`World::new` sets it; `TimeNs::MAX`: none): a
+    /// channel loss counts only if the transmission starts by then. Read
+    /// only when the channel loses a packet.
+    pub run_end_ns: TimeNs,
     pub name: String,
     queue_rng: RandomStream,
 }
@@ -128,6 +142,7 @@ impl LinkDir {
             admitted_wait_pkt_ns: 0,
             stats: LinkStats::default(),
             last_tx_start_ns: 0,
+            run_end_ns: TimeNs::MAX,
         }
     }
 
@@ -209,11 +224,19 @@ impl LinkDir {
                 arrival_ns: start + tx + self.delay_ns + extra_delay_ns,
                 marked,
             },
-            ChannelVerdict::Lost => {
-                self.stats.drops[DeathCause::ChannelError.index()] += 1;
-                LinkOutcome::Dropped(DeathCause::ChannelError)
-            }
+            ChannelVerdict::Lost => self.channel_loss(start),
         }
+    }
+
+    /// The channel lost the packet whose transmission starts at `start`:
+    /// counted if that happens within the run.
+    #[inline]
+    fn channel_loss(&mut self, start: TimeNs) -> LinkOutcome {
+        if !starts_within_run(start, self.run_end_ns) {
+            return LinkOutcome::LostAfterEnd;
+        }
+        self.stats.drops[DeathCause::ChannelError.index()] += 1;
+        LinkOutcome::Dropped(DeathCause::ChannelError)
     }
 
     /// Per-connection logical queues sharing one buffer (STIS item 2).
@@ -240,10 +263,7 @@ impl LinkDir {
                 arrival_ns: end + self.delay_ns + extra_delay_ns,
                 marked: false,
             },
-            ChannelVerdict::Lost => {
-                self.stats.drops[DeathCause::ChannelError.index()] += 1;
-                LinkOutcome::Dropped(DeathCause::ChannelError)
-            }
+            ChannelVerdict::Lost => self.channel_loss(start),
         }
     }
 

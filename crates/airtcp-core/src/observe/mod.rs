@@ -14,7 +14,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::net::packet::{DeathCause, Packet};
-use crate::sim::TimeNs;
+use crate::sim::{starts_within_run, TimeNs};
 use crate::world::{FlowKind, World};
 use capture::Captures;
 use trace::{PacketEvent, Tracer};
@@ -145,8 +145,12 @@ impl Observers {
                     t.record(now_ns, PacketEvent::Enqueue, node, l, None, pkt);
                     // The link computes the start now; a transmission that
                     // would start after the end of the run does not happen
-                    // within it, nor does its loss on the air.
-                    if self.run_end_ns.is_none_or(|end| start <= end) {
+                    // within it, nor does its loss on the air (the link
+                    // then says `LostAfterEnd`: `death` is None).
+                    if self
+                        .run_end_ns
+                        .is_none_or(|end| starts_within_run(start, end))
+                    {
                         t.record(start, PacketEvent::Dequeue, node, l, None, pkt);
                         if death.is_some() {
                             t.record(start, PacketEvent::Drop, node, l, death, pkt);

@@ -302,9 +302,13 @@ impl World {
         duration_ns: TimeNs,
         nodes: Vec<Node>,
         routes: Routes,
-        links: Vec<LinkDir>,
+        mut links: Vec<LinkDir>,
         flows: Vec<Flow>,
     ) -> Self {
+        // A channel loss counts only within the run (`starts_within_run`).
+        for link in &mut links {
+            link.run_end_ns = duration_ns;
+        }
         let n_flows = flows.len();
         Self {
             now_ns: 0,
@@ -783,7 +787,7 @@ impl World {
             let tx_start = outcome.transmitted().then_some(link.last_tx_start_ns);
             let death = match outcome {
                 LinkOutcome::Dropped(cause) => Some(cause),
-                LinkOutcome::Arrives { .. } => None,
+                LinkOutcome::Arrives { .. } | LinkOutcome::LostAfterEnd => None,
             };
             o.offered(self.now_ns, link.from, l, &pkt, tx_start, death);
         }
@@ -801,6 +805,9 @@ impl World {
                     .schedule(arrival_ns, EventKind::Arrive { node: to, slot });
             }
             LinkOutcome::Dropped(cause) => self.kill(&pkt, cause),
+            // It would be lost after the end: within the run it waits, and
+            // nothing counts its death.
+            LinkOutcome::LostAfterEnd => {}
         }
     }
 
