@@ -10,8 +10,10 @@
 //! independently of `cc/cubic.rs`; hand-computed values anchor each test.
 
 mod common;
+use airtcp_core::metrics::SeriesMetric;
 use airtcp_core::sim::{TimeNs, NS_PER_MS, NS_PER_S};
 use airtcp_core::tcp::cc::{Cubic, CubicConfig};
+use airtcp_core::tcp::core::{MarkWindowFloor, TraceEvent};
 use common::script::*;
 
 const RTT_NS: TimeNs = 100 * NS_PER_MS;
@@ -584,4 +586,201 @@ fn s5_8_s4_2_t_leaves_out_an_application_limited_period() {
         (counting_idle.cwnd * MSS as f64 - c as f64).abs() > 100.0
     });
     assert!(differs, "counting the idle period gives the same windows");
+}
+
+/// The script of §4.6's tests below: a CUBIC+SACK sender in congestion
+/// avoidance (cwnd = ssthresh = 20 segments, segments 0-19 out) loses 0 and
+/// 16 of its window, then 20 (new data sent during the recovery) and the
+/// retransmission of 20; the receiver gets everything else in the order it
+/// was sent. By RFC 6675 §5 (DupThresh 3, one ACK per segment):
+/// * SACKs of 1-3: (4) recovery, RecoveryPoint = 20, §4.6 ssthresh = cwnd =
+///   0.7 x 20 = 14, r0; pipe = 4-19 and r0 = 17.
+/// * SACKs of 4-6: pipe 14, nothing; of 7-15: one new segment each, 20-28.
+/// * SACKs of 17, 18: 29, 30; of 19: IsLost(16), pipe 12: r16 and 31.
+/// * ACK 16 (r0 arrived): 32. SACKs of 21, 22: 33, 34; of 23: IsLost(20),
+///   r20 and 35; of 24-30: 36-42.
+/// * ACK 20 (r16 arrived): beyond RecoveryPoint, recovery ends with cwnd
+///   14; nothing sent (pipe = 31-42 and r20 = 13).
+///
+/// Returns the ACK that arrives next, for segment 31: ACK 20 with SACK
+/// 21-31, a duplicate ACK (RFC 6675 §2) on which 20 is lost (IsLost:
+/// 21-23 SACKed above it), a new congestion event. There FlightSize
+/// (RFC 5681: SND.MAX - SND.UNA) = 43 - 20 = 23 segments, 11 of them
+/// SACKed, while cwnd is 14.
+fn recovery_leaving_sacked_data_outstanding(sc: &mut Script) -> airtcp_core::net::packet::Packet {
+    for k in 1..=3 {
+        let out = sc.ack(0, &[(1, k)]);
+        assert_eq!(out, if k == 3 { "r0" } else { "" });
+    }
+    assert_eq!(sc.window(), (14.0, 14.0));
+    for k in 4..=6 {
+        assert_eq!(sc.ack(0, &[(1, k)]), "");
+    }
+    for k in 7..=15 {
+        assert_eq!(sc.ack(0, &[(1, k)]), (k + 13).to_string());
+    }
+    assert_eq!(sc.ack(0, &[(1, 15), (17, 17)]), "29");
+    assert_eq!(sc.ack(0, &[(1, 15), (17, 18)]), "30");
+    assert_eq!(sc.ack(0, &[(1, 15), (17, 19)]), "r16 31");
+    assert_eq!(sc.ack(16, &[(17, 19)]), "32");
+    assert_eq!(sc.ack(16, &[(17, 19), (21, 21)]), "33");
+    assert_eq!(sc.ack(16, &[(17, 19), (21, 22)]), "34");
+    assert_eq!(sc.ack(16, &[(17, 19), (21, 23)]), "r20 35");
+    for k in 24..=30 {
+        assert_eq!(sc.ack(16, &[(17, 19), (21, k)]), (k + 12).to_string());
+    }
+    assert_eq!(sc.ack(20, &[(21, 30)]), "");
+    assert!(!sc.s.core.in_recovery);
+    assert_eq!(sc.window(), (14.0, 14.0));
+    assert_eq!(snd_max(sc) - snd_una(sc), 23);
+    ack(20, &[(21, 31)])
+}
+
+/// §4.6: "CUBIC updates W_max and reduces cwnd and ssthresh immediately";
+/// "In case of packet loss, the sender MUST reduce cwnd and ssthresh
+/// immediately upon entering loss recovery", with Figure 5's "ssthresh =
+/// flight_size * beta_cubic" and flight_size "the amount of outstanding
+/// (unacknowledged) data in the network, as defined in [RFC5681]" (RFC
+/// 5681 §3.2 step 2: ssthresh "no more than" equation (4)). After an RFC
+/// 6675 recovery, FlightSize counts SACKed data above a hole: here 23
+/// segments under a cwnd of 14, and 0.7 x 23 = 16.1 would RAISE cwnd at a
+/// congestion event. The reduction reads flight_size as at most cwnd:
+/// ssthresh = cwnd = 0.7 x 14 = 9.8 segments (9,800 bytes). §4.7: W_max =
+/// 14 (fast convergence: cwnd 14 < W_max 20, so 14 x 1.7 / 2 = 11.9);
+/// cwnd_prior = 14. RFC 6675 (4): HighRxt reset, r20 (its first
+/// retransmission was lost); pipe = 32-42 and r20 = 12 segments, above
+/// cwnd 9.8: nothing else, nor on the next three SACKs (pipe 11, 10, 9:
+/// (C) sends when cwnd - pipe >= 1 SMSS); the fourth (pipe 8) lets 43
+/// out. With 0.7 x
+/// FlightSize the sender would send r20 and four new segments into the
+/// queue that just dropped two.
+#[test]
+fn s4_6_a_loss_with_sacked_data_outstanding_reduces_from_cwnd() {
+    let mut sc = cubic_sender(CubicConfig::default(), 20, 20);
+    let next = recovery_leaving_sacked_data_outstanding(&mut sc);
+    assert_eq!(sc.deliver(&next), "r20");
+    assert!(sc.s.core.in_recovery);
+    assert_eq!((sc.s.core.w.cwnd, sc.s.core.w.ssthresh), (9800, 9800));
+    assert_eq!(sc.ack(20, &[(21, 32)]), "");
+    assert_eq!(sc.ack(20, &[(21, 33)]), "");
+    assert_eq!(sc.ack(20, &[(21, 34)]), "");
+    assert_eq!(sc.ack(20, &[(21, 35)]), "43");
+}
+
+/// §4.6 on ECN-Echo ("When a congestion event is detected by mechanisms
+/// described in Section 3.1 [...] reduces cwnd and ssthresh
+/// immediately"): the same script with ECN; segment 31 arrives marked CE,
+/// so the duplicate ACK that reveals 20's loss echoes ECE. RFC 3168
+/// §6.1.2: one reduction for the window (the ECN-Echo's, taken first; the
+/// loss of 20 in the same window does not reduce again). ssthresh = 0.7 x
+/// min(FlightSize 23, cwnd 14) = 9.8 segments; Figure 5's floors (cwnd at
+/// least 1 or 2 segments, `mark_window_floor`) do not apply. r20 goes
+/// out; pipe 12 > 9.8 keeps everything else. 0.7 x 23 = 16.1 would have
+/// raised cwnd on a congestion echo.
+#[test]
+fn s4_6_an_ecn_echo_with_sacked_data_outstanding_reduces_from_cwnd() {
+    for floor in [MarkWindowFloor::TwoSegments, MarkWindowFloor::OneSegment] {
+        let mut cfg = config(20);
+        cfg.timestamps = true;
+        cfg.initial_ssthresh_bytes = 20 * MSS;
+        cfg.ecn = true;
+        cfg.mark_window_floor = floor;
+        let mut sc = Script::with_cc(
+            cfg,
+            Box::new(Cubic::new(CubicConfig::default())),
+            Recovery::Sack,
+        );
+        sc.start(1_000_000);
+        let mut next = recovery_leaving_sacked_data_outstanding(&mut sc);
+        next.flags |= airtcp_core::net::packet::flags::ECE;
+        assert_eq!(sc.deliver(&next), "r20", "{floor:?}");
+        assert_eq!(
+            (sc.s.core.w.cwnd, sc.s.core.w.ssthresh),
+            (9800, 9800),
+            "{floor:?}"
+        );
+        assert_eq!(sc.ack(20, &[(21, 32)]), "", "{floor:?}");
+    }
+}
+
+/// §4.6 when FlightSize is below cwnd (the application has written 10
+/// segments, cwnd is 20): the formula's flight_size stands, ssthresh =
+/// cwnd = 0.7 x 10 = 7 segments, not 0.7 x cwnd = 14 (the rate-limited
+/// case the section sends to RFC 7661, which is not modelled). RFC 6675
+/// (4): r0; pipe = 4-9 and r0 = 7: nothing else.
+#[test]
+fn s4_6_a_loss_below_cwnd_reduces_from_flight_size() {
+    let mut sc = cubic_sender_with(CubicConfig::default(), 20, 20, false, 10);
+    assert_eq!(snd_max(&sc), 10);
+    assert_eq!(sc.ack(0, &[(1, 1)]), "");
+    assert_eq!(sc.ack(0, &[(1, 2)]), "");
+    assert_eq!(sc.ack(0, &[(1, 3)]), "r0");
+    assert_eq!(sc.window(), (7.0, 7.0));
+}
+
+/// End to end, §4.6's "reduces cwnd and ssthresh immediately": on a path
+/// where recoveries leave SACKed data outstanding (the ns-3 audit's `cub`,
+/// 2026-11-29: one CUBIC+SACK bulk flow, 10 Mb/s 2 ms then 1.5 Mb/s 20 ms
+/// with a 20-packet DropTail queue, MSS 1000, initial window 4, an ACK per
+/// segment), no fast retransmit or ECN-Echo leaves cwnd above what it was
+/// just before. With FlightSize x 0.7 the second recovery, at 0.934 s,
+/// began at FlightSize 69 segments (30 SACKed) with cwnd 41,300 B and set
+/// cwnd 48,300 B.
+#[test]
+fn s4_6_no_congestion_event_raises_cwnd_end_to_end() {
+    let text = r#"
+[simulation]
+duration = "1.5s"
+seed = 1
+
+[[link]]
+a = "S"
+b = "R"
+rate = "10Mbps"
+delay = "2ms"
+queue = { kind = "droptail", limit = "1000pkt" }
+
+[[link]]
+a = "R"
+b = "D"
+rate = "1.5Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = "20pkt" }
+
+[[flow]]
+name = "f"
+from = "S"
+to = "D"
+app = { kind = "bulk" }
+tcp = { variant = "newreno", sack = true, cc = "cubic", mss = "1000B", initial_cwnd = 4, handshake = true, rwnd = "1000000B", min_rto = "1s", clock_granularity = "1ms", delayed_ack = true, delack_segments = 1, delack_timeout = "200ms" }
+"#;
+    // cwnd before each event: the sample of the 1 ms series just before it
+    // (a later ACK could only have raised it); after: the event's window.
+    let text = format!("{text}\n[output.timeseries]\ninterval = \"1ms\"\n");
+    let (w, r) = common::run_world(&text, None);
+    let series: Vec<(f64, f64)> = r
+        .series
+        .iter()
+        .filter(|p| p.metric == SeriesMetric::CwndBytes)
+        .map(|p| (p.time_s, p.value))
+        .collect();
+    let s = w.tcp_sender(0).unwrap();
+    let mut before = None;
+    let mut events = 0;
+    for (t, e) in &s.core.trace {
+        match e {
+            TraceEvent::FastRetransmit { .. } | TraceEvent::EcnReduction => {
+                let t_s = *t as f64 / NS_PER_S as f64;
+                before = series.iter().rev().find(|p| p.0 < t_s).map(|p| p.1);
+            }
+            TraceEvent::Window { cwnd, .. } => {
+                if let Some(b) = before.take() {
+                    assert!(*cwnd as f64 <= b, "cwnd {b} -> {cwnd} B at {t} ns");
+                    events += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(events >= 2, "{events} congestion events");
 }

@@ -13,7 +13,8 @@
 //!   by alpha_cubic * segments_acked / cwnd per ACK, alpha_cubic =
 //!   3 (1 - beta) / (1 + beta), and 1 once W_est >= cwnd_prior; when
 //!   W_cubic(t) < W_est, cwnd follows W_est (never lowered by an ACK).
-//! * §4.6 multiplicative decrease: ssthresh = max(flight_size * beta, 2),
+//! * §4.6 multiplicative decrease: ssthresh = max(flight_size * beta, 2)
+//!   with flight_size = min(FlightSize, cwnd) (`reduced_flight`),
 //!   cwnd_prior = cwnd, cwnd = ssthresh on a loss and max(flight_size *
 //!   beta, 1) on ECN-Echo; §4.7 fast convergence first (W_max =
 //!   cwnd (1 + beta) / 2 when cwnd < W_max, else cwnd).
@@ -144,6 +145,32 @@ impl Cubic {
     }
 }
 
+/// The flight_size of §4.6 Figure 5 (`ssthresh = flight_size *
+/// beta_cubic`): RFC 5681's FlightSize, but never more than cwnd.
+///
+/// §4.6 says what the reduction is for: "CUBIC updates W_max and reduces
+/// cwnd and ssthresh immediately" and "In case of packet loss, the sender
+/// MUST reduce cwnd and ssthresh immediately upon entering loss recovery,
+/// similar to [RFC5681] (and [RFC6675])", whose §3.2 step 2 sets ssthresh
+/// "to no more than the value given in equation (4)". Its flight_size is
+/// "the amount of outstanding (unacknowledged) data in the network, as
+/// defined in [RFC5681]", which counts SACKed data: after an RFC 6675
+/// recovery, segments SACKed above a new hole can leave FlightSize far
+/// above cwnd (the data pipe let out while they left the pipe), and
+/// FlightSize x 0.7 then raises cwnd at a congestion event, into the queue
+/// that just dropped. Reno's 0.5 needs FlightSize above twice cwnd for
+/// that; CUBIC's 0.7 only above 1.43 cwnd. Below cwnd (an application- or
+/// receiver-limited flow) the text's flight_size stands: §4.6 discusses
+/// that case ("significantly less than cwnd") and points to RFC 7661, not
+/// to cwnd. The section's note that "Some implementations of CUBIC
+/// currently use cwnd instead of flight_size" only when they also
+/// "prevent cwnd from growing when the volume of bytes in flight is smaller
+/// than cwnd" bounds the other side; min(FlightSize, cwnd) is both. §4.8's
+/// timeout sets ssthresh "same as in Section 4.6", so it reads the same.
+fn reduced_flight(w: &Window, flight: u64) -> u64 {
+    flight.min(w.cwnd)
+}
+
 impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {
         "cubic"
@@ -196,7 +223,8 @@ impl CongestionControl for Cubic {
         self.cwnd_prior = Some(cwnd);
         self.epoch = None;
         self.carry_bytes = 0.0;
-        self.reduced_bytes = (flight as f64 * self.cfg.beta) as u64;
+        // §4.6: flight_size, read as at most cwnd (`reduced_flight`).
+        self.reduced_bytes = (reduced_flight(w, flight) as f64 * self.cfg.beta) as u64;
         self.reduced_bytes.max(2 * w.mss)
     }
 
