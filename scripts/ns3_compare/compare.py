@@ -2,6 +2,18 @@
 import numpy as np
 import pandas as pd
 
+#: airtcp_side.scenario's keys that ns3_side.run does not take.
+AIR_ONLY = ("variant", "prr", "extra_tcp", "handshake")
+
+
+def sides(kw):
+    """The command line's settings split per side: keys starting ``air_`` /
+    ``ns3_`` go to that side only (prefix removed), the others to both
+    (but ``AIR_ONLY``)."""
+    air = {k[4:] if k.startswith("air_") else k: v for k, v in kw.items() if not k.startswith("ns3_")}
+    ns3 = {k[4:] if k.startswith("ns3_") else k: v for k, v in kw.items() if k not in AIR_ONLY and not k.startswith("air_")}
+    return air, ns3
+
 
 def ns3_parse(path):
     tx, acks, drops, cw, ss, states, rto, srtt = [], [], [], [], [], [], [], []

@@ -1,13 +1,14 @@
-"""Scenario a: one bulk NewReno flow, 10 Mb/s 2 ms access, 1.5 Mb/s 20 ms bottleneck, DropTail 20 pkt, no random loss."""
+"""One run on each side (README.md: the topology and the settings), their figures side by side and the
+first divergence among the first 200 transmissions; traces in out/."""
 import json, os, sys
 import airtcp_side, compare
 from ns3_side import run as ns3_run
 os.makedirs("out", exist_ok=True)
 tag = sys.argv[1]; kw = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
-AIR_ONLY = ("variant", "prr", "extra_tcp", "handshake")
-fl, tr = airtcp_side.run(f"out/air_{tag}", **{k[4:] if k.startswith("air_") else k: v for k, v in kw.items() if not k.startswith("ns3_")})
+air_kw, ns3_kw = compare.sides(kw)
+fl, tr = airtcp_side.run(f"out/air_{tag}", **air_kw)
 a = compare.air_parse(fl, tr)
-ns3_run(f"out/ns3_{tag}.txt", **{k[4:] if k.startswith("ns3_") else k: v for k, v in kw.items() if k not in AIR_ONLY and not k.startswith("air_")})
+ns3_run(f"out/ns3_{tag}.txt", **ns3_kw)
 n = compare.ns3_parse(f"out/ns3_{tag}.txt")
 sa, sn = compare.air_summary(a), compare.ns3_summary(n, kw.get("duration", 10.0))
 for k in sorted(set(sa) | set(sn)):

@@ -2,21 +2,21 @@
 different random numbers). Prints mean goodput / timeouts / fast retransmits with 95%
 t-intervals and Welch's interval for the difference."""
 import json, os, sys
+import airtcp
 import numpy as np
 import airtcp_side, compare
 from ns3_side import run as ns3_run
 from scipy import stats
 os.makedirs("out", exist_ok=True)
 tag = sys.argv[1]; kw = json.loads(sys.argv[2]); seeds = range(1, 21)
-AIR_ONLY = ("variant", "prr", "extra_tcp", "handshake")
+air_kw, ns3_kw = compare.sides(kw)
 rows = {"air": [], "ns3": []}
 for s in seeds:
-    import airtcp
-    sc = airtcp.load(airtcp_side.scenario(seed=s, **{k[4:] if k.startswith("air_") else k: v for k, v in kw.items() if not k.startswith("ns3_")}))
+    sc = airtcp.load(airtcp_side.scenario(seed=s, **air_kw))
     f = airtcp.run(sc, seed=s).flows.iloc[0]
     rows["air"].append((f.goodput_bps, f.timeouts, f.fast_retransmits, f.retransmitted_segments))
     p = f"out/c_{tag}_ns3_{s}.txt"
-    ns3_run(p, seed=s, **{k[4:] if k.startswith("ns3_") else k: v for k, v in kw.items() if k not in AIR_ONLY and not k.startswith("air_")})
+    ns3_run(p, seed=s, **ns3_kw)
     d = compare.ns3_parse(p); sm = compare.ns3_summary(d, kw.get("duration", 10.0))
     rows["ns3"].append((sm["goodput_bps"], sm["timeouts"], sm["fast_retransmits"], sm["retransmitted_segments"]))
     os.remove(p)

@@ -736,8 +736,8 @@ def _monte_carlo_margins(
 @dataclass(frozen=True)
 class _Resampled:
     """An interval from resampling: its ends, its method, the Monte Carlo
-    margins of its ends (:func:`_monte_carlo_margins`), the resamples drawn
-    and the resampled statistics (None without resampling)."""
+    margins of its ends (:func:`_monte_carlo_margins`) and the resamples
+    drawn."""
 
     low: float
     high: float
@@ -745,7 +745,6 @@ class _Resampled:
     low_mc: float = 0.0
     high_mc: float = 0.0
     resamples: int = 0
-    distribution: np.ndarray | None = None
 
 
 def _bootstrap(
@@ -801,7 +800,7 @@ def _resampled_interval(
             accel = _jackknife_acceleration(samples, fn, vectorized) if method == "BCa" else 0.0
             lo_mc, hi_mc = _monte_carlo_margins(res.bootstrap_distribution, values, (lo, hi), method, accel)
             name = f"paired bootstrap ({method})" if paired else f"bootstrap ({method})"
-            return _Resampled(lo, hi, name, lo_mc, hi_mc, resamples, res.bootstrap_distribution)
+            return _Resampled(lo, hi, name, lo_mc, hi_mc, resamples)
     return _Resampled(math.nan, math.nan, "bootstrap (undefined)", resamples=resamples)
 
 
@@ -832,11 +831,16 @@ def contrast(
     sample is NaN is dropped from all of them. Made for the verdicts
     against ``lines`` (:func:`_made_for`).
     """
-    if len(samples) != len(weights) or not samples:
-        raise ValueError(f"contrast needs one weight per sample, got {len(samples)} samples and {len(weights)} weights")
-    ws = tuple(float(w) for w in weights)
+    ws = _weights_of(samples, weights)
     iv = _made_for(lines, lambda r: _contrast(tuple(samples), ws, stat, "contrast", r))
     return _with_dropped(iv, len(samples[0]), "pairs")
+
+
+def _weights_of(samples: Sequence[np.ndarray], weights: Sequence[float]) -> tuple[float, ...]:
+    """A contrast's weights as floats, one per sample (else ValueError)."""
+    if len(samples) != len(weights) or not samples:
+        raise ValueError(f"contrast needs one weight per sample, got {len(samples)} samples and {len(weights)} weights")
+    return tuple(float(w) for w in weights)
 
 
 def log_of(stat: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
@@ -875,9 +879,7 @@ def ratio_contrast(
     at one cell over the same ratio at another, ``ratio_contrast((a2, b2,
     a1, b1), (1, -1, -1, 1), stat)``. Made for the verdicts against
     ``lines`` (on the ratio's scale; :func:`_made_for`)."""
-    if len(samples) != len(weights) or not samples:
-        raise ValueError(f"contrast needs one weight per sample, got {len(samples)} samples and {len(weights)} weights")
-    ws, log_stat = tuple(float(w) for w in weights), log_of(stat)
+    ws, log_stat = _weights_of(samples, weights), log_of(stat)
     iv = _made_for(lines, lambda r: exp_of(_contrast(tuple(samples), ws, log_stat, "contrast", r)))
     return _with_dropped(iv, len(samples[0]), "pairs")
 
