@@ -736,8 +736,9 @@ def _monte_carlo_margins(
 @dataclass(frozen=True)
 class _Resampled:
     """An interval from resampling: its ends, its method, the Monte Carlo
-    margins of its ends (:func:`_monte_carlo_margins`) and the resamples
-    drawn."""
+    margins of its ends (:func:`_monte_carlo_margins`), the resamples drawn
+    and the resampled statistics (None without resampling: the test that a
+    refined interval begins with the same draws reads them)."""
 
     low: float
     high: float
@@ -745,6 +746,7 @@ class _Resampled:
     low_mc: float = 0.0
     high_mc: float = 0.0
     resamples: int = 0
+    distribution: np.ndarray | None = None
 
 
 def _bootstrap(
@@ -800,7 +802,7 @@ def _resampled_interval(
             accel = _jackknife_acceleration(samples, fn, vectorized) if method == "BCa" else 0.0
             lo_mc, hi_mc = _monte_carlo_margins(res.bootstrap_distribution, values, (lo, hi), method, accel)
             name = f"paired bootstrap ({method})" if paired else f"bootstrap ({method})"
-            return _Resampled(lo, hi, name, lo_mc, hi_mc, resamples)
+            return _Resampled(lo, hi, name, lo_mc, hi_mc, resamples, res.bootstrap_distribution)
     return _Resampled(math.nan, math.nan, "bootstrap (undefined)", resamples=resamples)
 
 
